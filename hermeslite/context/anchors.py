@@ -1,0 +1,193 @@
+"""Facts the code itself pulls out of compacted turns, so no summary can lose them.
+
+An LLM summary is a lossy paraphrase, and a small model's is often wrong. The
+things a resumed agent needs most (what the user said, which files it touched,
+which commands failed, the error text) are cheap to extract exactly. They are
+checked against the summary and whatever is missing is appended verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from .handoff import has_handoff, split_handoff
+from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
+from .tokens import CHARS_PER_TOKEN
+from .tool_summaries import exit_code_of
+
+USER_CHARS = 300
+USER_BUDGET_CHARS = 4_000 * CHARS_PER_TOKEN
+MAX_FILES = 100
+MAX_COMMANDS = 20
+MAX_ERRORS = 8
+ERROR_CHARS = 240
+ERROR_SCAN_CHARS = 6_000
+MATCH_PREFIX = 60
+FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
+ACTIVE_TODO = ("pending", "in_progress")
+ERROR_LINE = re.compile(
+    r"(?:\b(?:error|exception|traceback|fatal|panic|failed|failure)\b|command not found|no such file)",
+    re.IGNORECASE,
+)
+NOT_AN_ERROR = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.IGNORECASE)
+HEADING = "## Recorded Facts"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class Anchors:
+    users: list[str] = field(default_factory=list)            # newest first
+    files: list[list[str]] = field(default_factory=list)      # [action, path], newest first
+    commands: list[list[Any]] = field(default_factory=list)   # [command, exit code or None], newest first
+    errors: list[str] = field(default_factory=list)           # newest first
+    todos: list[str] = field(default_factory=list)            # active items of the newest todo list
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Anchors":
+        data = data or {}
+        def strings(key: str) -> list[str]:
+            return [str(x) for x in data.get(key) or [] if isinstance(x, str)]
+        def pairs(key: str) -> list[list[Any]]:
+            return [list(x) for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
+        return cls(strings("users"), pairs("files"), pairs("commands"), strings("errors"), strings("todos"))
+
+    def is_empty(self) -> bool:
+        return not (self.users or self.files or self.commands or self.errors or self.todos)
+
+    def merged_with(self, older: "Anchors") -> "Anchors":
+        """These (newer) anchors first, then the older ones, deduplicated and capped."""
+        return Anchors(
+            users=_cap_users(_dedupe(self.users + older.users, key=_norm)),
+            files=_dedupe(self.files + older.files, key=lambda f: f[1])[:MAX_FILES],
+            commands=(self.commands + older.commands)[:MAX_COMMANDS],
+            errors=_dedupe(self.errors + older.errors, key=_norm)[:MAX_ERRORS],
+            todos=self.todos or older.todos,
+        )
+
+    def missing_from(self, summary: str) -> "Anchors":
+        """Only the anchors the summary text does not already carry."""
+        flat = _norm(summary)
+        def present(text: str) -> bool:
+            return _norm(text)[:MATCH_PREFIX] in flat
+        return Anchors(
+            users=[u for u in self.users if not present(u)],
+            files=[f for f in self.files if f[1] not in summary],
+            commands=[c for c in self.commands if not present(str(c[0]))],
+            errors=[e for e in self.errors if not present(e)],
+            todos=[t for t in self.todos if not present(t)],
+        )
+
+
+def _dedupe(items: list, key) -> list:
+    seen, out = set(), []
+    for item in items:
+        k = key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
+
+
+def _cap_users(users: list[str]) -> list[str]:
+    kept, spent = [], 0
+    for text in users:
+        if spent + len(text) > USER_BUDGET_CHARS:
+            break
+        kept.append(text)
+        spent += len(text)
+    return kept
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _user_text(msg: Message) -> str:
+    if has_handoff(msg):
+        _, rest = split_handoff(msg)
+        return text_of(rest) if rest is not None else ""
+    return text_of(msg.get("content"))
+
+
+def _error_lines(output: str) -> list[str]:
+    found = []
+    for line in reversed(output[-ERROR_SCAN_CHARS:].splitlines()):
+        if ERROR_LINE.search(line) and not NOT_AN_ERROR.search(line) and line.strip():
+            found.append(_clip(line, ERROR_CHARS))
+    return found
+
+
+def extract_anchors(messages: Iterable[Message]) -> Anchors:
+    """Anchors from compacted turns, walking newest first so caps keep the latest."""
+    messages = list(messages)
+    results = {str(m.get("tool_call_id")): text_of(m.get("content")) for m in messages if m.get("role") == "tool"}
+    anchors = Anchors()
+    user_chars = 0
+    seen_paths: set[str] = set()
+    for msg in reversed(messages):
+        role = msg.get("role")
+        if role == "user" and user_chars < USER_BUDGET_CHARS:
+            text = _clip(_user_text(msg), USER_CHARS)
+            if text and user_chars + len(text) <= USER_BUDGET_CHARS:
+                anchors.users.append(text)
+                user_chars += len(text)
+        elif role == "assistant":
+            for call in reversed(tool_calls_of(msg)):
+                _note_call(anchors, call, results.get(call_id(call), ""), seen_paths)
+        elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
+            for line in _error_lines(text_of(msg.get("content"))):
+                if len(anchors.errors) < MAX_ERRORS and line not in anchors.errors:
+                    anchors.errors.append(line)
+    return anchors
+
+
+def _note_call(anchors: Anchors, call: dict, result: str, seen_paths: set[str]) -> None:
+    name = call_name(call)
+    if name in FILE_ACTIONS and len(anchors.files) < MAX_FILES:
+        path = str(parsed_arguments(call).get("path") or "").strip()
+        if path and path not in seen_paths:
+            seen_paths.add(path)
+            anchors.files.append([FILE_ACTIONS[name], path])
+    elif name == "terminal" and len(anchors.commands) < MAX_COMMANDS:
+        command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
+        if command:
+            anchors.commands.append([command, exit_code_of(result)])
+    elif name == "todo" and not anchors.todos:
+        items = parsed_arguments(call).get("todos") or []
+        anchors.todos = [
+            _clip(str(item.get("content", "")), 200)
+            for item in items
+            if isinstance(item, dict) and item.get("status", "pending") in ACTIVE_TODO
+        ]
+
+
+def render_anchors(anchors: Anchors) -> str:
+    """The appended section; empty string when there is nothing to add."""
+    if anchors.is_empty():
+        return ""
+    lines = [f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"]
+    if anchors.users:
+        lines.append("User messages, newest first:")
+        lines += [f"- \"{u}\"" for u in anchors.users]
+    if anchors.todos:
+        lines.append("Open todo items:")
+        lines += [f"- {t}" for t in anchors.todos]
+    if anchors.files:
+        lines.append("Files, newest first:")
+        lines += [f"- {action} {path}" for action, path in anchors.files]
+    if anchors.commands:
+        lines.append("Commands, newest first:")
+        lines += [f"- `{cmd}` -> exit {'?' if code is None else code}" for cmd, code in anchors.commands]
+    if anchors.errors:
+        lines.append("Recent error lines:")
+        lines += [f"- {e}" for e in anchors.errors]
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""Putting head, summary and tail back together into a valid transcript.
+
+The summary's role is chosen so user and assistant still alternate; when no
+role fits between its neighbours it is merged into the next message instead
+of standing alone. Tool pairs are re-checked last because the cut may have
+left a call or a result without its partner.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .boundaries import Boundaries
+from .handoff import has_handoff, merge_into, split_handoff, summary_message, with_system_note
+from .messages import ANCHORS_KEY, SUMMARY_KEY, Message
+from .sanitize import sanitize_tool_pairs
+
+
+def unwrap_handoffs(messages: list[Message]) -> list[Message]:
+    """The transcript without earlier summaries: standalone ones dropped, merged ones
+    restored to the message they were merged into.
+
+    The earlier summary is carried into the next one as state, so leaving it in
+    the transcript would either duplicate it or summarize it as if it were a turn.
+    """
+    out = []
+    for msg in messages:
+        if not has_handoff(msg):
+            out.append(msg)
+            continue
+        _, rest = split_handoff(msg)
+        if rest is not None:
+            restored = {k: v for k, v in msg.items() if k not in (SUMMARY_KEY, ANCHORS_KEY)}
+            restored["content"] = rest
+            out.append(restored)
+    return out
+
+
+def assemble(messages: list[Message], bounds: Boundaries, summary: str, anchors: dict[str, Any]) -> list[Message]:
+    """head + summary + (latest user message, if lifted) + tail, provider-valid."""
+    head = list(messages[: bounds.head_end])
+    rest = ([messages[bounds.lifted_user]] if bounds.lifted_user is not None else []) + list(
+        messages[bounds.tail_start :]
+    )
+    if head and head[0].get("role") == "system":
+        head[0] = with_system_note(head[0])
+    before = [m for m in head if m.get("role") != "system"]
+    role = "assistant" if before and before[-1].get("role") == "user" else "user"
+    if rest and rest[0].get("role") == role:
+        joined = head + [merge_into(rest[0], summary, anchors)] + rest[1:]
+    else:
+        joined = head + [summary_message(role, summary, anchors)] + rest
+    return sanitize_tool_pairs(joined)

@@ -1,0 +1,124 @@
+"""Where the kept head ends and the kept tail begins.
+
+Everything between the two is what a compaction replaces with a summary. The
+cut points must never separate an assistant's tool calls from their results,
+and the user's latest message must survive verbatim: losing it is how agents
+forget what they were asked to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .messages import Message, is_summary, tool_calls_of
+
+MIN_TAIL_CAP = 8        # the minimum tail never needs more messages than this
+SOFT_CEILING = 1.5      # the tail may overshoot its budget by half to end cleanly
+
+
+@dataclass(frozen=True)
+class Boundaries:
+    head_end: int              # messages[:head_end] stay verbatim
+    tail_start: int            # messages[tail_start:] stay verbatim
+    lifted_user: int | None    # latest user message found in the middle, kept verbatim
+
+    def middle(self, messages: list[Message]) -> list[Message]:
+        return [m for i, m in enumerate(messages[self.head_end : self.tail_start], self.head_end) if i != self.lifted_user]
+
+    @property
+    def empty(self) -> bool:
+        return self.tail_start - self.head_end - (self.lifted_user is not None) <= 0
+
+
+def _group_end(messages: list[Message], i: int) -> int:
+    """Index just past the tool results that answer message i's calls."""
+    j = i + 1
+    while j < len(messages) and messages[j].get("role") == "tool":
+        j += 1
+    return j
+
+
+def head_end(messages: list[Message], protect_first_n: int) -> int:
+    """System prompt plus the first `protect_first_n` messages, never mid-group.
+
+    The first kept message after the system prompt must be a user message; a
+    head that would start otherwise shrinks to the system prompt alone.
+    """
+    start = 1 if messages and messages[0].get("role") == "system" else 0
+    if protect_first_n <= 0 or start >= len(messages) or messages[start].get("role") != "user":
+        return start
+    end = min(len(messages), start + protect_first_n)
+    while end < len(messages) and messages[end].get("role") == "tool":
+        end += 1
+    last = messages[end - 1]
+    if last.get("role") == "assistant" and tool_calls_of(last):
+        end = _group_end(messages, end - 1)
+    if any(is_summary(m) for m in messages[start:end]):
+        return start
+    return end
+
+
+def tail_start(messages: list[Message], tokens: list[int], head: int, budget: int, min_messages: int) -> int:
+    """Walk back from the newest message until the token budget is spent.
+
+    At least `min_messages` are kept whatever they cost; past that, a message is
+    added only while the tail is under budget and stays under the soft ceiling.
+    The cut is then moved back so it never starts on a tool result.
+    """
+    i, spent, count = len(messages), 0, 0
+    while i > head:
+        cost = tokens[i - 1]
+        if count >= min_messages and (spent >= budget or spent + cost > budget * SOFT_CEILING):
+            break
+        spent += cost
+        count += 1
+        i -= 1
+    return align_to_group(messages, i, head)
+
+
+def align_to_group(messages: list[Message], i: int, head: int) -> int:
+    """Move a cut off a tool result: back to its call, or forward if that hits the head."""
+    if i >= len(messages) or messages[i].get("role") != "tool":
+        return i
+    j = i
+    while j > head and messages[j].get("role") == "tool":
+        j -= 1
+    if messages[j].get("role") != "tool":
+        return j
+    k = i
+    while k < len(messages) and messages[k].get("role") == "tool":
+        k += 1
+    return k
+
+
+def latest_user_index(messages: list[Message]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user" and not is_summary(messages[i]):
+            return i
+    return None
+
+
+def find_boundaries(
+    messages: list[Message],
+    tokens: list[int],
+    *,
+    protect_first_n: int,
+    tail_budget: int,
+    protect_last_n: int,
+    force: bool = False,
+) -> Boundaries:
+    """Head, tail and the latest user message for one compaction.
+
+    With `force` (the manual /compress) a transcript that fits entirely in the
+    tail budget is still compacted, keeping only the latest user turn.
+    """
+    head = head_end(messages, protect_first_n)
+    min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
+    tail = tail_start(messages, tokens, head, tail_budget, min_tail)
+    user = latest_user_index(messages)
+    if force and tail <= head + 1 and user is not None and user > head:
+        tail = user
+    lifted = user if user is not None and head <= user < tail else None
+    if lifted is not None and lifted == tail - 1:
+        tail, lifted = lifted, None
+    return Boundaries(head_end=head, tail_start=max(tail, head), lifted_user=lifted)

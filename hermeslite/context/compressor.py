@@ -1,0 +1,245 @@
+"""The compression engine: prune, then summarize the middle, then reassemble.
+
+`ContextCompressor` owns the state that must outlive a single pass (the
+previous summary and anchors for iterative updates, the cooldown and the
+anti-thrash counters) and nothing else: the LLM arrives as an injected async
+callable and the transcript is passed in and handed back, never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from datetime import date
+from typing import Awaitable, Callable
+
+from .anchors import Anchors, extract_anchors, render_anchors
+from .assemble import assemble, unwrap_handoffs
+from .boundaries import find_boundaries
+from .failures import describe, should_abort
+from .fallback import fallback_checkpoint
+from .guard import Guard
+from .handoff import find_previous, has_handoff
+from .messages import ARCHIVE_KEY, Message, reference_id
+from .prune import prune
+from .redact import redact_secrets
+from .result import CompressionResult
+from .settings import CompressionConfig
+from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns, summary_budget
+from .tokens import estimate_tokens, message_tokens
+
+Summarize = Callable[[str, "str | None"], Awaitable[str]]
+FOCUS_CHARS = 200
+
+
+@dataclass
+class _Summary:
+    text: str | None = None
+    fallback: bool = False
+    aborted: bool = False
+    error: str | None = None
+
+
+class ContextCompressor:
+    """Rewrites a transcript into a smaller one that keeps the live task."""
+
+    def __init__(
+        self,
+        config: CompressionConfig | None = None,
+        *,
+        context_length: int,
+        summarize: Summarize | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        today: Callable[[], str] = lambda: date.today().isoformat(),
+    ) -> None:
+        self.config = config or CompressionConfig()
+        self.summarize = summarize
+        self._model_context_length = int(context_length)
+        self._today = today
+        self.guard = Guard(clock=clock)
+        self.previous_summary: str | None = None
+        self.anchors = Anchors()
+        self.compression_count = 0
+
+    # -- sizes -----------------------------------------------------------------
+
+    @property
+    def context_length(self) -> int:
+        return int(self.config.context_length or self._model_context_length)
+
+    def set_context_length(self, tokens: int) -> None:
+        """Adopt a new window (model switch, or a provider that stated its real limit)."""
+        self._model_context_length = int(tokens)
+
+    @property
+    def threshold_tokens(self) -> int:
+        return int(self.context_length * self.config.threshold)
+
+    @property
+    def tail_budget(self) -> int:
+        return int(self.threshold_tokens * self.config.target_ratio)
+
+    # -- gates -----------------------------------------------------------------
+
+    def should_compress(self, prompt_tokens: int) -> bool:
+        """Whether an automatic pass should run now."""
+        return self.config.enabled and prompt_tokens >= self.threshold_tokens and self.blocked_reason() is None
+
+    def blocked_reason(self) -> str | None:
+        """Why automatic compression is held back, or None."""
+        if self.guard.cooling_down():
+            return f"cooling down for {int(self.guard.cooldown_remaining())} s after a failed summary"
+        if self.guard.thrashing():
+            return "the last two compressions each saved less than 10%"
+        return None
+
+    def reset(self) -> None:
+        """A new session: forget the summary, the anchors, the counters and the cooldown."""
+        self.previous_summary = None
+        self.anchors = Anchors()
+        self.compression_count = 0
+        self.guard.reset()
+
+    # -- the pass --------------------------------------------------------------
+
+    async def compress(
+        self, messages: list[Message], focus_topic: str | None = None, force: bool = False
+    ) -> CompressionResult:
+        """One compression pass; `messages` is never modified.
+
+        `force` is the manual /compress: it ignores the cooldown, prunes even a
+        small saving, and always summarizes the middle.
+        """
+        original = list(messages)
+        tokens = [message_tokens(m) for m in original]
+        before = sum(tokens)
+        focus = " ".join((focus_topic or "").split())[:FOCUS_CHARS] or None
+        result = CompressionResult(
+            messages=original, tokens_before=before, tokens_after=before,
+            messages_before=len(original), focus_topic=focus,
+        )
+        cfg = self.config
+        pruned = prune(
+            original,
+            protect_tokens=cfg.protect_tokens_for(self.context_length),
+            minimum_tokens=cfg.minimum_prune_for(self.context_length),
+            never_prune=frozenset(cfg.never_prune_tools),
+            tokens=tokens,
+            force=force,
+        )
+        result.archived.update(pruned.archived)
+        pruned_tokens = before - pruned.saved_tokens
+        if pruned.archived and (not force and pruned_tokens < self.threshold_tokens):
+            return self._finish(result, pruned.messages, pruned_only=True)
+
+        self._rehydrate(pruned.messages)
+        return await self._summarize_middle(result, pruned.messages, focus, force)
+
+    async def _summarize_middle(
+        self, result: CompressionResult, pruned: list[Message], focus: str | None, force: bool
+    ) -> CompressionResult:
+        working = unwrap_handoffs(pruned)
+        tokens = [message_tokens(m) for m in working]
+        bounds = find_boundaries(
+            working,
+            tokens,
+            protect_first_n=0 if self.previous_summary else self.config.protect_first_n,
+            tail_budget=self.tail_budget,
+            protect_last_n=self.config.protect_last_n,
+            force=force,
+        )
+        if bounds.empty:
+            return self._finish(result, pruned, pruned_only=bool(result.archived))
+        middle = bounds.middle(working)
+        replaced = estimate_tokens(middle) + estimate_tokens(self.previous_summary or "")
+        anchors = extract_anchors(middle).merged_with(self.anchors)
+        made = await self._make_summary(middle, anchors, replaced, focus, force)
+        if made.aborted:
+            self.guard.record_failure()
+            result.aborted, result.error, result.archived = True, made.error, {}
+            return result
+        text = made.text or ""
+        missing = render_anchors(anchors.missing_from(text))
+        if missing:
+            text = f"{text}\n\n{redact_secrets(missing)}"
+        rebuilt = assemble(working, bounds, text, anchors.to_dict())
+        if estimate_tokens(rebuilt) >= result.tokens_before:
+            return self._finish(result, pruned, pruned_only=bool(result.archived), error="the summary would not shrink the transcript")
+        for msg in middle:
+            result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
+        for msg in pruned:
+            if has_handoff(msg):
+                result.archived.setdefault(reference_id(msg), msg)
+        self.previous_summary, self.anchors = text, anchors
+        self.compression_count += 1
+        if made.fallback:
+            self.guard.record_failure() if made.error and not made.error.startswith("skipped") else None
+        else:
+            self.guard.record_success()
+        result.summary, result.fallback_used, result.error, result.dropped = text, made.fallback, made.error, len(middle)
+        return self._finish(result, rebuilt)
+
+    def _finish(
+        self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False, error: str | None = None
+    ) -> CompressionResult:
+        after = estimate_tokens(messages)
+        if after >= result.tokens_before:
+            messages, after, result.archived = result.messages, result.tokens_before, {}
+            pruned_only = False
+        result.messages, result.tokens_after, result.pruned_only = messages, after, pruned_only
+        result.error = result.error or error
+        self.guard.record_pass(result.tokens_before, after)
+        return result
+
+    def _rehydrate(self, messages: list[Message]) -> None:
+        """Take the previous summary from the transcript itself when it holds one.
+
+        After a restart the compressor's state is empty but the session's
+        transcript still carries the last handoff; without this, the next pass
+        would summarize that handoff as if it were an ordinary turn.
+        """
+        found = find_previous(messages)
+        if found is None:
+            self.previous_summary, self.anchors = None, Anchors()
+            return
+        body, anchors = found
+        self.previous_summary = body
+        self.anchors = Anchors.from_dict(anchors) if anchors else self.anchors
+
+    async def _make_summary(
+        self, middle: list[Message], anchors: Anchors, replaced: int, focus: str | None, force: bool
+    ) -> _Summary:
+        cfg = self.config
+        budget = summary_budget(replaced, self.context_length)
+        if self.summarize is None:
+            return self._fallback(anchors, middle, "skipped: no summarizer is configured")
+        if not force and self.guard.cooling_down():
+            return self._fallback(anchors, middle, "skipped: cooling down after a failed summary")
+        turns = render_turns(middle, input_budget_chars(self.context_length, budget))
+        prompt = build_prompt(turns, previous=self.previous_summary, focus=focus, budget_tokens=budget, today=self._today())
+        failures: list[str] = []
+        for model in [cfg.summary_model] + ([None] if cfg.summary_model else []):
+            try:
+                reply = await asyncio.wait_for(self.summarize(prompt, model), cfg.summary_timeout)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # any summarizer failure is handled, never raised
+                if should_abort(exc):
+                    return _Summary(aborted=True, error=describe(exc))
+                failures.append(describe(exc) if not isinstance(exc, TimeoutError) else
+                                f"no summary within {cfg.summary_timeout:g} s")
+                continue
+            text = clean_reply(reply)
+            reason = rejection_reason(text, replaced)
+            if reason is None:
+                return _Summary(text=text)
+            failures.append(reason)
+        error = "; ".join(failures)
+        if cfg.abort_on_summary_failure:
+            return _Summary(aborted=True, error=error)
+        return self._fallback(anchors, middle, error)
+
+    def _fallback(self, anchors: Anchors, middle: list[Message], reason: str) -> _Summary:
+        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=self.previous_summary)
+        return _Summary(text=redact_secrets(text), fallback=True, error=reason)

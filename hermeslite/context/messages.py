@@ -1,0 +1,109 @@
+"""Small helpers over OpenAI-format message dicts.
+
+Every rewrite in `context/` works on copies: callers hand us their live
+transcript and must get it back untouched, so helpers here never mutate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Iterable
+
+Message = dict[str, Any]
+
+# Private bookkeeping keys start with "_" and never reach a provider.
+SUMMARY_KEY = "_hl_summary"      # marks the message that carries the handoff summary
+ANCHORS_KEY = "_hl_anchors"      # code-owned anchors, kept for rehydration after a restart
+ARCHIVE_KEY = "_hl_ref"          # reference id of the archived original of a pruned message
+
+
+def text_of(content: Any) -> str:
+    """Plain text of a message content (string or list of parts); images are skipped."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type") == "text":
+                    parts.append(str(part.get("text", "")))
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(content)
+
+
+def image_parts(content: Any) -> int:
+    """How many image parts a content value holds."""
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image"))
+
+
+def tool_calls_of(msg: Message) -> list[dict]:
+    calls = msg.get("tool_calls") or []
+    return [c for c in calls if isinstance(c, dict)]
+
+
+def call_id(call: dict) -> str:
+    return str(call.get("id") or call.get("call_id") or "")
+
+
+def call_name(call: dict) -> str:
+    fn = call.get("function") or {}
+    return str(fn.get("name") or call.get("name") or "")
+
+
+def call_arguments(call: dict) -> str:
+    fn = call.get("function") or {}
+    args = fn.get("arguments", call.get("arguments", ""))
+    if isinstance(args, str):
+        return args
+    try:
+        return json.dumps(args, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(args)
+
+
+def parsed_arguments(call: dict) -> dict:
+    """Tool-call arguments as a dict; {} when they are not a JSON object."""
+    raw = call.get("function", {}).get("arguments") if isinstance(call.get("function"), dict) else None
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(call_arguments(call) or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def is_summary(msg: Message) -> bool:
+    return bool(msg.get(SUMMARY_KEY))
+
+
+def strip_private(messages: Iterable[Message]) -> list[Message]:
+    """Copies without `_`-prefixed keys: what a provider is allowed to see."""
+    return [{k: v for k, v in m.items() if not str(k).startswith("_")} for m in messages]
+
+
+def reference_id(msg: Message) -> str:
+    """Stable short id of a message's original content, used as the archive key.
+
+    Derived from the content so the same original always maps to the same id,
+    whichever pass archives it.
+    """
+    h = hashlib.blake2b(digest_size=5)
+    h.update(str(msg.get("role", "")).encode())
+    h.update(str(msg.get("tool_call_id", "")).encode())
+    content = msg.get("content")
+    if isinstance(content, str):
+        h.update(content.encode("utf-8", "surrogatepass"))
+    else:
+        h.update(json.dumps(content, sort_keys=True, default=str).encode("utf-8", "surrogatepass"))
+    for call in tool_calls_of(msg):
+        h.update(call_id(call).encode())
+        h.update(call_arguments(call).encode("utf-8", "surrogatepass"))
+    return "r" + h.hexdigest()

@@ -1,0 +1,53 @@
+"""What one call to `ContextCompressor.compress` reports back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .messages import Message
+
+
+@dataclass
+class CompressionResult:
+    messages: list[Message]
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    summary: str | None = None       # the checkpoint text now in the transcript, if one was made
+    fallback_used: bool = False      # the checkpoint was built by code, not by a model
+    aborted: bool = False            # auth/quota failure: transcript returned unchanged
+    pruned_only: bool = False        # the deterministic prune was enough; no LLM call
+    dropped: int = 0                 # messages removed from the transcript into the summary
+    error: str | None = None         # why a summary could not be made, one line
+    archived: dict[str, Message] = field(default_factory=dict)  # reference id -> original message
+    focus_topic: str | None = None
+
+    @property
+    def messages_after(self) -> int:
+        return len(self.messages)
+
+    @property
+    def changed(self) -> bool:
+        return self.tokens_after < self.tokens_before
+
+    @property
+    def saved_ratio(self) -> float:
+        return (self.tokens_before - self.tokens_after) / self.tokens_before if self.tokens_before else 0.0
+
+    def headline(self) -> str:
+        """One line for the user, e.g. "Compressed: 48 -> 12 messages, ~96k -> ~21k tokens"."""
+        sizes = f"~{_k(self.tokens_before)} -> ~{_k(self.tokens_after)} tokens"
+        counts = f"{self.messages_before} -> {self.messages_after} messages"
+        if self.aborted:
+            return f"Compression aborted, nothing removed ({self.error or 'summary failed'})"
+        if not self.changed:
+            return f"No change: {self.messages_before} messages, ~{_k(self.tokens_before)} tokens"
+        if self.fallback_used:
+            return f"Compressed with fallback checkpoint: {counts}, {sizes}"
+        if self.pruned_only:
+            return f"Pruned old tool output: {counts}, {sizes}"
+        return f"Compressed: {counts}, {sizes}"
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"

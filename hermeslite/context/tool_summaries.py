@@ -1,0 +1,85 @@
+"""One-line descriptions of tool results, used when an old output is pruned.
+
+A pruned output should still tell the model what happened (which command,
+whether it failed, which file and how big) so it rarely needs to ask for the
+original back. Each line ends with the archive id `recall` takes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+EXIT_CODE = re.compile(r"exit(?:[ _]code)?\W{0,3}(-?\d+)", re.IGNORECASE)
+MATCH_COUNT = re.compile(r"(\d+)\s+(?:matches|match|results|hits)\b", re.IGNORECASE)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _lines(output: str) -> int:
+    return output.count("\n") + (1 if output and not output.endswith("\n") else 0)
+
+
+def exit_code_of(output: str) -> int | None:
+    """The last exit code a terminal result reports, if it reports one."""
+    found = EXIT_CODE.findall(output[-400:])
+    return int(found[-1]) if found else None
+
+
+def _terminal(args: dict, output: str) -> str:
+    code = exit_code_of(output)
+    shown = "?" if code is None else str(code)
+    return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {_lines(output)} lines output"
+
+
+def _read_file(args: dict, output: str) -> str:
+    where = f" from line {args['offset']}" if args.get("offset") else ""
+    return f"read {_clip(args.get('path', '?'), 120)}{where} ({len(output)} chars)"
+
+
+def _write_file(args: dict, output: str) -> str:
+    content = str(args.get("content", ""))
+    return f"wrote {_clip(args.get('path', '?'), 120)} ({_lines(content)} lines)"
+
+
+def _patch(args: dict, output: str) -> str:
+    return f"patched {_clip(args.get('path', '?'), 120)} ({_clip(output, 60)})"
+
+
+def _search(args: dict, output: str) -> str:
+    query = args.get("pattern") or args.get("query") or ""
+    found = MATCH_COUNT.search(output)
+    count = int(found.group(1)) if found else sum(1 for line in output.splitlines() if line.strip())
+    where = f" in {_clip(args['path'], 80)}" if args.get("path") else ""
+    return f"searched for '{_clip(query, 60)}'{where} -> {count} matches"
+
+
+def _recall(args: dict, output: str) -> str:
+    return f"recalled {args.get('id', '?')} ({len(output)} chars)"
+
+
+def _generic(args: dict, output: str) -> str:
+    shown = ", ".join(f"{k}={_clip(v, 40)}" for k, v in list(args.items())[:3])
+    return f"{shown} ({len(output)} chars result)".lstrip()
+
+
+_SUMMARIZERS: dict[str, Callable[[dict, str], str]] = {
+    "terminal": _terminal,
+    "read_file": _read_file,
+    "write_file": _write_file,
+    "patch": _patch,
+    "search_files": _search,
+    "recall": _recall,
+}
+
+
+def summarize_tool_result(name: str, args: dict, output: str) -> str:
+    """`[tool] what it did -> outcome`; never raises, whatever the arguments hold."""
+    try:
+        body = _SUMMARIZERS.get(name, _generic)(args, output)
+    except Exception:  # arguments come from a model: any shape is possible
+        body = f"({len(output)} chars result)"
+    return f"[{name or 'tool'}] {body}"

@@ -1,0 +1,101 @@
+"""The `hermeslite` command as a user runs it: exit codes, stdout, stderr."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hermeslite import __version__
+from hermeslite.cli import main
+from hermeslite.config import Settings, format_settings
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"hermeslite {__version__}\n"
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"]])
+def test_no_command_or_help_prints_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: hermeslite")
+    assert "--config FILE" in out and "config" in out
+
+
+def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--frobnicate"]) == 2
+    assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
+
+
+def test_config_without_file_shows_defaults_and_where_it_looked(
+    workdir: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["config"]) == 0
+    out = capsys.readouterr().out
+    first, rest = out.split("\n", 1)
+    assert first.startswith("# no config file found")
+    assert str(workdir / "hermeslite.yaml") in first and str(home / "config" / "config.yaml") in first
+    assert rest == format_settings(Settings())
+    assert yaml.safe_load(out) == yaml.safe_load(rest), "the output is itself a valid config file"
+
+
+@pytest.mark.parametrize("before_command", [True, False])
+def test_config_names_the_file_and_shows_its_values(
+    tmp_path: Path, before_command: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("compression:\n  threshold: 0.7\n", encoding="utf-8")
+    option = ["--config", str(path)]
+    assert main(option + ["config"] if before_command else ["config"] + option) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"# settings from {path}\n")
+    assert "  threshold: 0.7\n" in captured.out
+    assert captured.err == ""
+
+
+def test_config_error_is_one_message_and_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = workdir / "hermeslite.yaml"
+    path.write_text("compression:\n  threshold: [0.5\n", encoding="utf-8")
+    assert main(["config"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"hermeslite: {path}: invalid YAML at line ")
+    assert "Traceback" not in captured.err
+
+
+def test_several_bad_values_all_reported(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "hermeslite.yaml").write_text("compression:\n  threshold: 5\n  max_passes: 0\n", encoding="utf-8")
+    assert main(["config"]) == 2
+    err = capsys.readouterr().err
+    assert "compression.threshold must be between 0.05 and 0.95" in err
+    assert "compression.max_passes must be between 1 and 10" in err
+    assert "Traceback" not in err
+
+
+def test_missing_config_file_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", "missing.yaml", "config"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hermeslite: config file ") and "missing.yaml" in err
+    assert "Traceback" not in err
+
+
+def test_unknown_key_is_a_warning_on_stderr(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = workdir / "hermeslite.yaml"
+    path.write_text("compression:\n  treshold: 0.4\n", encoding="utf-8")
+    assert main(["config"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"hermeslite: warning: {path}: unknown key compression.treshold (did you mean threshold?)\n"
+    assert "  threshold: 0.5\n" in captured.out
+
+
+def test_python_dash_m_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "hermeslite", "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"hermeslite {__version__}\n"
