@@ -21,6 +21,7 @@ USER_CHARS = 300
 USER_BUDGET_CHARS = 4_000 * CHARS_PER_TOKEN
 MAX_FILES = 100
 MAX_COMMANDS = 20
+MAX_OLDER_FAILURES = 10   # failing commands kept beyond the newest 20
 MAX_ERRORS = 8
 ERROR_CHARS = 240
 ERROR_SCAN_CHARS = 6_000
@@ -28,7 +29,8 @@ MATCH_PREFIX = 60
 FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
 ACTIVE_TODO = ("pending", "in_progress")
 ERROR_LINE = re.compile(
-    r"(?:\b(?:error|exception|traceback|fatal|panic|failed|failure)\b|command not found|no such file)",
+    r"(?:\w*(?:error|exception)s?\b|\btraceback\b|\bfatal\b|\bpanic\b|\bfailed\b|\bfailure\b"
+    r"|command not found|no such file)",
     re.IGNORECASE,
 )
 NOT_AN_ERROR = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.IGNORECASE)
@@ -67,7 +69,7 @@ class Anchors:
         return Anchors(
             users=_cap_users(_dedupe(self.users + older.users, key=_norm)),
             files=_dedupe(self.files + older.files, key=lambda f: f[1])[:MAX_FILES],
-            commands=(self.commands + older.commands)[:MAX_COMMANDS],
+            commands=_cap_commands(self.commands + older.commands),
             errors=_dedupe(self.errors + older.errors, key=_norm)[:MAX_ERRORS],
             todos=self.todos or older.todos,
         )
@@ -94,6 +96,16 @@ def _dedupe(items: list, key) -> list:
             seen.add(k)
             out.append(item)
     return out
+
+
+def _failed(command: list[Any]) -> bool:
+    return command[1] not in (0, None)
+
+
+def _cap_commands(commands: list[list[Any]]) -> list[list[Any]]:
+    """The newest 20 commands, plus older ones that failed: a failure is what a resumed agent must not forget."""
+    older_failures = [c for c in commands[MAX_COMMANDS:] if _failed(c)][:MAX_OLDER_FAILURES]
+    return commands[:MAX_COMMANDS] + older_failures
 
 
 def _cap_users(users: list[str]) -> list[str]:
@@ -147,6 +159,7 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
             for line in _error_lines(text_of(msg.get("content"))):
                 if len(anchors.errors) < MAX_ERRORS and line not in anchors.errors:
                     anchors.errors.append(line)
+    anchors.commands = _cap_commands(anchors.commands)
     return anchors
 
 
@@ -157,10 +170,11 @@ def _note_call(anchors: Anchors, call: dict, result: str, seen_paths: set[str]) 
         if path and path not in seen_paths:
             seen_paths.add(path)
             anchors.files.append([FILE_ACTIONS[name], path])
-    elif name == "terminal" and len(anchors.commands) < MAX_COMMANDS:
+    elif name == "terminal":
         command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
-        if command:
-            anchors.commands.append([command, exit_code_of(result)])
+        entry = [command, exit_code_of(result)]
+        if command and (len(anchors.commands) < MAX_COMMANDS or _failed(entry)):
+            anchors.commands.append(entry)
     elif name == "todo" and not anchors.todos:
         items = parsed_arguments(call).get("todos") or []
         anchors.todos = [

@@ -153,8 +153,9 @@ class ContextCompressor:
             return self._finish(result, pruned, pruned_only=bool(result.archived))
         middle = bounds.middle(working)
         replaced = estimate_tokens(middle) + estimate_tokens(self.previous_summary or "")
-        anchors = extract_anchors(middle).merged_with(self.anchors)
-        made = await self._make_summary(middle, anchors, replaced, focus, force)
+        originals = [result.archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in middle]
+        anchors = extract_anchors(originals).merged_with(self.anchors)
+        made = await self._make_summary(originals, anchors, replaced, focus, force)
         if made.aborted:
             self.guard.record_failure()
             result.aborted, result.error, result.archived = True, made.error, {}

@@ -170,7 +170,7 @@ def prune(
             new = _prune_result(msg, i < old_end, calls, never_prune, seen_outputs)
         elif i < old_end and role == "assistant" and tool_calls_of(msg):
             new = shrink_arguments(msg, reference_id(msg))
-        elif i < old_end and role == "user" and i != keep_image_at and image_parts(msg.get("content")):
+        elif role == "user" and i < keep_image_at and image_parts(msg.get("content")):
             new = _strip_images(msg, reference_id(msg))
         else:
             new = None
@@ -194,12 +194,12 @@ def _prune_result(
         return None
     if len(content) < MIN_PRUNE_CHARS:
         return None
-    if content in seen:
-        ref = reference_id(msg)
-        return _replace(msg, f"[{name or 'tool'}] same output as a later call {recall_note(ref)}", ref)
+    duplicate = content in seen
     seen.add(content)
-    if not is_old:
+    if not (duplicate or is_old):
         return None
     ref = reference_id(msg)
     line = summarize_tool_result(name, parsed_arguments(call) if call else {}, content)
+    if duplicate:
+        line += "; same output as a later call"
     return _replace(msg, f"{line} {recall_note(ref)}", ref)

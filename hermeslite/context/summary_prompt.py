@@ -73,14 +73,33 @@ def render_turns(messages: list[Message], max_chars: int) -> str:
 
     When too long, the middle is cut (keeping 45% from the start, 55% from the
     end) because the oldest and the newest turns matter most to a handoff.
+    Rendering walks in from both ends and stops once each side is full, so a
+    huge transcript costs no more than a small one.
     """
-    text = "\n\n".join(r for r in (_render(m) for m in messages) if r)
-    if len(text) > max_chars:
-        head = int(max_chars * 0.45)
-        tail = max_chars - head
-        omitted = len(text) - head - tail
-        text = f"{text[:head]}\n\n…[{omitted} chars of older turns omitted to keep this request bounded]…\n\n{text[-tail:]}"
-    return redact_secrets(text)
+    head_budget = int(max_chars * 0.45)
+    head, head_len = _take(messages, head_budget)
+    if len(head) == len(messages) and head_len <= max_chars:
+        return redact_secrets("\n\n".join(head))
+    tail, _ = _take(messages[len(head):][::-1], max_chars - head_budget)
+    omitted = len(messages) - len(head) - len(tail)
+    head_text = "\n\n".join(head)[:head_budget]
+    tail_text = "\n\n".join(reversed(tail))[-(max_chars - head_budget):]
+    gap = f"…[{omitted} older turns omitted to keep this request bounded]…" if omitted else "…"
+    return redact_secrets(f"{head_text}\n\n{gap}\n\n{tail_text}")
+
+
+def _take(messages: list[Message], budget: int) -> tuple[list[str], int]:
+    """Rendered messages from the front of `messages` until `budget` chars are filled."""
+    out: list[str] = []
+    used = 0
+    for msg in messages:
+        if used >= budget:
+            break
+        text = _render(msg)
+        if text:
+            out.append(text)
+            used += len(text) + 2
+    return out, used
 
 
 def _template() -> str:
