@@ -19,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from hermeslite.context.settings import CompressionConfig, validate_compression_config
+from hermeslite.context.fieldspec import check_and_normalize, spec, validate_fields
+from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -32,12 +33,85 @@ class ConfigError(Exception):
 
 
 @dataclass
+class ModelConfig:
+    """Which LLM to talk to. With no name and no provider key in the environment,
+    the embedded SmolLM2 model runs locally so hermeslite works with no setup."""
+
+    name: str | None = field(default=None, metadata=spec(
+        "model", "litellm model string (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, ...); "
+        "null picks one from the API keys in the environment, else the embedded local model"))
+    api_base: str | None = field(default=None, metadata=spec(
+        "text_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"))
+    api_key_env: str | None = field(default=None, metadata=spec(
+        "text_or_null", "environment variable that holds the API key; null uses the provider's usual one"))
+    context_window: int | None = field(default=None, metadata=spec(
+        "whole_or_null", "the model's context window in tokens; null looks it up (8192 if unknown)",
+        lo=512, hi=100_000_000))
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
+class AgentConfig:
+    """The turn loop."""
+
+    max_iterations: int = field(default=50, metadata=spec(
+        "whole", "model calls per user turn before the agent stops and reports", lo=1, hi=1000))
+    max_retries: int = field(default=3, metadata=spec(
+        "whole", "retries for rate limits and transient provider errors, with backoff", lo=0, hi=10))
+    instructions: str | None = field(default=None, metadata=spec(
+        "text_or_null", "extra instructions appended to the built-in system prompt"))
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
+class ToolsConfig:
+    """What tools may do without asking."""
+
+    approval: str = field(default="ask", metadata=spec(
+        "choice", "dangerous terminal commands: ask (the UI asks; headless denies), allow, or deny",
+        choices=("ask", "allow", "deny")))
+    terminal_timeout: float = field(default=120, metadata=spec(
+        "number", "seconds before a terminal command is killed", lo=1, hi=86_400))
+    output_limit: int = field(default=30_000, metadata=spec(
+        "whole", "characters of tool output kept per call; longer output keeps its head and tail",
+        lo=1_000, hi=1_000_000))
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
+class MemoryConfig:
+    """MEMORY.md (the agent's notes) and USER.md (about the user)."""
+
+    dir: str | None = field(default=None, metadata=spec(
+        "text_or_null", "folder holding MEMORY.md and USER.md; null means the user data directory"))
+    memory_char_limit: int = field(default=2_200, metadata=spec(
+        "whole", "maximum characters in MEMORY.md", lo=100, hi=1_000_000))
+    user_char_limit: int = field(default=1_375, metadata=spec(
+        "whole", "maximum characters in USER.md", lo=100, hi=1_000_000))
+    flush_min_turns: int = field(default=6, metadata=spec(
+        "whole", "user turns a session needs before compaction first saves memories", lo=0, hi=10_000))
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
+    model: ModelConfig = field(default_factory=ModelConfig, metadata={"help": "which LLM to talk to"})
     compression: CompressionConfig = field(
         default_factory=CompressionConfig, metadata={"help": "when and how the transcript is compressed"}
     )
+    agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
+    tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
+    memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
 
 
 @dataclass
@@ -159,7 +233,7 @@ def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[s
     candidate = cls()
     for key, value in values.items():
         setattr(candidate, key, value)
-    problems = [f"{name}.{problem}" for problem in validate_compression_config(candidate)]
+    problems = [f"{name}.{problem}" for problem in validate_fields(candidate)]
     return (None if problems else cls(**values)), problems
 
 

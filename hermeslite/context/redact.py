@@ -74,35 +74,41 @@ _URL_USERINFO = re.compile(
 _QUERY_PARAMS = _led_by("?&#", r"(?:(?:[A-Za-z0-9]++[_.-])*+(?i:token|secret|password|passwd|pwd|signature|sig"
                         r"|credential|auth|apikey)|(?i:(?:api|access|secret|private|client|subscription)[_.-]?)?"
                         r"(?i:key))=(?P<secret>[^&#\s\"'<>)]+)")
-_BEARER = re.compile(r"earer(?<=[Bb]earer)[ \t]+(?P<secret>(?=[A-Za-z._~+/=-]*\d)[A-Za-z0-9._~+/=-]{16,})")
+_TOKEN = r"[A-Za-z0-9_.~+/=-]"  # base64, base64url, hex and the like
+_BEARER = re.compile(rf"earer(?<=[Bb]earer)[ \t]+(?P<secret>(?={_TOKEN}*?\d){_TOKEN}{{16,}})")
+# Authorization: <scheme> <credentials>, in a header, a curl -H, or a JSON/YAML field.
+_AUTHORIZATION = re.compile(
+    r"uthorization(?<=[Aa]uthorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+    rf"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken|Bot|JWT|[Dd]igest|OAuth|ApiKey|SSWS)[ \t]+(?P<secret>{_TOKEN}{{6,}})"
+    rf"|(?P<secret_raw>(?={_TOKEN}*?\d){_TOKEN}{{16,}}))(?![(\w])"
+)
 
 # Assignments: NAME=v, name: v, "name": "v", \"name\": \"v\", and headers. A match starts at the
 # separator; the look-behinds cheaply check the name's last three letters (last letter first),
 # and `_names_a_secret` then checks the whole name.
-_TAILS = "key ken ret ord swd pwd ass ase uth ial als ion".split()
+_TAILS = "key ken ret ord swd pwd ass ase uth ial als".split()
 _TAIL = "(?:" + "|".join(f"{t}|{t.upper()}|{t.capitalize()}" for t in _TAILS) + ")"
 _LAST = "[" + "".join(sorted({c for t in _TAILS for c in (t[-1], t[-1].upper())})) + "]"
-_GAPS = ("", "[ \t\"']", r'\\"', "[\"'][ \t]")
-_SCHEME = r"(?:[Bb]earer|[Bb]asic|[Tt]oken|Bot|JWT|[Dd]igest|OAuth|ApiKey|SSWS)[ \t]+"
-_NOT_TEMPLATE = r"(?![$<{\[%,;)\s])"  # "${VAR}", "<your key>", "{{ x }}", "[PAD]", "%(pw)s", or nothing
+# What may sit between a name and its separator: "k": 'k': \"k\": k = "k" : d["k"] = k :=
+_GAPS = ("", "[ \t\"']", r'\\"', "[\"'][ \t]", r"[\"']\]", r"[\"']\][ \t]", "[ \t]:")
+_NOT_TEMPLATE = r"(?![$<{\[%,;)\s])"  # "${VAR}", "<your key>", "{{ x }}", "[PAD]", "%(pw)s", ", x, "
 _NOT_CODE = r"(?![A-Za-z_]\w*(?:\.[A-Za-z_]|[(\[]))(?!\d{1,7}\b)"  # a.b, f(x), xs[0], a small number
-_BARE = r"[^\s\"'`\\$<{\[(:=,;%][^\s\"'`\\]*[^\s\"'`\\,;.)}]"
+_BARE = r"[^\s\"'`\\$<{\[(:=,;%][^\s\"'`\\;]*[^\s\"'`\\,;.)}]"
 _ASSIGNMENTS = _led_by(":=", (
     "(?:" + "|".join(f"(?<={_LAST}{gap}[:=])(?<={_TAIL}{gap}[:=])" for gap in _GAPS) + r")(?![=:])[ \t]*(?:"
-    rf'"(?:{_SCHEME})?+{_NOT_TEMPLATE}(?P<secret_dq>(?:[^"\\\r\n]|\\.)+)(?<!\s)"'
-    rf'|\\"(?:{_SCHEME})?+{_NOT_TEMPLATE}(?P<secret_eq>(?:[^"\\\r\n]|\\[^"\r\n])+)(?<!\s)\\"'
-    rf"|'(?:{_SCHEME})?+{_NOT_TEMPLATE}(?P<secret_sq>[^'\r\n]+)(?<!\s)'"
-    rf"|{_SCHEME}(?P<secret_scheme>[A-Za-z0-9._~+/=-]{{6,}})"
+    rf'"{_NOT_TEMPLATE}(?P<secret_dq>(?:[^"\\\r\n]|\\.)+)(?<!\s)"'
+    rf'|\\"{_NOT_TEMPLATE}(?P<secret_eq>(?:[^"\\\r\n]|\\[^"\r\n])+)(?<!\s)\\"'
+    rf"|'{_NOT_TEMPLATE}(?P<secret_sq>[^'\r\n]+)(?<!\s)'"
     # NAME=value with an upper-case name and no spaces is shell or .env: any literal counts.
     rf"|(?<=[A-Z]=){_NOT_CODE}(?!(?:None|null|true|false|True|False)\b)(?P<secret_env>{_BARE})"
     # Elsewhere a bare word is more likely a variable or a type, so ask for a digit or a symbol.
     rf"|{_NOT_CODE}(?=[^\s\"'`\\]*?[0-9!@#%^&*+/=~?|-])(?P<secret_bare>{_BARE})"
     ")"
 ))
-_NAME_BACKWARDS = re.compile(r"[ \t]*(?:[\"']\\?)?([A-Za-z0-9_.-]+)")  # matched against reversed text
+_NAME_BACKWARDS = re.compile(r":?[ \t]*\]?(?:[\"']\\?)?([A-Za-z0-9_.-]+)")  # the _GAPS, reversed
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")  # OPENAI_API_KEY, apiKey, X-Api-Key
 _SECRET_WORDS = frozenset(
-    "token secret password passwd passphrase pass auth authorization credential credentials apikey accesskey"
+    "token secret password passwd passphrase pass auth credential credentials apikey accesskey"
     " secretkey privatekey accesstoken authtoken apitoken clientsecret pgpassword dbpassword".split()
 )
 # A bare `key` is a dict key or a sort key far more often than a credential.
@@ -119,25 +125,22 @@ def _names_a_secret(text: str, separator: int) -> bool:
     if found is None:
         return False
     name = found.group(1)[::-1]
-    *rest, last = [word.lower() for word in _NAME_WORD.findall(name)] or [""]
+    words = _NAME_WORD.findall(name) or [""]
+    last = words[-1].lower()
     if last == "key":  # any FOO_KEY in an upper-case (environment) name
-        return bool(rest) and (rest[-1] in _KEY_QUALIFIERS or name.isupper())
+        return len(words) > 1 and (words[-2].lower() in _KEY_QUALIFIERS or name.isupper())
     if last == "pwd":  # MYSQL_PWD, but not the shell's PWD
-        return bool(rest)
+        return len(words) > 1
     return last in _SECRET_WORDS
 
 
 def _mask(match: re.Match[str]) -> str:
-    """The match with each `secret*` group that took part replaced by MARK."""
-    text, start = match.string, match.start()
-    pieces = []
-    for name, value in match.groupdict().items():
-        if value and name.startswith("secret") and MARK not in value:
-            begin, end = match.span(name)
-            pieces += (text[start:begin], MARK)
-            start = end
-    pieces.append(text[start : match.end()])
-    return "".join(pieces)
+    """The match with its secret replaced by MARK. Every pattern closes a `secret*` group last."""
+    begin, end = match.span(match.lastgroup)
+    text = match.string
+    if MARK in text[begin:end]:
+        return match.group()
+    return text[match.start() : begin] + MARK + text[end : match.end()]
 
 
 def _mask_if_secret_name(match: re.Match[str]) -> str:
@@ -154,6 +157,7 @@ _RULES = (
     (_URL_USERINFO, _mask),
     *((pattern, _mask) for pattern in _QUERY_PARAMS),
     (_BEARER, _mask),
+    (_AUTHORIZATION, _mask),
     *((pattern, _mask_if_secret_name) for pattern in _ASSIGNMENTS),
 )
 

@@ -43,7 +43,7 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
                 answered.add(rid)
                 results.append(messages[j])
             j += 1
-        kept_calls = [c for c in calls if call_id(c) in answered]
+        kept_calls = _first_per_id([c for c in calls if call_id(c) in answered])
         if len(kept_calls) == len(calls):
             out.append(msg)
         else:
@@ -51,6 +51,17 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
         out.extend(results)
         i = j
     return out
+
+
+def _first_per_id(calls: list[dict]) -> list[dict]:
+    """Calls with a repeated id dropped: one result can answer only one call."""
+    seen: set[str] = set()
+    kept = []
+    for call in calls:
+        if call_id(call) not in seen:
+            seen.add(call_id(call))
+            kept.append(call)
+    return kept
 
 
 def _without_calls(msg: Message, kept_calls: list[dict]) -> Message:

@@ -8,10 +8,10 @@ valid value looks like without a second table that could drift.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
-AUTO: Literal["auto"] = "auto"
+from .fieldspec import AUTO, check_and_normalize, spec
 
 # Bounds for the "auto" protected prune budget (tokens of recent tool output
 # kept verbatim). 30% of the window, never less than 2k nor more than 100k.
@@ -20,64 +20,53 @@ PRUNE_PROTECT_MIN = 2_000
 PRUNE_PROTECT_MAX = 100_000
 
 
-def _spec(kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None) -> dict:
-    """Field metadata: `kind` is one of bool, number, whole, whole_or_auto, whole_or_null, model, names."""
-    return {"kind": kind, "help": help_text, "min": lo, "max": hi}
-
-
 @dataclass
 class CompressionConfig:
     """Every knob of the compression engine; defaults are the documented ones."""
 
-    enabled: bool = field(default=True, metadata=_spec("bool", "compress automatically when the context fills up"))
+    enabled: bool = field(default=True, metadata=spec("bool", "compress automatically when the context fills up"))
     threshold: float = field(
-        default=0.50, metadata=_spec("number", "fraction of the context window at which compression starts", lo=0.05, hi=0.95)
+        default=0.50, metadata=spec("number", "fraction of the context window at which compression starts", lo=0.05, hi=0.95)
     )
     target_ratio: float = field(
-        default=0.20, metadata=_spec("number", "recent-tail budget as a fraction of the threshold", lo=0.05, hi=0.80)
+        default=0.20, metadata=spec("number", "recent-tail budget as a fraction of the threshold", lo=0.05, hi=0.80)
     )
     protect_first_n: int = field(
-        default=3, metadata=_spec("whole", "messages after the system prompt kept verbatim until the first compaction", lo=0, hi=50)
+        default=3, metadata=spec("whole", "messages after the system prompt kept verbatim until the first compaction", lo=0, hi=50)
     )
     protect_last_n: int = field(
-        default=20, metadata=_spec("whole", "upper bound on the minimum number of recent messages always kept", lo=1, hi=500)
+        default=20, metadata=spec("whole", "upper bound on the minimum number of recent messages always kept", lo=1, hi=500)
     )
-    max_passes: int = field(default=3, metadata=_spec("whole", "compression passes per trigger before giving up", lo=1, hi=10))
+    max_passes: int = field(default=3, metadata=spec("whole", "compression passes per trigger before giving up", lo=1, hi=10))
     summary_model: str | None = field(
-        default=None, metadata=_spec("model", "litellm model string for summaries; null means the main model")
+        default=None, metadata=spec("model", "litellm model string for summaries; null means the main model")
     )
-    summary_timeout: float = field(default=120, metadata=_spec("number", "seconds to wait for a summary", lo=1, hi=3600))
+    summary_timeout: float = field(default=120, metadata=spec("number", "seconds to wait for a summary", lo=1, hi=3600))
     abort_on_summary_failure: bool = field(
-        default=False, metadata=_spec("bool", "keep the transcript unchanged instead of using the deterministic fallback")
+        default=False, metadata=spec("bool", "keep the transcript unchanged instead of using the deterministic fallback")
     )
     warn_at: float = field(
-        default=0.85, metadata=_spec("number", "fraction of the threshold at which the warning bar appears", lo=0.10, hi=1.0)
+        default=0.85, metadata=spec("number", "fraction of the threshold at which the warning bar appears", lo=0.10, hi=1.0)
     )
     prune_protect_tokens: int | Literal["auto"] = field(
         default=AUTO,
-        metadata=_spec("whole_or_auto", "recent tool output kept verbatim, in tokens (auto: 30% of the window, 2k-100k)", lo=0, hi=10_000_000),
+        metadata=spec("whole_or_auto", "recent tool output kept verbatim, in tokens (auto: 30% of the window, 2k-100k)", lo=0, hi=10_000_000),
     )
     prune_minimum_tokens: int | Literal["auto"] = field(
         default=AUTO,
-        metadata=_spec("whole_or_auto", "prune only when it reclaims at least this many tokens (auto: half the protected budget)", lo=0, hi=10_000_000),
+        metadata=spec("whole_or_auto", "prune only when it reclaims at least this many tokens (auto: half the protected budget)", lo=0, hi=10_000_000),
     )
     never_prune_tools: list[str] = field(
-        default_factory=lambda: ["memory", "todo"], metadata=_spec("names", "tools whose outputs are never pruned")
+        default_factory=lambda: ["memory", "todo"], metadata=spec("names", "tools whose outputs are never pruned")
     )
     context_length: int | None = field(
-        default=None, metadata=_spec("whole_or_null", "override the model's context window, in tokens", lo=512, hi=100_000_000)
+        default=None, metadata=spec("whole_or_null", "override the model's context window, in tokens", lo=512, hi=100_000_000)
     )
-    memory_flush: bool = field(default=True, metadata=_spec("bool", "save durable facts to MEMORY.md before compacting"))
-    todo_snapshot: bool = field(default=True, metadata=_spec("bool", "re-inject the active todo list after compacting"))
+    memory_flush: bool = field(default=True, metadata=spec("bool", "save durable facts to MEMORY.md before compacting"))
+    todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))
 
     def __post_init__(self) -> None:
-        problems = validate_compression_config(self)
-        if problems:
-            raise ValueError("; ".join(problems))
-        # YAML reads `3.0` as a float; whole-number knobs are used as counts and slice bounds.
-        for f in fields(self):
-            if f.metadata["kind"].startswith("whole") and isinstance(getattr(self, f.name), float):
-                setattr(self, f.name, int(getattr(self, f.name)))
+        check_and_normalize(self)
 
     def protect_tokens_for(self, context_length: int) -> int:
         """Resolve `prune_protect_tokens`, turning "auto" into 30% of the window, clamped."""
@@ -90,50 +79,3 @@ class CompressionConfig:
         if self.prune_minimum_tokens != AUTO:
             return int(self.prune_minimum_tokens)
         return self.protect_tokens_for(context_length) // 2
-
-
-def field_specs() -> dict[str, dict[str, Any]]:
-    """Per-key help text and range, for the config loader and its messages."""
-    return {f.name: dict(f.metadata) for f in fields(CompressionConfig)}
-
-
-_KIND_WORDS = {
-    "bool": "true or false",
-    "number": "a number",
-    "whole": "a whole number",
-    "whole_or_auto": "a whole number or auto",
-    "whole_or_null": "a whole number or null",
-    "model": "a model name or null",
-    "names": "a list of tool names",
-}
-
-
-def _type_ok(kind: str, value: Any) -> bool:
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "names":
-        return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
-    if kind == "model":
-        return value is None or (isinstance(value, str) and bool(value.strip()))
-    if kind == "whole_or_auto" and value == AUTO:
-        return True
-    if kind == "whole_or_null" and value is None:
-        return True
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return kind == "number" or float(value).is_integer()
-
-
-def validate_compression_config(cfg: CompressionConfig) -> list[str]:
-    """Every problem with `cfg`, each naming the key and what it accepts."""
-    problems: list[str] = []
-    for f in fields(cfg):
-        value = getattr(cfg, f.name)
-        kind, lo, hi = f.metadata["kind"], f.metadata["min"], f.metadata["max"]
-        if not _type_ok(kind, value):
-            problems.append(f"{f.name} must be {_KIND_WORDS[kind]}, got {value!r}")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            # Written as `not (lo <= value)` so that NaN (YAML `.nan`) is out of range too.
-            if (lo is not None and not lo <= value) or (hi is not None and not value <= hi):
-                problems.append(f"{f.name} must be between {lo:g} and {hi:g}, got {value!r}")
-    return problems

@@ -1,0 +1,82 @@
+"""Typed, documented settings fields: one declaration gives type, range and help.
+
+Every settings section (compression here; model, agent, tools and memory in
+`hermeslite.config`) declares its keys with `spec()`, so the YAML loader can
+validate, explain and document any section the same way, with no second
+table that could drift from the dataclass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+AUTO = "auto"
+
+KIND_WORDS = {
+    "bool": "true or false",
+    "number": "a number",
+    "whole": "a whole number",
+    "whole_or_auto": "a whole number or auto",
+    "whole_or_null": "a whole number or null",
+    "model": "a model name or null",
+    "text_or_null": "a string or null",
+    "names": "a list of tool names",
+    "choice": "one of",
+}
+
+
+def spec(kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None,
+         choices: tuple[str, ...] = ()) -> dict:
+    """Field metadata: `kind` is a key of KIND_WORDS; `choices` only for kind "choice"."""
+    return {"kind": kind, "help": help_text, "min": lo, "max": hi, "choices": choices}
+
+
+def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "names":
+        return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+    if kind in ("model", "text_or_null"):
+        return value is None or (isinstance(value, str) and bool(value.strip()))
+    if kind == "choice":
+        return value in choices
+    if kind == "whole_or_auto" and value == AUTO:
+        return True
+    if kind == "whole_or_null" and value is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return kind == "number" or float(value).is_integer()
+
+
+def _expected(meta: dict) -> str:
+    if meta["kind"] == "choice":
+        return "one of " + ", ".join(meta["choices"])
+    return KIND_WORDS[meta["kind"]]
+
+
+def validate_fields(obj: Any) -> list[str]:
+    """Every problem with a settings dataclass instance, each naming the key and what it accepts."""
+    problems: list[str] = []
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        meta = f.metadata
+        if not _type_ok(meta["kind"], value, meta.get("choices", ())):
+            problems.append(f"{f.name} must be {_expected(meta)}, got {value!r}")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            lo, hi = meta["min"], meta["max"]
+            # Written as `not (lo <= value)` so that NaN (YAML `.nan`) is out of range too.
+            if (lo is not None and not lo <= value) or (hi is not None and not value <= hi):
+                problems.append(f"{f.name} must be between {lo:g} and {hi:g}, got {value!r}")
+    return problems
+
+
+def check_and_normalize(obj: Any) -> None:
+    """For `__post_init__`: raise on bad values; turn YAML's `3.0` into 3 for whole-number keys."""
+    problems = validate_fields(obj)
+    if problems:
+        raise ValueError("; ".join(problems))
+    for f in fields(obj):
+        if f.metadata["kind"].startswith("whole") and isinstance(getattr(obj, f.name), float):
+            setattr(obj, f.name, int(getattr(obj, f.name)))
