@@ -59,7 +59,8 @@ _VENDOR_KEYS = (
 _PEM_HEAD = r"-----BEGIN (?P<kind>[A-Z0-9 ]{0,24})PRIVATE KEY(?: BLOCK)?-----"
 _PEM_GAP = r"(?:\\+[rn]|\s)*"  # real newlines, or escaped ones inside a JSON string
 _PEM_BLOCK = re.compile(
-    _PEM_HEAD + _PEM_GAP + r"(?P<secret>[^\s\\-][\s\S]{0,20000}?)" + _PEM_GAP + r"-----END (?P=kind)PRIVATE KEY"
+    # The body never holds "-----", so a BEGIN without its END costs no more than the text up to the next one.
+    _PEM_HEAD + _PEM_GAP + r"(?P<secret>[^\s\\-](?:[^-]|-(?!----))*?)" + _PEM_GAP + r"-----END (?P=kind)PRIVATE KEY"
 )
 # A key cut off before its END line (`head id_rsa`, a truncated tool output): mask its base64 lines.
 _PEM_TRUNCATED = re.compile(
@@ -71,9 +72,12 @@ _URL_USERINFO = re.compile(
     r"://(?<=[A-Za-z0-9]://)(?:[^\s:/@?#\"'<>]*:(?P<secret>[^\s/?#\"'<>]+)"
     r"|(?P<secret_token>(?=[^\s:/@?#\"'<>]*\d)[^\s:/@?#\"'<>]{16,}))@"
 )
-_QUERY_PARAMS = _led_by("?&#", r"(?:(?:[A-Za-z0-9]++[_.-])*+(?i:token|secret|password|passwd|pwd|signature|sig"
-                        r"|credential|auth|apikey)|(?i:(?:api|access|secret|private|client|subscription)[_.-]?)?"
-                        r"(?i:key))=(?P<secret>[^&#\s\"'<>)]+)")
+# ?access_token=, &api_key=, &key=, &sig=, #access_token= (OAuth fragments); the value only.
+_QUERY_PARAMS = _led_by("?&#", (
+    r"(?:(?:[A-Za-z0-9]++[_.-])*+(?i:token|secret|password|passwd|pwd|signature|sig|credential|auth|apikey)"
+    r"|(?i:(?:api|access|secret|private|client|subscription)[_.-]?)?(?i:key))"
+    r"=(?P<secret>[^&#\s\"'<>)]+)"
+))
 _TOKEN = r"[A-Za-z0-9_.~+/=-]"  # base64, base64url, hex and the like
 _BEARER = re.compile(rf"earer(?<=[Bb]earer)[ \t]+(?P<secret>(?={_TOKEN}*?\d){_TOKEN}{{16,}})")
 # Authorization: <scheme> <credentials>, in a header, a curl -H, or a JSON/YAML field.
@@ -96,13 +100,14 @@ _NOT_CODE = r"(?![A-Za-z_]\w*(?:\.[A-Za-z_]|[(\[]))(?!\d{1,7}\b)"  # a.b, f(x), 
 _BARE = r"[^\s\"'`\\$<{\[(:=,;%][^\s\"'`\\;]*[^\s\"'`\\,;.)}]"
 _ASSIGNMENTS = _led_by(":=", (
     "(?:" + "|".join(f"(?<={_LAST}{gap}[:=])(?<={_TAIL}{gap}[:=])" for gap in _GAPS) + r")(?![=:])[ \t]*(?:"
-    rf'"{_NOT_TEMPLATE}(?P<secret_dq>(?:[^"\\\r\n]|\\.)+)(?<!\s)"'
-    rf'|\\"{_NOT_TEMPLATE}(?P<secret_eq>(?:[^"\\\r\n]|\\[^"\r\n])+)(?<!\s)\\"'
-    rf"|'{_NOT_TEMPLATE}(?P<secret_sq>[^'\r\n]+)(?<!\s)'"
+    rf'"{_NOT_TEMPLATE}(?P<secret_dq>(?:[^"\\\r\n]|\\.)++)(?<!\s)"'
+    rf'|\\"{_NOT_TEMPLATE}(?P<secret_eq>(?:[^"\\\r\n]|\\[^"\r\n])++)(?<!\s)\\"'
+    rf"|'{_NOT_TEMPLATE}(?P<secret_sq>[^'\r\n]++)(?<!\s)'"
     # NAME=value with an upper-case name and no spaces is shell or .env: any literal counts.
     rf"|(?<=[A-Z]=){_NOT_CODE}(?!(?:None|null|true|false|True|False)\b)(?P<secret_env>{_BARE})"
-    # Elsewhere a bare word is more likely a variable or a type, so ask for a digit or a symbol.
-    rf"|{_NOT_CODE}(?=[^\s\"'`\\]*?[0-9!@#%^&*+/=~?|-])(?P<secret_bare>{_BARE})"
+    # Elsewhere a bare word is more likely a variable or a type, so ask for a digit or a symbol early on
+    # (bounded, so a long run of separators is not rescanned from each one).
+    rf"|{_NOT_CODE}(?=[^\s\"'`\\;]{{0,63}}?[0-9!@#%^&*+/=~?|-])(?P<secret_bare>{_BARE})"
     ")"
 ))
 _NAME_BACKWARDS = re.compile(r":?[ \t]*\]?(?:[\"']\\?)?([A-Za-z0-9_.-]+)")  # the _GAPS, reversed
@@ -164,6 +169,13 @@ _RULES = (
 
 def redact_secrets(text: str) -> str:
     """`text` with credentials replaced by MARK; everything else is returned unchanged."""
-    for pattern, replace in _RULES:
-        text = pattern.sub(replace, text)
+    # A match that is left alone still hides what it spans from its own rule, and a later rule may
+    # mask that span; so run again until nothing changes. Text without secrets takes one pass.
+    for _ in range(8):
+        redacted = text
+        for pattern, replace in _RULES:
+            redacted = pattern.sub(replace, redacted)
+        if redacted == text:
+            break
+        text = redacted
     return text

@@ -1,0 +1,99 @@
+"""The sessions database schema and its migrations.
+
+`PRAGMA user_version` holds the schema version. `MIGRATIONS[i]` takes a
+database from version i to i+1, so a new version is one more entry at the end;
+never edit a released one. A database newer than this code is refused rather
+than guessed at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+_V1 = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        title TEXT,
+        model TEXT,
+        cwd TEXT,
+        todos TEXT,
+        transcript_generation INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+    "CREATE INDEX sessions_updated ON sessions(updated_at)",
+    """
+    CREATE TABLE messages (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        generation INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, generation, seq)
+    )
+    """,
+    """
+    CREATE TABLE compactions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        at REAL NOT NULL,
+        trigger TEXT NOT NULL CHECK (trigger IN ('preflight', 'reactive', 'manual')),
+        focus TEXT,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        messages_before INTEGER NOT NULL,
+        messages_after INTEGER NOT NULL,
+        fallback INTEGER NOT NULL DEFAULT 0,
+        aborted INTEGER NOT NULL DEFAULT 0,
+        summary TEXT,
+        error TEXT
+    )
+    """,
+    "CREATE INDEX compactions_session ON compactions(session_id, id)",
+    """
+    CREATE TABLE archive (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        ref TEXT NOT NULL,
+        json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, ref)
+    )
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer hermeslite."""
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> int:
+    """Bring the database up to SCHEMA_VERSION; returns the version. `conn` must be in autocommit mode.
+
+    Each step runs in its own IMMEDIATE transaction that re-reads the version,
+    so two processes opening a fresh database at once do not both migrate it.
+    """
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(
+                    f"{path} uses session schema v{version}, but this hermeslite knows only up to "
+                    f"v{SCHEMA_VERSION}; upgrade hermeslite or point it at another data directory"
+                )
+            if version == SCHEMA_VERSION:
+                conn.execute("COMMIT")
+                return version
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

@@ -1,0 +1,84 @@
+"""Transcript rows: JSON encoding, titles, and the repair applied when a session is loaded.
+
+A process can die between writing an assistant message with tool calls and
+writing their results. Providers reject such a transcript, so loading puts a
+stub result after each unanswered call (saying what happened, as an `error: `
+result the model can act on) and then drops anything orphaned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from hermeslite.context.messages import SUMMARY_KEY, Message, call_id, text_of, tool_calls_of
+from hermeslite.context.sanitize import sanitize_tool_pairs
+
+from .todos import SNAPSHOT_OPEN
+
+INTERRUPTED_TOOL_TEXT = "error: interrupted before this tool finished (session was restored)"
+TITLE_CHARS = 60
+
+
+def repair_transcript(messages: list[Message]) -> list[Message]:
+    """A provider-valid copy: stub results for unanswered calls, then orphans dropped.
+
+    A stub goes right after the results the call's message did get, so the
+    tool group stays together even when the user typed on after a crash.
+    """
+    out: list[Message] = []
+    i, n = 0, len(messages)
+    while i < n:
+        msg = messages[i]
+        out.append(msg)
+        i += 1
+        calls = tool_calls_of(msg) if msg.get("role") == "assistant" else []
+        if not calls:
+            continue
+        answered: set[str] = set()
+        while i < n and messages[i].get("role") == "tool":
+            answered.add(str(messages[i].get("tool_call_id") or ""))
+            out.append(messages[i])
+            i += 1
+        for call in calls:
+            cid = call_id(call)
+            if cid and cid not in answered:
+                answered.add(cid)
+                out.append({"role": "tool", "tool_call_id": cid, "content": INTERRUPTED_TOOL_TEXT})
+    return sanitize_tool_pairs(out)
+
+
+def dumps_message(message: Message) -> str:
+    """JSON of a message with every key; odd values (SDK objects) become dicts or strings."""
+    text = json.dumps(message, ensure_ascii=False, default=_json_default)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: keep them as \u escapes, which round-trip
+        text = json.dumps(message, ensure_ascii=True, default=_json_default)
+    return text
+
+
+def _json_default(value: Any) -> Any:
+    for method in ("model_dump", "dict", "to_dict"):
+        fn = getattr(value, method, None)
+        if callable(fn):
+            with contextlib.suppress(Exception):
+                return fn()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def title_from(message: Message) -> str | None:
+    """A session title from a real user message (not a summary, no todo snapshot), or None."""
+    if message.get("role") != "user" or message.get(SUMMARY_KEY):
+        return None
+    text = " ".join(text_of(message.get("content")).split(SNAPSHOT_OPEN)[0].split())
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT
+    if not text:
+        return None
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"

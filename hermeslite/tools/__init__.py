@@ -1,0 +1,1 @@
+"""Tools the model can call: the registry, terminal, files, search, and the approval gate."""

@@ -1,0 +1,179 @@
+"""The `terminal` tool: one bash command, its output and its exit code.
+
+Every command gets its own session (process group, no controlling terminal):
+a password prompt fails at once instead of stealing the TUI's keyboard, and a
+timeout or a cancelled turn can kill everything the command started, not just
+bash, so no `sleep 999 &` or dev server outlives the turn by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from hermeslite.tools.approval import check_approval
+from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.output import CappedBuffer
+
+KILL_GRACE = 2.0    # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 0.5   # seconds to wait for output still in flight after bash exits
+TIMED_OUT_CODE = 124  # what coreutils `timeout` reports, so the line stays parseable
+CHUNK = 65536
+QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+class TerminalTool:
+    name = "terminal"
+    description = (
+        "Run a bash command in the working directory and return its combined stdout and stderr "
+        "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
+        "Long output keeps its head and tail. To keep a server running, start it in the background "
+        "with its output redirected to a file (cmd > log 2>&1 &)."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "the bash command line to run"},
+            "timeout": {"type": "number", "description": "seconds before the command is killed (default from config)"},
+        },
+        "required": ["command"],
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = args["command"]
+        timeout = float(args.get("timeout") or ctx.terminal_timeout)
+        if not command.strip():
+            return ToolResult("error: empty command", is_error=True)
+        if timeout <= 0:
+            return ToolResult("error: timeout must be a positive number of seconds", is_error=True)
+        if not Path(ctx.cwd).is_dir():
+            return ToolResult(f"error: working directory {ctx.cwd} does not exist", is_error=True)
+        refusal = await check_approval(command, ctx, tool=self.name)
+        if refusal:
+            return ToolResult(refusal, is_error=True)
+        code, output, notes = await run_command(command, Path(ctx.cwd), timeout, ctx.output_limit)
+        body = output.rstrip("\n")
+        lines = ([body] if body else []) + notes + [f"[exit code: {code}]"]
+        return ToolResult("\n".join(lines), is_error=code != 0)
+
+
+async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> tuple[int, str, list[str]]:
+    """Exit code, capped output and notes about what was killed; kills the group if cancelled.
+
+    Output goes through a pipe we own rather than asyncio's, because asyncio's
+    `wait()` also waits for the pipes to close, and a background child holding
+    them would make a finished command look like it hangs.
+    """
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd, stderr=write_fd, start_new_session=True, env={**os.environ, **QUIET_ENV},
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    buffer = CappedBuffer(limit)
+    notes: list[str] = []
+    timed_out = False
+    transport = reader = None
+    try:
+        stream = asyncio.StreamReader(limit=CHUNK * 2)
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream), pipe
+        )
+        reader = asyncio.create_task(_pump(stream, buffer))
+        try:
+            await asyncio.wait_for(proc.wait(), timeout)
+        except TimeoutError:
+            timed_out = True
+            await _terminate_group(proc)
+            notes.append(f"[timed out after {timeout:g} s; process group killed]")
+        await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+        if not reader.done() and not timed_out:
+            # Background children still hold the output open: they would write into a closed pipe.
+            await _terminate_group(proc)
+            await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+            notes.append("[background processes still holding the output open were killed; "
+                         "redirect their output to a file to keep them running]")
+    except asyncio.CancelledError:
+        await asyncio.shield(_terminate_group(proc))
+        raise
+    finally:
+        if reader is not None:
+            reader.cancel()
+        if transport is not None:
+            transport.close()  # closes the pipe too
+        else:
+            pipe.close()
+    code = TIMED_OUT_CODE if timed_out else _exit_code(proc.returncode)
+    return code, buffer.text(), notes
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: CappedBuffer) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while chunk := await stream.read(CHUNK):
+        buffer.feed(decoder.decode(chunk))
+    buffer.feed(decoder.decode(b"", final=True))
+
+
+def _exit_code(returncode: int | None) -> int:
+    """Shell convention: death by signal N reads as 128+N, never as a negative number."""
+    if returncode is None:
+        return -1
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a live (not zombie) process remains in the group.
+
+    `killpg(pgid, 0)` alone counts zombies, and where PID 1 does not reap
+    (many containers) an orphaned zombie would keep the group "alive" forever.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the whole group, SIGKILL whatever is left after the grace, and reap bash."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + KILL_GRACE
+    while asyncio.get_running_loop().time() < deadline:
+        if proc.returncode is not None and not _group_alive(proc.pid):
+            break
+        await asyncio.sleep(0.05)
+    _signal_group(proc.pid, signal.SIGKILL)
+    await proc.wait()
