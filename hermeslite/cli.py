@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from hermeslite import __version__
 from hermeslite.config import ConfigError, LoadedSettings, default_config_paths, format_settings, load_settings
+from hermeslite.errors import UserFacingError
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
@@ -29,7 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _add_config_option(parser, default=None)
-    parser.set_defaults(run=None)
+    parser.add_argument("-p", "--prompt", metavar="TEXT",
+                        help="answer one prompt and exit: the reply on stdout, tool activity on stderr")
+    parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
+    parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server URL, overriding model.api_base")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
+                       help="continue the most recent session")
+    which.add_argument("--resume", metavar="ID", help="continue the session with this id (or a unique prefix)")
+    parser.set_defaults(run=_run_chat)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     config = commands.add_parser(
         "config", help="show which config file is used and the effective settings",
@@ -37,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_option(config, default=argparse.SUPPRESS)
     config.set_defaults(run=_run_config)
+    sessions = commands.add_parser("sessions", help="list saved sessions, newest first",
+                                   description="List saved sessions: id, last activity, messages, model, title.")
+    _add_config_option(sessions, default=argparse.SUPPRESS)
+    sessions.set_defaults(run=_run_sessions)
     return parser
 
 
@@ -56,9 +69,6 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors end argparse this way
         return exc.code if isinstance(exc.code, int) else 0
-    if args.run is None:
-        parser.print_help()
-        return 0
     try:
         loaded = load_settings(args.config)
     except ConfigError as exc:
@@ -66,7 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     for warning in loaded.warnings:
         _complain(f"warning: {warning}")
-    return args.run(args, loaded)
+    try:
+        return args.run(args, loaded)
+    except KeyboardInterrupt:
+        return 130
+    except UserFacingError as exc:
+        _complain(str(exc))
+        return 1
 
 
 def _complain(message: str) -> None:
@@ -82,4 +98,19 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     else:
         print(f"# settings from {loaded.source}")
     print(format_settings(loaded.settings), end="")
+    return 0
+
+
+def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    """`-p TEXT` answers once; without it, a chat on stdin (the TUI takes this over)."""
+    from hermeslite.chat import run_chat
+
+    return run_chat(loaded.settings, prompt=args.prompt, model=args.model, api_base=args.api_base,
+                    continue_latest=args.continue_latest, resume=args.resume)
+
+
+def _run_sessions(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    from hermeslite.chat import list_sessions
+
+    print(list_sessions(), end="")
     return 0

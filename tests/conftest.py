@@ -27,3 +27,5 @@ def _isolate_user_files(home: Path, workdir: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HERMESLITE_HOME", str(home))
     monkeypatch.delenv("HERMESLITE_CONFIG", raising=False)
     monkeypatch.chdir(workdir)
+
+from tests.server import scripted_server  # noqa: E402,F401  (fixture for every test package)

@@ -15,7 +15,7 @@ from datetime import date
 from typing import Awaitable, Callable
 
 from .anchors import Anchors, extract_anchors, render_anchors
-from .assemble import assemble, unwrap_handoffs
+from .assemble import assemble, previous_junction, unwrap_handoffs
 from .boundaries import find_boundaries
 from .failures import describe, should_abort
 from .fallback import fallback_checkpoint
@@ -61,6 +61,9 @@ class ContextCompressor:
         self.previous_summary: str | None = None
         self.anchors = Anchors()
         self.compression_count = 0
+        # Tokens every request carries besides the messages (tool schemas): the
+        # agent sets this so "under the threshold" means the whole request is.
+        self.request_overhead_tokens = 0
 
     # -- sizes -----------------------------------------------------------------
 
@@ -129,18 +132,22 @@ class ContextCompressor:
             force=force,
         )
         result.archived.update(pruned.archived)
-        pruned_tokens = before - pruned.saved_tokens
-        if pruned.archived and (not force and pruned_tokens < self.threshold_tokens):
-            return self._finish(result, pruned.messages, pruned_only=True)
+        # Per-message counts are reused from here on: prune keeps every message it did not change.
+        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
+        if pruned.archived and (not force and sum(sizes) + self.request_overhead_tokens < self.threshold_tokens):
+            return self._finish(result, pruned.messages, pruned_only=True, after=sum(sizes))
 
-        self._rehydrate(pruned.messages)
-        return await self._summarize_middle(result, pruned.messages, focus, force)
+        handoffs = [m for m in pruned.messages if has_handoff(m)]
+        self._rehydrate(handoffs)
+        return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force)
 
     async def _summarize_middle(
-        self, result: CompressionResult, pruned: list[Message], focus: str | None, force: bool
+        self, result: CompressionResult, pruned: list[Message], sizes: list[int], handoffs: list[Message],
+        focus: str | None, force: bool,
     ) -> CompressionResult:
-        working = unwrap_handoffs(pruned)
-        tokens = [message_tokens(m) for m in working]
+        working = unwrap_handoffs(pruned) if handoffs else pruned
+        known = {id(m): t for m, t in zip(pruned, sizes)}
+        tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in working]
         bounds = find_boundaries(
             working,
             tokens,
@@ -148,11 +155,14 @@ class ContextCompressor:
             tail_budget=self.tail_budget,
             protect_last_n=self.config.protect_last_n,
             force=force,
+            tail_floor=previous_junction(pruned) if handoffs else 0,
         )
         if bounds.empty:
-            return self._finish(result, pruned, pruned_only=bool(result.archived))
+            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes))
         middle = bounds.middle(working)
-        replaced = estimate_tokens(middle) + estimate_tokens(self.previous_summary or "")
+        lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
+        replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted
+        replaced += estimate_tokens(self.previous_summary or "")
         originals = [result.archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in middle]
         anchors = extract_anchors(originals).merged_with(self.anchors)
         made = await self._make_summary(originals, anchors, replaced, focus, force)
@@ -166,12 +176,12 @@ class ContextCompressor:
             text = f"{text}\n\n{redact_secrets(missing)}"
         rebuilt = assemble(working, bounds, text, anchors.to_dict())
         if estimate_tokens(rebuilt) >= result.tokens_before:
-            return self._finish(result, pruned, pruned_only=bool(result.archived), error="the summary would not shrink the transcript")
+            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
+                                error="the summary would not shrink the transcript")
         for msg in middle:
             result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
-        for msg in pruned:
-            if has_handoff(msg):
-                result.archived.setdefault(reference_id(msg), msg)
+        for msg in handoffs:
+            result.archived.setdefault(reference_id(msg), msg)
         self.previous_summary, self.anchors = text, anchors
         self.compression_count += 1
         if made.fallback:
@@ -182,9 +192,10 @@ class ContextCompressor:
         return self._finish(result, rebuilt)
 
     def _finish(
-        self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False, error: str | None = None
+        self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False,
+        error: str | None = None, after: int | None = None,
     ) -> CompressionResult:
-        after = estimate_tokens(messages)
+        after = estimate_tokens(messages) if after is None else after
         if after >= result.tokens_before:
             messages, after, result.archived = result.messages, result.tokens_before, {}
             pruned_only = False

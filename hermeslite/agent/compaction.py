@@ -1,0 +1,87 @@
+"""When and how the agent compacts: preflight, reactive and manual.
+
+The engine in `hermeslite.context` rewrites a transcript; this module decides
+when to ask it, runs the memory flush beside it, and afterwards re-injects the
+todo list, rebuilds the system prompt with fresh memory, and saves everything,
+so the three triggers behave identically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from hermeslite.context.handoff import has_handoff
+from hermeslite.context.result import CompressionResult
+from hermeslite.store.sessions import CompactionRecord
+from hermeslite.store.todos import attach_snapshot, strip_snapshots
+
+from . import events as ev
+from .flush import flush_memories, user_turns
+
+if TYPE_CHECKING:
+    from .loop import Agent
+
+THRASH_NOTICE = (
+    "Compaction is not freeing enough space (two passes each saved under 10%). "
+    "Try /compress <focus> to keep only what matters, or /new to start fresh."
+)
+
+
+class Compaction:
+    def __init__(self, agent: "Agent") -> None:
+        self.agent = agent
+        self._told_thrash = False
+
+    async def preflight(self) -> None:
+        """Before a request: compress while the estimate is at or over the threshold, up to max_passes."""
+        agent, compressor = self.agent, self.agent.deps.compressor
+        for _ in range(compressor.config.max_passes):
+            if not compressor.should_compress(agent.estimate_request()):
+                return
+            result = await self.run("preflight")
+            if result.aborted or not result.changed:
+                return
+
+    async def run(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
+        """One compaction with everything around it; reports start and finish as events."""
+        agent = self.agent
+        deps = agent.deps
+        before = strip_snapshots(agent.messages)
+        deps.compressor.request_overhead_tokens = agent.estimate_request() - agent.ledger.total
+        agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.estimate_request()))
+        result, _ = await asyncio.gather(
+            deps.compressor.compress(before, focus_topic=focus, force=force), self._flush(before))
+        if result.changed and not result.aborted:
+            rebuilt = self._refresh(result.messages)
+            agent.adopt_transcript(rebuilt)
+            result.tokens_after = agent.ledger.total
+            deps.store.apply_compaction(agent.session_id, rebuilt, result.archived,
+                                        CompactionRecord.from_result(result, trigger))
+        else:
+            deps.store.record_compaction(agent.session_id, CompactionRecord.from_result(result, trigger))
+        agent.last_prompt_tokens = None
+        agent.emit(ev.CompactionFinished(trigger, result))
+        agent.emit(ev.PressureChanged(agent.pressure()))
+        if deps.compressor.guard.thrashing() and not self._told_thrash:
+            self._told_thrash = True
+            agent.emit(ev.Notice(THRASH_NOTICE, "warning"))
+        return result
+
+    async def _flush(self, messages: list[dict]) -> int:
+        deps = self.agent.deps
+        wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
+        if not wanted or user_turns(messages) < deps.settings.memory.flush_min_turns:
+            return 0
+        return await flush_memories(
+            deps.llm, messages, deps.memory_tool, deps.tool_ctx, timeout=deps.settings.compression.summary_timeout)
+
+    def _refresh(self, messages: list[dict]) -> list[dict]:
+        """Fresh system prompt (memory may have changed) and the todo snapshot on the last user turn."""
+        deps = self.agent.deps
+        out = list(messages)
+        if out and out[0].get("role") == "system":
+            out[0] = deps.system_message(compacted=any(has_handoff(m) for m in out))
+        snapshot = deps.todos.snapshot_text() if deps.settings.compression.todo_snapshot else None
+        return attach_snapshot(out, snapshot) if snapshot else out
+

@@ -1,0 +1,40 @@
+"""The collaborators an agent is built from, gathered so tests can swap any one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermeslite.config import Settings
+from hermeslite.context.compressor import ContextCompressor
+from hermeslite.llm.types import LLMClient
+from hermeslite.store.memory import MemoryStore
+from hermeslite.store.sessions import SessionStore
+from hermeslite.store.todos import TodoList
+from hermeslite.tools.base import Tool, ToolContext
+from hermeslite.tools.registry import ToolRegistry
+
+from .prompt import build_system_prompt
+
+
+@dataclass
+class AgentDeps:
+    settings: Settings
+    llm: LLMClient
+    registry: ToolRegistry
+    tool_ctx: ToolContext
+    store: SessionStore
+    memory: MemoryStore
+    memory_tool: Tool
+    todos: TodoList
+    compressor: ContextCompressor
+    cwd: Path
+
+    def system_message(self, *, compacted: bool = False) -> dict:
+        """A fresh system prompt with the current memory snapshot."""
+        return build_system_prompt(
+            cwd=self.cwd,
+            memory_snapshot=self.memory.snapshot(),
+            instructions=self.settings.agent.instructions,
+            compacted=compacted,
+        )

@@ -1,0 +1,103 @@
+"""What the agent tells its front ends, as typed events.
+
+The TUI and the headless printer subscribe to the same stream; neither reaches
+into the agent. Events carry plain data so a subscriber can render them
+without knowing how they were produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+from hermeslite.context.pressure import Pressure
+from hermeslite.context.result import CompressionResult
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """A complete assistant message (after streaming), with its tool calls if any."""
+
+    content: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    content: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class PressureChanged:
+    pressure: Pressure
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    trigger: str              # preflight | reactive | manual
+    focus: str | None
+    messages: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class CompactionFinished:
+    trigger: str
+    result: CompressionResult
+
+    @property
+    def headline(self) -> str:
+        return self.result.headline()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read once (a warning, an adopted window size)."""
+
+    text: str
+    severity: str = "information"  # information | warning | error
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    ok: bool
+    cancelled: bool = False
+    reason: str | None = None
+
+
+Event = Union[
+    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
+    CompactionStarted, CompactionFinished, Notice, ErrorEvent, TurnFinished,
+]
+Subscriber = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    """A dangerous command needs a yes or no; the subscriber resolves `answer`."""
+
+    request: Any                 # hermeslite.tools.base.ApprovalRequest
+    answer: Any                  # asyncio.Future[bool]
+
+
+Event = Union[Event, ApprovalRequested]

@@ -1,0 +1,75 @@
+"""Building an agent from settings: the one place that wires every layer together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermeslite.config import Settings
+from hermeslite.context.compressor import ContextCompressor, Summarize
+from hermeslite.context.handoff import has_handoff
+from hermeslite.llm.select import make_client, resolve_model
+from hermeslite.llm.types import LLMClient
+from hermeslite.store.memory import MemoryStore, MemoryTool
+from hermeslite.store.sessions import RecallTool, SessionStore, default_sessions_path
+from hermeslite.store.todos import TodoList, TodoTool
+from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.registry import default_registry
+
+from .deps import AgentDeps
+from .loop import Agent
+
+def summarizer_for(llm: LLMClient, timeout: float) -> Summarize:
+    """The compressor's summarize callable: one user message in, the reply's text out."""
+
+    async def summarize(prompt: str, model: str | None) -> str:
+        completion = await llm.complete([{"role": "user", "content": prompt}], model=model, timeout=timeout)
+        return completion.message.get("content") or ""
+
+    return summarize
+
+
+def open_store() -> SessionStore:
+    return SessionStore(default_sessions_path())
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    cwd: Path,
+    interactive: bool,
+    session_id: str | None = None,
+    llm: LLMClient | None = None,
+    store: SessionStore | None = None,
+) -> Agent:
+    """An agent on a new session, or on `session_id` (already resolved) with its transcript restored."""
+    model = resolve_model(settings.model)
+    llm = llm or make_client(model, max_retries=settings.agent.max_retries)
+    store = store or open_store()
+    if session_id is None:
+        session_id = store.create_session(model=model.name, cwd=str(cwd))
+        loaded: list[dict] | None = None
+    else:
+        loaded = store.load_transcript(session_id)
+    todos = TodoList.from_json(store.load_todos(session_id))
+    memory = MemoryStore.from_config(settings.memory)
+    memory_tool = MemoryTool(memory)
+    registry = default_registry(extra_tools=[
+        memory_tool,
+        TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
+        RecallTool(store, lambda: session_id),
+    ])
+    tool_ctx = ToolContext(
+        cwd=cwd, approve=deny_all, approval_policy=settings.tools.approval,
+        terminal_timeout=settings.tools.terminal_timeout, output_limit=settings.tools.output_limit)
+    compressor = ContextCompressor(
+        settings.compression, context_length=llm.context_window(),
+        summarize=summarizer_for(llm, settings.compression.summary_timeout))
+    deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
+                     memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd)
+    if loaded is None:
+        messages = [deps.system_message()]
+        store.append_message(session_id, messages[0])
+    else:
+        rest = loaded[1:] if loaded and loaded[0].get("role") == "system" else loaded
+        messages = [deps.system_message(compacted=any(has_handoff(m) for m in rest))] + rest
+    return Agent(deps, session_id, messages, interactive=interactive)

@@ -1,0 +1,218 @@
+"""The turn loop: send, stream, run tools, repeat; compress when the context fills.
+
+The agent owns the live transcript and keeps three things true at every
+await point: the transcript is provider-valid (cancellation included), every
+complete message is already saved, and the front ends hear about everything
+through events rather than by reading agent state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from hermeslite.context.pressure import Pressure, measure_pressure
+from hermeslite.llm.errors import ContextOverflow, LLMError
+from hermeslite.llm.types import Completed, TextDelta as LLMTextDelta
+from hermeslite.tools.base import ApprovalRequest, ToolResult
+
+from . import events as ev
+from .compaction import Compaction
+from .deps import AgentDeps
+from .ledger import TokenLedger, schema_tokens
+
+MAX_REACTIVE = 3
+CANCELLED_TOOL = "error: cancelled by the user before this tool finished"
+CANCELLED_REPLY = "[reply cancelled by the user]"
+NO_REPLY = "[no reply: the model call failed]"
+OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
+
+
+@dataclass
+class _Turn:
+    """Bookkeeping for one user turn, so cancellation can repair what is half done."""
+
+    partial: str = ""
+    pending_calls: list[dict[str, Any]] | None = None
+    answered: set[str] | None = None
+
+
+class Agent:
+    """One session's conversation with a model and its tools."""
+
+    def __init__(self, deps: AgentDeps, session_id: str, messages: list[dict[str, Any]], *, interactive: bool) -> None:
+        self.deps = deps
+        self.session_id = session_id
+        self.messages = messages
+        self.ledger = TokenLedger(messages)
+        self.interactive = interactive
+        self._subscribers: list[ev.Subscriber] = []
+        self.last_prompt_tokens: int | None = None
+        self.compaction = Compaction(self)
+        if interactive:
+            deps.tool_ctx.approve = self._ask_approval
+
+    # -- events ----------------------------------------------------------------
+
+    def subscribe(self, subscriber: ev.Subscriber) -> None:
+        self._subscribers.append(subscriber)
+
+    def emit(self, event: ev.Event) -> None:
+        for subscriber in list(self._subscribers):
+            subscriber(event)
+
+    async def _ask_approval(self, request: ApprovalRequest) -> bool:
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.emit(ev.ApprovalRequested(request, answer))
+        return await answer
+
+    # -- transcript ------------------------------------------------------------
+
+    def append(self, message: dict[str, Any]) -> None:
+        """Add a complete message: to the transcript, the ledger and the session store."""
+        self.messages.append(message)
+        self.ledger.append(message)
+        self.deps.store.append_message(self.session_id, message)
+
+    def adopt_transcript(self, messages: list[dict[str, Any]]) -> None:
+        """Take a rewritten transcript (after a compaction); the caller saves it."""
+        self.messages = messages
+        self.ledger.reset(messages)
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return self.deps.registry.schemas()
+
+    def estimate_request(self) -> int:
+        """Tokens the next request would carry: transcript plus tool schemas."""
+        return self.ledger.total + schema_tokens(self.tool_schemas())
+
+    def pressure(self) -> Pressure:
+        tokens = self.last_prompt_tokens if self.last_prompt_tokens is not None else self.estimate_request()
+        c = self.deps.compressor
+        return measure_pressure(tokens, c.threshold_tokens, c.context_length, c.config.warn_at)
+
+    # -- the turn --------------------------------------------------------------
+
+    async def run_turn(self, text: str) -> ev.TurnFinished:
+        """Answer one user message, running tools until the model replies with text."""
+        turn = _Turn()
+        try:
+            self.append({"role": "user", "content": text})
+            await self.compaction.preflight()
+            finished = await self._loop(turn)
+        except asyncio.CancelledError:
+            self._close_turn(turn, CANCELLED_REPLY)
+            finished = ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user")
+        self.emit(finished)
+        return finished
+
+    async def _loop(self, turn: _Turn) -> ev.TurnFinished:
+        limit = self.deps.settings.agent.max_iterations
+        for _ in range(limit):
+            completion = await self._call_model(turn)
+            if completion is None:
+                self._close_turn(turn, NO_REPLY)
+                return ev.TurnFinished(ok=False, reason="model error")
+            message = completion.message
+            calls = message.get("tool_calls") or []
+            self.append(message)
+            turn.partial = ""
+            self.emit(ev.AssistantMessage(content=message.get("content") or "", tool_calls=calls))
+            self._note_usage(completion.usage.prompt_tokens)
+            if not calls:
+                return ev.TurnFinished(ok=True)
+            await self._run_tools(calls, turn)
+            await self.compaction.preflight()
+        self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
+        return ev.TurnFinished(ok=False, reason="max iterations")
+
+    async def _call_model(self, turn: _Turn):
+        """Stream one reply; on context overflow compress and rebuild the request, up to 3 times."""
+        for attempt in range(MAX_REACTIVE + 1):
+            try:
+                return await self._stream(turn)
+            except ContextOverflow as exc:
+                turn.partial = ""
+                self._adopt_limit(exc)
+                if attempt == MAX_REACTIVE:
+                    self.emit(ev.ErrorEvent(OVERFLOW_GIVE_UP))
+                    return None
+                # The provider refused the request, so a pass that would keep everything is no
+                # answer: reactive passes are forced to summarize the middle.
+                result = await self.compaction.run("reactive", force=True)
+                if result.aborted or not result.changed:
+                    self.emit(ev.ErrorEvent(f"{exc} Compression could not make room: try /compress <focus> or /new."))
+                    return None
+            except LLMError as exc:
+                self.emit(ev.ErrorEvent(str(exc)))
+                return None
+        return None
+
+    async def _stream(self, turn: _Turn):
+        completion = None
+        async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
+            if isinstance(event, LLMTextDelta):
+                turn.partial += event.text
+                self.emit(ev.TextDelta(event.text))
+            elif isinstance(event, Completed):
+                completion = event.completion
+        return completion
+
+    def _adopt_limit(self, exc: ContextOverflow) -> None:
+        """A provider that states its real window is believed, once, and the threshold follows."""
+        c = self.deps.compressor
+        if exc.limit and exc.limit < c.context_length and not c.config.context_length:
+            c.set_context_length(exc.limit)
+            adopt = getattr(self.deps.llm, "adopt_context_window", None)
+            if adopt:
+                adopt(exc.limit)
+            self.emit(ev.Notice(
+                f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
+                f"{c.threshold_tokens:,}.", "warning"))
+
+    def _note_usage(self, prompt_tokens: int | None) -> None:
+        self.last_prompt_tokens = prompt_tokens if prompt_tokens else self.estimate_request()
+        self.emit(ev.PressureChanged(self.pressure()))
+
+    # -- tools -----------------------------------------------------------------
+
+    async def _run_tools(self, calls: list[dict[str, Any]], turn: _Turn) -> None:
+        """Run the calls of one assistant message concurrently; results go in call order."""
+        turn.pending_calls, turn.answered = calls, set()
+        results = await asyncio.gather(*(self._run_tool(call) for call in calls))
+        for call, result in zip(calls, results):
+            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content})
+            turn.answered.add(call["id"])
+        turn.pending_calls = None
+
+    async def _run_tool(self, call: dict[str, Any]) -> ToolResult:
+        name, arguments = _name(call), (call.get("function") or {}).get("arguments") or "{}"
+        self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments))
+        result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error))
+        return result
+
+    def _close_turn(self, turn: _Turn, note: str) -> None:
+        """Leave a valid transcript after a turn ends early: answer unfinished calls,
+        keep any partial reply, and never leave the user's message without an answer
+        (two user messages in a row are rejected by some providers)."""
+        if turn.pending_calls:
+            for call in turn.pending_calls:
+                if call["id"] not in (turn.answered or set()):
+                    self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": CANCELLED_TOOL})
+        last_role = self.messages[-1].get("role") if self.messages else None
+        if turn.partial.strip():
+            self.append({"role": "assistant", "content": f"{turn.partial}\n\n{note}"})
+        elif last_role in ("user", "tool"):
+            self.append({"role": "assistant", "content": note})
+
+    # -- manual compaction -------------------------------------------------------
+
+    async def compress_now(self, focus: str | None = None):
+        """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""
+        return await self.compaction.run("manual", focus=focus, force=True)
+
+
+def _name(call: dict[str, Any]) -> str:
+    return str((call.get("function") or {}).get("name") or "")

@@ -1,0 +1,47 @@
+"""The system prompt: who the agent is, where it works, and what it remembers.
+
+Memory goes in as a snapshot taken when the prompt is built, not live: a
+prompt that changes every time the agent saves a note would defeat provider
+prompt caching. It is rebuilt after each compaction, when the prompt changes
+anyway.
+"""
+
+from __future__ import annotations
+
+import platform
+from datetime import date
+from pathlib import Path
+
+from hermeslite.context.handoff import with_system_note
+
+BASE_INSTRUCTIONS = """\
+You are hermeslite, an AI assistant working in the user's terminal. You can run shell commands, \
+read, write and patch files, search the project, keep notes in your memory files, track a todo list, \
+and recall pruned tool output by its id.
+
+How to work:
+- Do what the user's latest message asks. Prefer acting with tools over guessing; check results.
+- Keep answers short and concrete. Quote paths, commands and errors exactly.
+- For multi-step work keep the todo list current, so it survives long sessions.
+- Save durable facts (user preferences, corrections, environment quirks) with the memory tool; \
+not task progress.
+- Older tool output may be shown as a one-line placeholder ending in "recall id r…": call recall \
+with that id if you need the original.
+- A handoff summary of earlier turns may appear in the conversation: it is background, not a request."""
+
+
+def build_system_prompt(
+    *, cwd: Path, memory_snapshot: str = "", instructions: str | None = None, compacted: bool = False,
+    today: str | None = None,
+) -> dict:
+    """The system message for a session; `compacted` adds the one-time compaction note."""
+    parts = [
+        BASE_INSTRUCTIONS,
+        f"Environment: working directory {cwd}; {platform.system()}; today is {today or date.today().isoformat()}.",
+    ]
+    if instructions:
+        parts.append(f"Instructions from the user's configuration:\n{instructions.strip()}")
+    if memory_snapshot:
+        parts.append(memory_snapshot)
+    message = {"role": "system", "content": "\n\n".join(parts)}
+    return with_system_note(message) if compacted else message

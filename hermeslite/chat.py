@@ -1,0 +1,113 @@
+"""Running a conversation from the command line: one prompt, or a chat on stdin.
+
+This is the glue between the CLI's options and the agent: which session,
+which model, which front end. It holds no agent logic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from hermeslite.agent.factory import build_agent, open_store
+from hermeslite.agent.loop import Agent
+from hermeslite.config import Settings
+from hermeslite.errors import UserFacingError
+from hermeslite.headless import HeadlessPrinter
+from hermeslite.llm.errors import LLMError
+from hermeslite.store.sessions import SessionNotFound, SessionStore
+
+REPL_HELP = """\
+Commands: /compress [focus]  compact the conversation now, keeping [focus] in detail
+          /new               start a new session
+          /quit              leave (the session is saved)
+Anything else is sent to the model."""
+
+
+def with_overrides(settings: Settings, *, model: str | None, api_base: str | None) -> Settings:
+    """Command-line flags win over the config file."""
+    if not model and not api_base:
+        return settings
+    changed = replace(settings.model, name=model or settings.model.name,
+                      api_base=api_base or settings.model.api_base)
+    return replace(settings, model=changed)
+
+
+def pick_session(store: SessionStore, *, continue_latest: bool, resume: str | None) -> str | None:
+    """The session to continue, or None for a new one."""
+    if resume:
+        try:
+            return store.resolve_id(resume)
+        except SessionNotFound as exc:
+            raise UserFacingError(str(exc)) from None
+    if continue_latest:
+        return store.latest_session_id()
+    return None
+
+
+def run_chat(
+    settings: Settings, *, prompt: str | None, model: str | None = None, api_base: str | None = None,
+    continue_latest: bool = False, resume: str | None = None,
+) -> int:
+    settings = with_overrides(settings, model=model, api_base=api_base)
+    store = open_store()
+    session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
+    try:
+        agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
+    except LLMError as exc:
+        raise UserFacingError(str(exc)) from None
+    agent.subscribe(HeadlessPrinter(sys.stdout, sys.stderr))
+    if prompt is not None:
+        finished = asyncio.run(agent.run_turn(prompt))
+        return 0 if finished.ok else 1
+    return asyncio.run(_repl(agent, settings, store))
+
+
+async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
+    """A plain line-by-line chat for terminals without the TUI, and for scripts."""
+    interactive = sys.stdin.isatty()
+    if interactive:
+        sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
+    while True:
+        if interactive:
+            sys.stderr.write("> ")
+            sys.stderr.flush()
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/quit", "/exit"):
+            return 0
+        if text == "/help":
+            sys.stderr.write(REPL_HELP + "\n")
+        elif text == "/new":
+            agent = _new_session(agent, settings, store)
+        elif text == "/compress" or text.startswith("/compress "):
+            await agent.compress_now(text[len("/compress"):].strip() or None)
+        elif text.startswith("/"):
+            sys.stderr.write(f"unknown command {text.split()[0]}; /help lists them\n")
+        else:
+            await agent.run_turn(text)
+
+
+def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
+    agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
+    for subscriber in old._subscribers:
+        agent.subscribe(subscriber)
+    sys.stderr.write(f"new session {agent.session_id}\n")
+    return agent
+
+
+def list_sessions() -> str:
+    """The `hermeslite sessions` table."""
+    rows = open_store().list_sessions()
+    if not rows:
+        return "no sessions yet\n"
+    lines = [f"{'ID':<24} {'LAST ACTIVE':<19} {'MSGS':>5}  {'MODEL':<28} TITLE"]
+    for s in rows:
+        lines.append(f"{s.id:<24} {str(s.updated_at)[:19]:<19} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.title or ''}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,96 @@
+"""The headless front end: the reply on stdout, everything else on stderr.
+
+Keeping the reply alone on stdout makes `hermeslite -p "..." > answer.txt`
+and pipes work; tool activity, compaction notices and errors still reach the
+person at the terminal through stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from hermeslite.agent import events as ev
+from hermeslite.context.pressure import PressureLevel
+
+PREVIEW_CHARS = 100
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+
+
+def _key_argument(arguments: str) -> str:
+    try:
+        args = json.loads(arguments or "{}")
+    except ValueError:
+        return arguments[:PREVIEW_CHARS]
+    if not isinstance(args, dict):
+        return str(args)[:PREVIEW_CHARS]
+    for key in ("command", "path", "pattern", "id", "action"):
+        if key in args:
+            return str(args[key])[:PREVIEW_CHARS]
+    return ", ".join(f"{k}={v}" for k, v in list(args.items())[:2])[:PREVIEW_CHARS]
+
+
+class HeadlessPrinter:
+    """An event subscriber that prints; one instance per process."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+        self._mid_line = False
+        self._level = PressureLevel.NORMAL
+
+    def __call__(self, event: ev.Event) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler:
+            handler(event)
+
+    def _note(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _on_TextDelta(self, event: ev.TextDelta) -> None:
+        self.out.write(event.text)
+        self.out.flush()
+        self._mid_line = not event.text.endswith("\n")
+
+    def _on_ToolStarted(self, event: ev.ToolStarted) -> None:
+        self._note(f"» {event.name}: {_key_argument(event.arguments)}")
+
+    def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
+        last = event.content.strip().splitlines()[-1] if event.content.strip() else ""
+        mark = "✗" if event.is_error else "✓"
+        self._note(f"  {mark} {last[:PREVIEW_CHARS]}")
+
+    def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
+        focus = f", focus: {event.focus}" if event.focus else ""
+        self._note(f"⟳ compressing ({event.trigger}) {event.messages} messages, ~{_k(event.tokens)} tokens{focus}…")
+
+    def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
+        self._note(f"⟳ {event.headline}")
+
+    def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
+        p = event.pressure
+        if p.level != PressureLevel.NORMAL and p.level != self._level:
+            self._note(f"! context {p.percent}% of the way to compaction ({_k(p.tokens)} / {_k(p.threshold)} tokens)"
+                       " - /compress [focus] to compact now")
+        self._level = p.level
+
+    def _on_Notice(self, event: ev.Notice) -> None:
+        self._note(f"note: {event.text}")
+
+    def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
+        self._note(f"error: {event.text}")
+
+    def _on_TurnFinished(self, event: ev.TurnFinished) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        if event.cancelled:
+            self._note("(cancelled)")

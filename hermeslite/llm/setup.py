@@ -1,0 +1,123 @@
+"""Importing and configuring litellm: once, quietly, and off the event loop.
+
+`import litellm` takes about 3 s, so nothing imports it at module scope. The
+TUI calls `prewarm()` when it starts, which imports it in a daemon thread while
+the user types; the first request awaits `ensure_loaded()`, which waits for
+that import without blocking the event loop. Everything else calls
+`load_litellm()` (blocking, idempotent, thread-safe) from code that already
+runs off the loop or where blocking is fine.
+
+litellm is loud by default: it prints "Give Feedback / Get Help" banners on
+errors, attaches stream handlers to its loggers and may fetch its price map
+from GitHub at import. Any byte written to stdout or stderr would corrupt the
+TUI, so the environment is set before the import and the loggers are muted
+after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import warnings
+from types import ModuleType
+
+from hermeslite.tokenizer import bundled_bpe_dir
+
+# litellm's own loggers (see litellm/_logging.py); "LiteLLM Proxy.stdout" propagates to its parent.
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_prewarm_thread: threading.Thread | None = None
+
+
+def configure_environment() -> None:
+    """Environment litellm reads at import time; a value the user already set wins.
+
+    - LITELLM_LOCAL_MODEL_COST_MAP: use the price/context map shipped in the
+      wheel instead of fetching it from GitHub (5 s timeout and a retry thread
+      when offline).
+    - LITELLM_LOG: its handler level; ERROR keeps INFO/DEBUG chatter away.
+    - TIKTOKEN_CACHE_DIR: the BPE tables bundled with litellm, so token
+      counting works offline (same rule as `hermeslite.tokenizer`).
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        folder = bundled_bpe_dir()
+        if folder is not None:
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+
+
+def is_loaded() -> bool:
+    return _module is not None
+
+
+def load_litellm() -> ModuleType:
+    """Import and configure litellm once; later calls return the same module at once.
+
+    Raises ImportError when litellm is not installed (callers turn that into
+    a FatalError the user can read).
+    """
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            configure_environment()
+            import litellm  # the one place hermeslite imports it
+
+            _quiet(litellm)
+            _module = litellm
+    return _module
+
+
+def _quiet(litellm: ModuleType) -> None:
+    """Settings that keep litellm from printing, downloading or rejecting provider-specific params."""
+    litellm.suppress_debug_info = True          # no "Give Feedback / Get Help" on every mapped error
+    litellm.disable_hf_tokenizer_download = True  # token_counter must not spend 20 s retrying HuggingFace offline
+    litellm.drop_params = True                  # drop OpenAI params a provider does not support instead of failing
+    litellm.set_verbose = False
+    for name in LITELLM_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.ERROR)
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        # A NullHandler keeps logging's last-resort handler (which writes to
+        # stderr) from firing when nobody configured the root logger; records
+        # still propagate to a file handler the application may install.
+        logger.addHandler(logging.NullHandler())
+    # Python prints warnings to stderr. litellm's own, and the ones pydantic raises while
+    # building or serializing litellm's response types (ReadOnly TypedDict items, serializer
+    # mismatches), say nothing a user can act on.
+    warnings.filterwarnings("ignore", module=r"litellm(\..*)?$")
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic(\..*)?$")
+    warnings.filterwarnings("ignore", message=r".*Pydantic serializer warnings.*")
+
+
+def prewarm() -> None:
+    """Start importing litellm in a daemon thread; returns at once. Calling it again does nothing."""
+    global _prewarm_thread
+    if _module is not None:
+        return
+    with _lock:
+        if _prewarm_thread is not None:
+            return
+        _prewarm_thread = threading.Thread(target=_prewarm_target, name="litellm-prewarm", daemon=True)
+        _prewarm_thread.start()
+
+
+def _prewarm_target() -> None:
+    try:
+        load_litellm()
+    except BaseException:  # noqa: BLE001 - an uncaught thread exception prints to stderr;
+        pass               # ensure_loaded() imports again and raises the error where it can be reported
+
+
+async def ensure_loaded() -> ModuleType:
+    """litellm, importing it (or waiting for `prewarm`) in a worker thread so the event loop keeps running."""
+    if _module is not None:
+        return _module
+    return await asyncio.to_thread(load_litellm)

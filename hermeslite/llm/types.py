@@ -1,0 +1,65 @@
+"""The one interface the agent uses to talk to any model.
+
+Two backends implement it: litellm (every hosted or self-hosted provider) and
+the embedded SmolLM2 model. The agent cannot tell them apart, which is what
+lets the tests drive the real loop against a real local model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Protocol, Union
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None  # USD, when the provider's price is known
+
+
+@dataclass
+class Completion:
+    """A finished assistant turn: an OpenAI-format message plus what it cost."""
+
+    message: dict[str, Any]            # {"role": "assistant", "content": ..., "tool_calls": [...]?}
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+@dataclass
+class TextDelta:
+    text: str
+
+
+@dataclass
+class Completed:
+    completion: Completion
+
+
+StreamEvent = Union[TextDelta, Completed]
+
+
+class LLMClient(Protocol):
+    """What the agent needs from a model. Implementations raise only `LLMError` subclasses."""
+
+    model: str
+
+    def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AsyncIterator[StreamEvent]:
+        """Text deltas as they arrive, then exactly one `Completed` with tool calls assembled."""
+        ...
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        model: str | None = None,
+        timeout: float | None = None,
+    ) -> Completion:
+        """One non-streamed call (summaries, memory flush); `model` overrides the main model."""
+        ...
+
+    def context_window(self) -> int:
+        """Input tokens the model accepts (config override, provider metadata, or 8192)."""
+        ...

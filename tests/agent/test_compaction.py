@@ -1,0 +1,161 @@
+"""Compaction inside the agent: preflight, reactive, manual; memory flush; todo snapshot."""
+
+from __future__ import annotations
+
+import json
+
+from hermeslite.agent import events as ev
+from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.context.handoff import OPEN
+from hermeslite.context.summary_prompt import SECTIONS
+from tests.builders import assert_valid
+from tests.server import Reply
+
+CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+FILLER = "lorem ipsum dolor sit amet " * 60  # ~1,600 chars, ~400 tokens
+
+
+def is_summary_request(body) -> bool:
+    msgs = body["messages"]
+    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
+
+
+def is_flush_request(body) -> bool:
+    return FLUSH_INSTRUCTION in str(body["messages"][-1]["content"])
+
+
+def summaries_answer_with(server, text=CHECKPOINT):
+    def respond(body):
+        if is_summary_request(body):
+            return Reply.text(text)
+        return None
+    server.responder = respond
+
+
+async def chat(agent, turns, text=FILLER):
+    for n in range(turns):
+        assert (await agent.run_turn(f"turn {n}: {text}")).ok
+
+
+async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent(context_window=12_000)
+    await chat(agent, 16)
+    started = rec.of(ev.CompactionStarted)
+    assert started and started[0].trigger == "preflight"
+    finished = rec.of(ev.CompactionFinished)[0]
+    assert finished.result.changed and not finished.result.aborted
+    for body in scripted_server.requests:
+        if not is_summary_request(body):
+            assert len(json.dumps(body["messages"])) // 4 < 12_000
+    assert sum(OPEN in json.dumps(m) for m in agent.messages) == 1
+    assert_valid(agent.messages)
+    assert agent.pressure().ratio < 1.0
+
+
+async def test_reactive_compaction_on_overflow_adopts_the_real_window(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent(context_window=200_000)
+    await chat(agent, 10)
+    scripted_server.overflow_above(4_000, limit=9_000)
+    finished = await agent.run_turn("one more " + FILLER)
+    assert finished.ok, rec.of(ev.ErrorEvent)
+    assert [e.trigger for e in rec.of(ev.CompactionStarted)][:1] == ["reactive"]
+    assert agent.deps.compressor.context_length == 9_000
+    assert any("9,000" in n.text for n in rec.of(ev.Notice))
+    assert_valid(agent.messages)
+
+
+async def test_413_is_treated_as_overflow(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent()
+    await chat(agent, 6)
+    scripted_server.enqueue(Reply.error(413, "Request Entity Too Large"), Reply.text("made it"))
+    finished = await agent.run_turn("go")
+    assert finished.ok, rec.of(ev.ErrorEvent)
+    assert rec.of(ev.CompactionStarted)[0].trigger == "reactive"
+
+
+async def test_gives_up_after_three_reactive_compactions(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent()
+    await chat(agent, 8)
+    scripted_server.overflow_above(10)
+    assert not (await agent.run_turn("go")).ok
+    assert "after 3 compactions" in rec.of(ev.ErrorEvent)[-1].text or "could not make room" in rec.of(ev.ErrorEvent)[-1].text
+    assert_valid(agent.messages)
+
+
+async def test_manual_compress_passes_focus_and_reports(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent()
+    await chat(agent, 6)
+    result = await agent.compress_now("database schema")
+    prompt = next(b for b in scripted_server.requests if is_summary_request(b))["messages"][0]["content"]
+    assert '"database schema"' in prompt
+    assert result.changed and result.headline().startswith("Compressed:")
+    assert rec.of(ev.CompactionStarted)[-1].trigger == "manual"
+    assert rec.of(ev.CompactionStarted)[-1].focus == "database schema"
+    records = make_agent.store.compactions(agent.session_id)
+    assert records[-1].trigger == "manual" and records[-1].focus == "database schema"
+
+
+async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, scripted_server, tmp_path):
+    def respond(body):
+        if is_summary_request(body):
+            return Reply.text(CHECKPOINT)
+        if is_flush_request(body):
+            return Reply.tool_calls([("memory", {"action": "add", "target": "user",
+                                                 "content": "Prefers tabs over spaces."})])
+        return None
+
+    scripted_server.responder = respond
+    agent, rec = make_agent(memory={"flush_min_turns": 3})
+    await chat(agent, 4)
+    await agent.compress_now()
+    user_md = (tmp_path / "memory" / "USER.md").read_text()
+    assert "Prefers tabs over spaces." in user_md
+    dumped = json.dumps(agent.messages)
+    assert FLUSH_INSTRUCTION[:40] not in dumped
+    assert "Prefers tabs over spaces." in agent.messages[0]["content"], "system prompt rebuilt with fresh memory"
+
+
+async def test_flush_skipped_for_short_sessions(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent(memory={"flush_min_turns": 6})
+    await chat(agent, 3)
+    await agent.compress_now()
+    assert not any(is_flush_request(b) for b in scripted_server.requests)
+
+
+async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    todos = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
+             {"id": "2", "content": "write the rollback script", "status": "pending"}]
+    scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": todos})]), Reply.text("noted"))
+    agent, rec = make_agent()
+    await chat(agent, 5)
+    await agent.compress_now()
+    await chat(agent, 3)
+    await agent.compress_now()
+    holders = [m for m in agent.messages if "migrate the users table" in json.dumps(m) and m["role"] == "user"
+               and "[todo snapshot]" in json.dumps(m)]
+    assert len(holders) == 1
+    assert json.dumps(agent.messages).count("[todo snapshot]") == 1
+    last_user = [m for m in agent.messages if m["role"] == "user"][-1]
+    assert last_user is holders[0]
+    assert_valid(agent.messages)
+
+
+async def test_resumed_session_keeps_compaction_state(make_agent, scripted_server):
+    summaries_answer_with(scripted_server, CHECKPOINT.replace("## Goal\nNone.", "## Goal\nKEEP-THIS-GOAL"))
+    agent, rec = make_agent()
+    await chat(agent, 6)
+    await agent.compress_now()
+    again, rec2 = make_agent(session_id=agent.session_id)
+    assert again.messages[1:] == agent.messages[1:]
+    await chat(again, 2)
+    summaries_answer_with(scripted_server)
+    await again.compress_now()
+    prompts = [b["messages"][0]["content"] for b in scripted_server.requests if is_summary_request(b)]
+    assert "KEEP-THIS-GOAL" in prompts[-1] and "EARLIER CHECKPOINT" in prompts[-1]

@@ -1,0 +1,149 @@
+"""The turn loop over real HTTP: streaming, tools, errors, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from hermeslite.agent import events as ev
+from tests.builders import assert_valid
+from tests.server import Reply
+
+
+def roles(agent):
+    return [m["role"] for m in agent.messages]
+
+
+async def test_streams_a_text_reply_and_saves_it(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.text("Hello there, friend.", chunks=4))
+    agent, rec = make_agent()
+    finished = await agent.run_turn("hi")
+    assert finished.ok
+    assert rec.text() == "Hello there, friend."
+    assert len(rec.of(ev.TextDelta)) >= 2
+    assert roles(agent) == ["system", "user", "assistant"]
+    assert make_agent.store.load_transcript(agent.session_id)[1:] == agent.messages[1:]
+    assert rec.of(ev.PressureChanged) and rec.of(ev.TurnFinished)[-1].ok
+
+
+async def test_parallel_tool_calls_run_and_feed_back(make_agent, scripted_server, tmp_path):
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\n")
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "echo from-shell"}), ("read_file", {"path": "notes.txt"})]),
+        Reply.text("Both done."),
+    )
+    agent, rec = make_agent()
+    assert (await agent.run_turn("do two things")).ok
+    assert roles(agent) == ["system", "user", "assistant", "tool", "tool", "assistant"]
+    started = [e.name for e in rec.of(ev.ToolStarted)]
+    assert sorted(started) == ["read_file", "terminal"]
+    shell, read = agent.messages[3]["content"], agent.messages[4]["content"]
+    assert "from-shell" in shell and "[exit code: 0]" in shell
+    assert "beta" in read
+    second_request = scripted_server.requests[1]["messages"]
+    assert [m["role"] for m in second_request][-2:] == ["tool", "tool"]
+    assert_valid(agent.messages)
+
+
+async def test_rate_limit_is_retried_then_succeeds(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.error(429, "Rate limit reached", headers={"Retry-After": "0"}), Reply.text("fine"))
+    agent, rec = make_agent()
+    assert (await agent.run_turn("hi")).ok
+    assert rec.text() == "fine" and not rec.of(ev.ErrorEvent)
+
+
+async def test_disconnect_mid_stream_is_one_clear_error_and_a_valid_transcript(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.disconnect(after_chunks=3))
+    agent, rec = make_agent()
+    finished = await agent.run_turn("hi")
+    assert not finished.ok
+    errors = rec.of(ev.ErrorEvent)
+    assert len(errors) == 1 and "\n" not in errors[0].text and "Traceback" not in errors[0].text
+    assert_valid(agent.messages)
+    scripted_server.enqueue(Reply.text("back again"))
+    assert (await agent.run_turn("still there?")).ok
+    assert_valid(agent.messages)
+
+
+async def test_cancel_mid_reply_leaves_a_valid_transcript(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.delay(5, Reply.text("too late")))
+    agent, rec = make_agent()
+    task = asyncio.create_task(agent.run_turn("slow please"))
+    await asyncio.sleep(0.5)
+    task.cancel()
+    finished = await task
+    assert finished.cancelled
+    assert_valid(agent.messages)
+    assert agent.messages[-1]["role"] == "assistant"
+
+
+async def test_cancel_during_a_tool_kills_it_and_answers_the_call(make_agent, scripted_server, tmp_path):
+    marker = tmp_path / "finished"
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": f"sleep 20; touch {marker}"})]))
+    agent, rec = make_agent()
+    task = asyncio.create_task(agent.run_turn("run the slow thing"))
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if rec.of(ev.ToolStarted):
+            break
+    await asyncio.sleep(0.3)
+    task.cancel()
+    assert (await task).cancelled
+    assert_valid(agent.messages)
+    assert "cancelled" in agent.messages[-2]["content"] or "cancelled" in agent.messages[-1]["content"]
+    assert not marker.exists()
+
+
+async def test_dangerous_command_is_denied_headless(make_agent, scripted_server, tmp_path):
+    victim = tmp_path / "keep.txt"
+    victim.write_text("precious")
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "rm -rf ~"})]), Reply.text("ok, I won't"))
+    agent, rec = make_agent()
+    assert (await agent.run_turn("clean up my home")).ok
+    result = agent.messages[3]
+    assert result["role"] == "tool" and "denied" in result["content"].lower()
+    assert victim.exists()
+
+
+async def test_interactive_approval_asks_the_front_end(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "git push --force"})]), Reply.text("done"))
+    agent, rec = make_agent(interactive=True)
+    asked = []
+
+    def answer(event):
+        if isinstance(event, ev.ApprovalRequested):
+            asked.append(event.request)
+            event.answer.set_result(False)
+
+    agent.subscribe(answer)
+    assert (await agent.run_turn("push it")).ok
+    assert asked and "force" in asked[0].reason.lower()
+    assert "denied" in agent.messages[3]["content"].lower()
+
+
+async def test_max_iterations_stops_a_runaway_loop(make_agent, scripted_server):
+    scripted_server.enqueue(*[Reply.tool_calls([("terminal", {"command": f"echo {n}"})]) for n in range(5)])
+    agent, rec = make_agent(agent={"max_iterations": 3})
+    finished = await agent.run_turn("loop forever")
+    assert not finished.ok and "max_iterations" in rec.of(ev.ErrorEvent)[-1].text
+    assert_valid(agent.messages)
+
+
+async def test_auth_error_is_one_sentence(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.error(401, "Incorrect API key provided"))
+    agent, rec = make_agent()
+    assert not (await agent.run_turn("hi")).ok
+    text = rec.of(ev.ErrorEvent)[0].text
+    assert "key" in text.lower() and "\n" not in text
+    assert_valid(agent.messages)
+
+
+async def test_private_keys_never_reach_the_provider(make_agent, scripted_server):
+    agent, rec = make_agent()
+    await agent.run_turn("hi")
+    await agent.compress_now()
+    await agent.run_turn("again")
+    for body in scripted_server.requests:
+        for m in body["messages"]:
+            assert not any(k.startswith("_") for k in m), m
+    json.dumps(scripted_server.requests)

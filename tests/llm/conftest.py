@@ -1,0 +1,41 @@
+"""Fixtures for the litellm adapter tests: a scripted server and clients pointed at it."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from hermeslite.config import ModelConfig
+from hermeslite.llm.litellm_client import LiteLLMClient
+from tests.llm.helpers import MODEL
+from tests.server import ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests must not depend on (or leak) the developer's real keys."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture
+def make_client(scripted_server: ScriptedServer) -> Callable[..., LiteLLMClient]:
+    """`make_client(max_retries=3, **model_config)`: a LiteLLMClient for openai/test-model on the scripted server."""
+
+    def make(*, max_retries: int = 3, retry_base_delay: float = 0.01, request_timeout: float = 30,
+             on_retry: Any = None, **config: Any) -> LiteLLMClient:
+        config.setdefault("name", MODEL)
+        config.setdefault("api_base", scripted_server.base_url)
+        return LiteLLMClient(ModelConfig(**config), max_retries=max_retries, retry_base_delay=retry_base_delay,
+                             request_timeout=request_timeout, on_retry=on_retry)
+
+    return make
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """litellm trips pydantic deprecation and schema warnings on its own types; they are not ours to fix."""
+    here = str(__import__("pathlib").Path(__file__).parent)
+    for item in items:
+        if str(item.path).startswith(here):
+            item.add_marker(pytest.mark.filterwarnings("ignore::DeprecationWarning:litellm.*"))
+            item.add_marker(pytest.mark.filterwarnings("ignore::UserWarning:pydantic.*"))
