@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor, Summarize
@@ -18,11 +19,15 @@ from hermeslite.tools.registry import default_registry
 from .deps import AgentDeps
 from .loop import Agent
 
-def summarizer_for(llm: LLMClient, timeout: float) -> Summarize:
-    """The compressor's summarize callable: one user message in, the reply's text out."""
+def summarizer_for(current_llm: Callable[[], LLMClient], timeout: float) -> Summarize:
+    """The compressor's summarize callable: one user message in, the reply's text out.
+
+    It asks for the agent's current client on every call, so /model switches the
+    summarizer too.
+    """
 
     async def summarize(prompt: str, model: str | None) -> str:
-        completion = await llm.complete([{"role": "user", "content": prompt}], model=model, timeout=timeout)
+        completion = await current_llm().complete([{"role": "user", "content": prompt}], model=model, timeout=timeout)
         return completion.message.get("content") or ""
 
     return summarize
@@ -63,7 +68,7 @@ def build_agent(
         terminal_timeout=settings.tools.terminal_timeout, output_limit=settings.tools.output_limit)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
-        summarize=summarizer_for(llm, settings.compression.summary_timeout))
+        summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout))
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd)
     if loaded is None:

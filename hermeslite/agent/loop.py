@@ -207,7 +207,16 @@ class Agent:
         elif last_role in ("user", "tool"):
             self.append({"role": "assistant", "content": note})
 
-    # -- manual compaction -------------------------------------------------------
+    # -- commands from the front end ---------------------------------------------
+
+    def switch_model(self, llm) -> None:
+        """Talk to another model from the next request on; a smaller window means the
+        next turn's preflight compacts before sending."""
+        self.deps.llm = llm
+        self.deps.compressor.set_context_length(llm.context_window())
+        self.last_prompt_tokens = None
+        self.emit(ev.PressureChanged(self.pressure()))
+
 
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""

@@ -1,0 +1,92 @@
+"""`hermeslite -p` as a user runs it: a real process, real HTTP, a real session store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hermeslite.store.sessions import SessionStore
+from tests.builders import assert_valid
+from tests.server import Reply, ScriptedServer
+
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY")
+
+
+def env_for(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS and k != "HERMESLITE_CONFIG"}
+    env["HERMESLITE_HOME"] = str(home)
+    return env
+
+
+def hermeslite(args: list[str], home: Path, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hermeslite", *args], cwd=cwd, env=env_for(home),
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def model_args(server: ScriptedServer) -> list[str]:
+    return ["--model", "openai/test-model", "--api-base", server.base_url]
+
+
+def sessions_db(home: Path) -> SessionStore:
+    return SessionStore(home / "data" / "sessions.db")
+
+
+def test_one_prompt_streams_the_reply_to_stdout(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo tool-ran"})]),
+                            Reply.text("All good: the tool ran.", chunks=3))
+    done = hermeslite(["-p", "run something", *model_args(scripted_server)], tmp_path / "home", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "All good: the tool ran."
+    assert "terminal" in done.stderr and "echo tool-ran" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_continue_appends_to_the_latest_session(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    scripted_server.enqueue(Reply.text("first answer"), Reply.text("second answer"))
+    assert hermeslite(["-p", "first", *model_args(scripted_server)], home, tmp_path).returncode == 0
+    second = hermeslite(["-p", "second", "--continue", *model_args(scripted_server)], home, tmp_path)
+    assert second.returncode == 0, second.stderr
+    sent = [m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] in ("user", "assistant")]
+    assert sent == ["first", "first answer", "second"]
+    store = sessions_db(home)
+    assert len(store.list_sessions()) == 1
+    listing = hermeslite(["sessions"], home, tmp_path)
+    assert store.latest_session_id() in listing.stdout and "first" in listing.stdout
+
+
+def test_errors_exit_non_zero_with_one_line(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.error(401, "Incorrect API key provided"))
+    done = hermeslite(["-p", "hi", *model_args(scripted_server)], tmp_path / "home", tmp_path)
+    assert done.returncode == 1
+    assert "error:" in done.stderr and "Traceback" not in done.stderr
+    bad = hermeslite(["-p", "hi", "--resume", "nope", *model_args(scripted_server)], tmp_path / "home", tmp_path)
+    assert bad.returncode == 1 and "nope" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_kill_9_mid_turn_then_continue_resumes_a_valid_transcript(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    started = tmp_path / "started"
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": f"touch {started}; sleep 60"})]))
+    proc = subprocess.Popen([sys.executable, "-m", "hermeslite", "-p", "long job", *model_args(scripted_server)],
+                            cwd=tmp_path, env=env_for(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert started.exists(), "the tool never started"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    store = sessions_db(home)
+    restored = store.load_transcript(store.latest_session_id())
+    assert_valid(restored)
+    assert restored[-1]["role"] == "tool" and "interrupted" in restored[-1]["content"]
+    scripted_server.enqueue(Reply.text("picking up where we left off"))
+    done = hermeslite(["-p", "are you back?", "--continue", *model_args(scripted_server)], home, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "picking up where we left off"
+    assert_valid(store.load_transcript(store.latest_session_id()))
