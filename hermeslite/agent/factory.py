@@ -68,7 +68,8 @@ def build_agent(
         terminal_timeout=settings.tools.terminal_timeout, output_limit=settings.tools.output_limit)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
-        summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout))
+        summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout),
+        summary_input_tokens=getattr(llm, "summary_input_tokens", None))
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd)
     if loaded is None:

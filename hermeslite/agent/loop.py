@@ -81,6 +81,9 @@ class Agent:
         self.ledger.reset(messages)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
+        """Schemas sent with each request; none for a model that cannot call tools."""
+        if not getattr(self.deps.llm, "supports_tools", True):
+            return []
         return self.deps.registry.schemas()
 
     def estimate_request(self) -> int:

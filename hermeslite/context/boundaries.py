@@ -38,7 +38,8 @@ def _group_end(messages: list[Message], i: int) -> int:
     return j
 
 
-def head_end(messages: list[Message], protect_first_n: int) -> int:
+def head_end(messages: list[Message], protect_first_n: int, tokens: list[int] | None = None,
+             cap: int | None = None) -> int:
     """System prompt plus the first `protect_first_n` messages, never mid-group.
 
     The first kept message after the system prompt must be a user message; a
@@ -55,10 +56,13 @@ def head_end(messages: list[Message], protect_first_n: int) -> int:
         end = _group_end(messages, end - 1)
     if any(is_summary(m) for m in messages[start:end]):
         return start
+    if cap is not None and tokens is not None and sum(tokens[start:end]) > cap:
+        return start  # a huge opening exchange is not worth protecting; its asks become anchors
     return end
 
 
-def tail_start(messages: list[Message], tokens: list[int], head: int, budget: int, min_messages: int) -> int:
+def tail_start(messages: list[Message], tokens: list[int], head: int, budget: int, min_messages: int,
+               hard_cap: int | None = None) -> int:
     """Walk back from the newest message until the token budget is spent.
 
     At least `min_messages` are kept whatever they cost; past that, a message is
@@ -70,6 +74,8 @@ def tail_start(messages: list[Message], tokens: list[int], head: int, budget: in
         cost = tokens[i - 1]
         if count >= min_messages and (spent >= budget or spent + cost > budget * SOFT_CEILING):
             break
+        if hard_cap is not None and count >= 1 and spent + cost > hard_cap:
+            break  # the minimum count yields when a few huge messages would fill the window
         spent += cost
         count += 1
         i -= 1
@@ -106,16 +112,24 @@ def find_boundaries(
     tail_budget: int,
     protect_last_n: int,
     force: bool = False,
+    tail_floor: int = 0,
+    head_cap: int | None = None,
+    tail_cap: int | None = None,
 ) -> Boundaries:
     """Head, tail and the latest user message for one compaction.
 
     With `force` (the manual /compress) a transcript that fits entirely in the
-    tail budget is still compacted, keeping only the latest user turn.
+    tail budget is still compacted, keeping only the latest user turn. The tail
+    never starts before `tail_floor` (where a dropped earlier summary stood).
+    `head_cap` and `tail_cap` stop a few very large messages from being
+    protected wholesale, which would leave nothing to compact.
     """
-    head = head_end(messages, protect_first_n)
-    min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
-    tail = tail_start(messages, tokens, head, tail_budget, min_tail)
     user = latest_user_index(messages)
+    head = head_end(messages, protect_first_n, tokens, head_cap)
+    if user is not None and user < head:
+        head = user  # the summary must come before the latest ask, never after it
+    min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
+    tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, tail_cap), tail_floor)
     if force and tail <= head + 1 and user is not None and user > head:
         tail = user
     lifted = user if user is not None and head <= user < tail else None

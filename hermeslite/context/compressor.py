@@ -27,7 +27,7 @@ from .redact import redact_secrets
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns, summary_budget
-from .tokens import estimate_tokens, message_tokens
+from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
 FOCUS_CHARS = 200
@@ -52,6 +52,7 @@ class ContextCompressor:
         summarize: Summarize | None = None,
         clock: Callable[[], float] = time.monotonic,
         today: Callable[[], str] = lambda: date.today().isoformat(),
+        summary_input_tokens: int | None = None,
     ) -> None:
         self.config = config or CompressionConfig()
         self.summarize = summarize
@@ -64,6 +65,8 @@ class ContextCompressor:
         # Tokens every request carries besides the messages (tool schemas): the
         # agent sets this so "under the threshold" means the whole request is.
         self.request_overhead_tokens = 0
+        # A cap on the transcript excerpt sent to the summarizer, for slow local models.
+        self.summary_input_tokens = summary_input_tokens
 
     # -- sizes -----------------------------------------------------------------
 
@@ -156,6 +159,8 @@ class ContextCompressor:
             protect_last_n=self.config.protect_last_n,
             force=force,
             tail_floor=previous_junction(pruned) if handoffs else 0,
+            head_cap=self.tail_budget,
+            tail_cap=self.threshold_tokens // 2,
         )
         if bounds.empty:
             return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes))
@@ -228,7 +233,10 @@ class ContextCompressor:
             return self._fallback(anchors, middle, "skipped: no summarizer is configured")
         if not force and self.guard.cooling_down():
             return self._fallback(anchors, middle, "skipped: cooling down after a failed summary")
-        turns = render_turns(middle, input_budget_chars(self.context_length, budget))
+        max_chars = input_budget_chars(self.context_length, budget)
+        if self.summary_input_tokens:
+            max_chars = min(max_chars, self.summary_input_tokens * CHARS_PER_TOKEN)
+        turns = render_turns(middle, max_chars)
         prompt = build_prompt(turns, previous=self.previous_summary, focus=focus, budget_tokens=budget, today=self._today())
         failures: list[str] = []
         for model in [cfg.summary_model] + ([None] if cfg.summary_model else []):

