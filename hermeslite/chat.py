@@ -96,7 +96,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
 
 def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
     agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
-    for subscriber in old._subscribers:
+    for subscriber in old.subscribers:
         agent.subscribe(subscriber)
     sys.stderr.write(f"new session {agent.session_id}\n")
     return agent

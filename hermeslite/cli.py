@@ -1,10 +1,9 @@
 """The `hermeslite` command: parse arguments, load settings, run one command.
 
-Every command is a function `(args, loaded) -> exit code` attached to its
-subparser with `set_defaults(run=...)`, so `main` never grows: the chat loop
-becomes the `run` for "no subcommand", and options such as -p, --model,
---continue, --resume and a `sessions` command are added in `build_parser`.
-This is the only module that prints.
+Every command is a function `(args, loaded) -> exit code` attached with
+`set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
+or an interactive chat) is the default command, `config` and `sessions` are
+subcommands. Errors reach the user as one line on stderr, never a traceback.
 """
 
 from __future__ import annotations

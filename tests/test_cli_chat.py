@@ -90,3 +90,14 @@ def test_kill_9_mid_turn_then_continue_resumes_a_valid_transcript(scripted_serve
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "picking up where we left off"
     assert_valid(store.load_transcript(store.latest_session_id()))
+
+
+def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.text("hello back"))
+    done = hermeslite([*model_args(scripted_server)], tmp_path / "home", tmp_path,
+                      input="/help\nhello\n/compress database schema\n/bogus\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "hello back" in done.stdout
+    assert "/compress [focus]" in done.stderr
+    assert "unknown command /bogus" in done.stderr
+    assert "compressing (manual)" in done.stderr and "focus: database schema" in done.stderr

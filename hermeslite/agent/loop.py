@@ -58,6 +58,10 @@ class Agent:
     def subscribe(self, subscriber: ev.Subscriber) -> None:
         self._subscribers.append(subscriber)
 
+    @property
+    def subscribers(self) -> tuple[ev.Subscriber, ...]:
+        return tuple(self._subscribers)
+
     def emit(self, event: ev.Event) -> None:
         for subscriber in list(self._subscribers):
             subscriber(event)
