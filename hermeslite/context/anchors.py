@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .handoff import has_handoff, split_handoff
 from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
@@ -23,15 +23,19 @@ MAX_FILES = 100
 MAX_COMMANDS = 20
 MAX_OLDER_FAILURES = 10   # failing commands kept beyond the newest 20
 MAX_ERRORS = 8
+ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
 ERROR_SCAN_CHARS = 6_000
 MATCH_PREFIX = 60
 FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
+CONTENT_TOOLS = {"read_file", "search_files"}  # they show file contents: an "error" there is code, not a failure
 ACTIVE_TODO = ("pending", "in_progress")
+# Searched in the lower-cased line. Every branch starts with a literal so `re` can skip ahead fast
+# (an IGNORECASE pattern opening with \b or \w* costs ten times more); the word-start checks sit in
+# look-behinds after the literal. "error" also matches inside AssertionError, ValueError, ...
 ERROR_LINE = re.compile(
-    r"(?:\w*(?:error|exception)s?\b|\btraceback\b|\bfatal\b|\bpanic\b|\bfailed\b|\bfailure\b"
-    r"|command not found|no such file)",
-    re.IGNORECASE,
+    r"(?:error|exception)s?\b|traceback(?<!\wtraceback)\b|fatal(?<!\wfatal)\b|panic(?<!\wpanic)\b"
+    r"|failed(?<!\wfailed)\b|failure(?<!\wfailure)\b|command not found|no such file"
 )
 NOT_AN_ERROR = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.IGNORECASE)
 HEADING = "## Recorded Facts"
@@ -45,9 +49,10 @@ def _norm(text: str) -> str:
 class Anchors:
     users: list[str] = field(default_factory=list)            # newest first
     files: list[list[str]] = field(default_factory=list)      # [action, path], newest first
-    commands: list[list[Any]] = field(default_factory=list)   # [command, exit code or None], newest first
-    errors: list[str] = field(default_factory=list)           # newest first
+    commands: list[list[Any]] = field(default_factory=list)   # [command, exit code or None] of its newest run
+    errors: list[str] = field(default_factory=list)           # error lines of tools other than terminal, newest first
     todos: list[str] = field(default_factory=list)            # active items of the newest todo list
+    failures: dict[str, list[str]] = field(default_factory=dict)  # command -> error lines of its failed newest run
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,19 +64,30 @@ class Anchors:
             return [str(x) for x in data.get(key) or [] if isinstance(x, str)]
         def pairs(key: str) -> list[list[Any]]:
             return [list(x) for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
-        return cls(strings("users"), pairs("files"), pairs("commands"), strings("errors"), strings("todos"))
+        raw = data.get("failures") if isinstance(data.get("failures"), dict) else {}
+        failures = {str(k): [str(x) for x in v if isinstance(x, str)] for k, v in raw.items() if isinstance(v, list)}
+        return cls(strings("users"), pairs("files"), pairs("commands"), strings("errors"), strings("todos"), failures)
 
     def is_empty(self) -> bool:
         return not (self.users or self.files or self.commands or self.errors or self.todos)
 
     def merged_with(self, older: "Anchors") -> "Anchors":
-        """These (newer) anchors first, then the older ones, deduplicated and capped."""
+        """These (newer) anchors first, then the older ones, deduplicated and capped.
+
+        A command run again in the newer turns keeps only its newer outcome, so a
+        failure that was fixed since drops out together with its error lines.
+        """
+        newer = {c[0] for c in self.commands}
+        commands = _dedupe(self.commands + older.commands, key=lambda c: c[0])
+        failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
+        commands, failures = _cap_commands(commands, failures.get)
         return Anchors(
             users=_cap_users(_dedupe(self.users + older.users, key=_norm)),
             files=_dedupe(self.files + older.files, key=lambda f: f[1])[:MAX_FILES],
-            commands=_cap_commands(self.commands + older.commands),
+            commands=commands,
             errors=_dedupe(self.errors + older.errors, key=_norm)[:MAX_ERRORS],
             todos=self.todos or older.todos,
+            failures=failures,
         )
 
     def missing_from(self, summary: str) -> "Anchors":
@@ -79,12 +95,17 @@ class Anchors:
         flat = _norm(summary)
         def present(text: str) -> bool:
             return _norm(text)[:MATCH_PREFIX] in flat
+        commands = [
+            c for c in self.commands
+            if not present(str(c[0])) or not all(present(e) for e in self.failures.get(c[0], []))
+        ]
         return Anchors(
             users=[u for u in self.users if not present(u)],
             files=[f for f in self.files if f[1] not in summary],
-            commands=[c for c in self.commands if not present(str(c[0]))],
+            commands=commands,
             errors=[e for e in self.errors if not present(e)],
             todos=[t for t in self.todos if not present(t)],
+            failures={c[0]: self.failures[c[0]] for c in commands if c[0] in self.failures},
         )
 
 
@@ -102,10 +123,36 @@ def _failed(command: list[Any]) -> bool:
     return command[1] not in (0, None)
 
 
-def _cap_commands(commands: list[list[Any]]) -> list[list[Any]]:
-    """The newest 20 commands, plus older ones that failed: a failure is what a resumed agent must not forget."""
-    older_failures = [c for c in commands[MAX_COMMANDS:] if _failed(c)][:MAX_OLDER_FAILURES]
-    return commands[:MAX_COMMANDS] + older_failures
+def _cap_commands(
+    commands: list[list[Any]], lines_of: Callable[[str], list[str] | None]
+) -> tuple[list[list[Any]], dict[str, list[str]]]:
+    """The newest 20 commands, plus older ones that failed: a failure is what a resumed agent must not forget.
+
+    Among the older ones, failures that printed an error line come first: a
+    `grep` that found nothing exits 1 too, and must not crowd out a failing test.
+    `lines_of` gives a command's error lines; it is asked only about commands
+    that can still be kept, so a long session costs no more than a short one.
+    """
+    failures: dict[str, list[str]] = {}
+    def note(command: list[Any]) -> bool:
+        lines = lines_of(command[0])
+        if lines:
+            failures[command[0]] = lines
+        return bool(lines)
+    kept = commands[:MAX_COMMANDS]
+    for command in kept:
+        note(command)
+    with_lines, without = [], []
+    for command in commands[MAX_COMMANDS:]:
+        if len(with_lines) >= MAX_OLDER_FAILURES:
+            break
+        if note(command):
+            with_lines.append(command)
+        elif _failed(command):
+            without.append(command)
+    chosen = {id(c) for c in with_lines + without[: MAX_OLDER_FAILURES - len(with_lines)]}
+    kept = kept + [c for c in commands[MAX_COMMANDS:] if id(c) in chosen]
+    return kept, {c[0]: failures[c[0]] for c in kept if c[0] in failures}
 
 
 def _cap_users(users: list[str]) -> list[str]:
@@ -133,7 +180,7 @@ def _user_text(msg: Message) -> str:
 def _error_lines(output: str) -> list[str]:
     found = []
     for line in reversed(output[-ERROR_SCAN_CHARS:].splitlines()):
-        if ERROR_LINE.search(line) and not NOT_AN_ERROR.search(line) and line.strip():
+        if ERROR_LINE.search(line.lower()) and not NOT_AN_ERROR.search(line) and line.strip():
             found.append(_clip(line, ERROR_CHARS))
     return found
 
@@ -142,9 +189,12 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
     """Anchors from compacted turns, walking newest first so caps keep the latest."""
     messages = list(messages)
     results = {str(m.get("tool_call_id")): text_of(m.get("content")) for m in messages if m.get("role") == "tool"}
+    names = {call_id(c): call_name(c) for m in messages if m.get("role") == "assistant" for c in tool_calls_of(m)}
     anchors = Anchors()
     user_chars = 0
     seen_paths: set[str] = set()
+    seen_commands: set[str] = set()
+    failed_output: dict[str, str] = {}  # command -> output of its newest run, when that did not exit 0
     for msg in reversed(messages):
         role = msg.get("role")
         if role == "user" and user_chars < USER_BUDGET_CHARS:
@@ -154,16 +204,25 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
                 user_chars += len(text)
         elif role == "assistant":
             for call in reversed(tool_calls_of(msg)):
-                _note_call(anchors, call, results.get(call_id(call), ""), seen_paths)
+                _note_call(anchors, call, results.get(call_id(call), ""), seen_paths, seen_commands, failed_output)
         elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
+            name = names.get(str(msg.get("tool_call_id") or "")) or str(msg.get("name") or "")
+            if name == "terminal" or name in CONTENT_TOOLS:
+                continue  # a command's error lines go with the command (see _note_call)
             for line in _error_lines(text_of(msg.get("content"))):
                 if len(anchors.errors) < MAX_ERRORS and line not in anchors.errors:
                     anchors.errors.append(line)
-    anchors.commands = _cap_commands(anchors.commands)
+    anchors.commands, anchors.failures = _cap_commands(
+        anchors.commands, lambda command: _error_lines(failed_output[command])[:ERRORS_PER_COMMAND]
+        if command in failed_output else None,
+    )
     return anchors
 
 
-def _note_call(anchors: Anchors, call: dict, result: str, seen_paths: set[str]) -> None:
+def _note_call(
+    anchors: Anchors, call: dict, result: str, seen_paths: set[str], seen_commands: set[str],
+    failed_output: dict[str, str],
+) -> None:
     name = call_name(call)
     if name in FILE_ACTIONS and len(anchors.files) < MAX_FILES:
         path = str(parsed_arguments(call).get("path") or "").strip()
@@ -172,9 +231,13 @@ def _note_call(anchors: Anchors, call: dict, result: str, seen_paths: set[str]) 
             anchors.files.append([FILE_ACTIONS[name], path])
     elif name == "terminal":
         command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
-        entry = [command, exit_code_of(result)]
-        if command and (len(anchors.commands) < MAX_COMMANDS or _failed(entry)):
-            anchors.commands.append(entry)
+        if not command or command in seen_commands:
+            return  # walking newest first: only a command's newest run counts
+        seen_commands.add(command)
+        code = exit_code_of(result)
+        anchors.commands.append([command, code])
+        if code != 0:
+            failed_output[command] = result
     elif name == "todo" and not anchors.todos:
         items = parsed_arguments(call).get("todos") or []
         anchors.todos = [
@@ -200,7 +263,9 @@ def render_anchors(anchors: Anchors) -> str:
         lines += [f"- {action} {path}" for action, path in anchors.files]
     if anchors.commands:
         lines.append("Commands, newest first:")
-        lines += [f"- `{cmd}` -> exit {'?' if code is None else code}" for cmd, code in anchors.commands]
+        for cmd, code in anchors.commands:
+            lines.append(f"- `{cmd}` -> exit {'?' if code is None else code}")
+            lines += [f"    {e}" for e in anchors.failures.get(cmd, [])]
     if anchors.errors:
         lines.append("Recent error lines:")
         lines += [f"- {e}" for e in anchors.errors]

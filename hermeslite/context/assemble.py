@@ -36,6 +36,22 @@ def unwrap_handoffs(messages: list[Message]) -> list[Message]:
     return out
 
 
+def previous_junction(messages: list[Message]) -> int:
+    """Where, in `unwrap_handoffs(messages)`, the newest standalone summary stood.
+
+    A standalone summary was put between the previous head and tail to keep the
+    roles alternating, so the messages on either side of it may share a role:
+    once it is dropped, the next tail must start at or after this point.
+    """
+    junction = kept = 0
+    for msg in messages:
+        if has_handoff(msg) and split_handoff(msg)[1] is None:
+            junction = kept
+        else:
+            kept += 1
+    return junction
+
+
 def assemble(messages: list[Message], bounds: Boundaries, summary: str, anchors: dict[str, Any]) -> list[Message]:
     """head + summary + (latest user message, if lifted) + tail, provider-valid."""
     head = list(messages[: bounds.head_end])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 ABORT_STATUS = {401, 403}
-ABORT_CLASS_NAMES = {"AuthenticationError", "PermissionDeniedError", "PermissionError"}
+ABORT_CLASS_NAMES = {"AuthenticationError", "PermissionDeniedError", "PermissionError", "AuthError"}
 ABORT_TEXT = re.compile(
     r"insufficient[_ ]quota|exceeded your current quota|quota exceeded|out of (?:extra )?(?:usage|credits)"
     r"|billing|credit balance|payment required|no api key|api key (?:not found|missing|is invalid)"

@@ -20,13 +20,14 @@ def fallback_checkpoint(anchors: Anchors, *, removed: int, reason: str, previous
     first = f'"{anchors.users[-1]}"' if anchors.users else "Not recorded."
     done = [f"ran `{cmd}` -> exit {'?' if code is None else code}" for cmd, code in anchors.commands]
     done += [f"{action} {path}" for action, path in anchors.files if action != "read"]
+    failed = [f"`{cmd}`: {line}" for cmd, _ in anchors.commands for line in anchors.failures.get(cmd, [])]
     sections = [
         f"## Active Task\n{latest}",
         f"## Goal\nEarliest request in the removed turns: {first}",
         f"## Completed Actions\n{_bullets(done)}",
         f"## Relevant Files\n{_bullets([path for _, path in anchors.files])}",
         f"## Remaining Work\n{_bullets(anchors.todos) if anchors.todos else 'Not known: check the recent messages.'}",
-        f"## Critical Values\n{_bullets(anchors.errors)}",
+        f"## Critical Values\n{_bullets(failed + anchors.errors)}",
     ]
     if previous:
         sections.append(f"## Earlier Checkpoint\n{previous.strip()}")

@@ -22,6 +22,7 @@ PREAMBLE = (
     "exactly as before, and MEMORY.md and USER.md stay authoritative."
 )
 END = "[END OF HANDOFF SUMMARY: answer the latest user message, not this summary]"
+MERGE_GAP = "\n\n"  # between the end marker and the content of the message a summary was merged into
 SYSTEM_NOTE = (
     "[Note: part of this conversation was condensed into a handoff summary to save context space. "
     "Treat that summary as background reference; your memory files remain authoritative.]"
@@ -45,7 +46,7 @@ def summary_message(role: str, summary: str, anchors: dict[str, Any]) -> Message
 
 def merge_into(msg: Message, summary: str, anchors: dict[str, Any]) -> Message:
     """Put the summary in front of an existing message, keeping its content verbatim after it."""
-    framed = frame(summary, with_end=True) + "\n\n"
+    framed = frame(summary, with_end=True) + MERGE_GAP
     content = msg.get("content")
     merged = dict(msg)
     if isinstance(content, list):
@@ -65,7 +66,8 @@ def split_handoff(msg: Message) -> tuple[str, Any]:
     """(summary body, what the message said besides the summary).
 
     The second part is the original content of a message the summary was
-    merged into (a string or list of parts), or None for a standalone summary.
+    merged into (a string or list of parts, verbatim even when empty), or None
+    for a standalone summary.
     """
     content = msg.get("content")
     text = text_of(content)
@@ -78,8 +80,10 @@ def split_handoff(msg: Message) -> tuple[str, Any]:
     if isinstance(content, list):
         rest = content[1:] if content and isinstance(content[0], dict) and content[0].get("type") == "text" else content
         return body, rest or None
-    remainder = text[end + len(END) :].lstrip("\n")
-    return body, remainder or None
+    remainder = text[end + len(END) :]
+    if not remainder.startswith(MERGE_GAP):
+        return body, None  # a standalone user-role summary ends at its end marker
+    return body, remainder[len(MERGE_GAP) :]
 
 
 def find_previous(messages: list[Message]) -> tuple[str, dict[str, Any]] | None:

@@ -95,15 +95,14 @@ def reference_id(msg: Message) -> str:
     Derived from the content so the same original always maps to the same id,
     whichever pass archives it.
     """
-    h = hashlib.blake2b(digest_size=5)
-    h.update(str(msg.get("role", "")).encode())
-    h.update(str(msg.get("tool_call_id", "")).encode())
     content = msg.get("content")
-    if isinstance(content, str):
-        h.update(content.encode("utf-8", "surrogatepass"))
-    else:
-        h.update(json.dumps(content, sort_keys=True, default=str).encode("utf-8", "surrogatepass"))
-    for call in tool_calls_of(msg):
-        h.update(call_id(call).encode())
-        h.update(call_arguments(call).encode("utf-8", "surrogatepass"))
-    return "r" + h.hexdigest()
+    if not isinstance(content, str):
+        content = json.dumps(content, sort_keys=True, default=str)
+    # One string hashed at once (the digest is the same as feeding the parts in turn): this runs
+    # for every compacted message, so per-call overhead counts. SHA-1 is a content fingerprint
+    # here, not security; OpenSSL's (hardware-assisted on most CPUs) is several times faster
+    # than BLAKE2b, and a big compaction hashes megabytes of originals.
+    data = f"{msg.get('role', '')}{msg.get('tool_call_id', '')}{content}"
+    if msg.get("tool_calls"):
+        data += "".join(call_id(call) + call_arguments(call) for call in tool_calls_of(msg))
+    return "r" + hashlib.sha1(data.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()[:10]

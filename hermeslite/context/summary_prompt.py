@@ -102,6 +102,11 @@ def _take(messages: list[Message], budget: int) -> tuple[list[str], int]:
     return out, used
 
 
+INTRO = "You are writing a checkpoint of a conversation between a user and an AI agent that uses tools."
+# Text only the request itself contains: a reply carrying it echoed the prompt instead of answering.
+ECHO_MARKS = (INTRO, "TURNS:\n<<<\n", "EARLIER CHECKPOINT:\n<<<\n")
+
+
 def _template() -> str:
     return "\n".join(f"## {name}\n({hint})" for name, hint in SECTIONS)
 
@@ -116,8 +121,7 @@ def build_prompt(
 ) -> str:
     """The whole request to the summarizer, as one user message."""
     parts = [
-        "You are writing a checkpoint of a conversation between a user and an AI agent that uses tools. "
-        "The turns below are about to be removed from the agent's context; afterwards the agent sees only "
+        f"{INTRO} The turns below are about to be removed from the agent's context; afterwards the agent sees only "
         "your checkpoint and the most recent messages, so anything you leave out is gone for it.",
         "Use exactly these Markdown headings, in this order, and write 'None.' under any that has nothing:",
         _template(),
@@ -131,8 +135,8 @@ def build_prompt(
     ]
     if focus:
         parts.append(
-            f"FOCUS: the user asked to keep everything about \"{focus}\". Spend about two thirds of the length "
-            "on it, in full detail (exact names, values, decisions), and cover everything else briefly."
+            f"FOCUS: the user asked to keep everything about \"{redact_secrets(focus)}\". Spend about two thirds "
+            "of the length on it, in full detail (exact names, values, decisions), and cover everything else briefly."
         )
     if previous:
         parts.append(
@@ -158,6 +162,8 @@ def rejection_reason(summary: str, replaced_tokens: int) -> str | None:
     """Why a summary is unusable, or None when it passes."""
     if not summary.strip():
         return "the summary was empty"
+    if any(mark in summary for mark in ECHO_MARKS):
+        return "the summary repeats the request instead of answering it"
     found = {h.strip().lower().rstrip(":") for h in HEADING_LINE.findall(summary)}
     missing = [name for name in REQUIRED if name.lower() not in found]
     if missing:

@@ -12,11 +12,40 @@ from typing import Callable
 
 EXIT_CODE = re.compile(r"exit(?:[ _]code)?\W{0,3}(-?\d+)", re.IGNORECASE)
 MATCH_COUNT = re.compile(r"(\d+)\s+(?:matches|match|results|hits)\b", re.IGNORECASE)
+# The same search done fast: find the word with str.find in lower-cased text, then the number before it.
+COUNT_WORDS = ("match", "results", "hits")
+COUNT_WORD = re.compile(r"match(?:es)?\b|results\b|hits\b")
+NUMBER_BEFORE = re.compile(r"(\d+)\s+\Z")
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Whitespace collapsed, cut to `limit` chars; only as much of `text` is read as that needs."""
+    text = str(text)
+    size = 4 * limit + 64
+    while True:
+        flat = " ".join(text[:size].split())  # a prefix of the whole text's collapsed form
+        if len(flat) > limit or size >= len(text):
+            break
+        size *= 4
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def reported_count(output: str) -> int | None:
+    """The first "<n> matches|match|results|hits", as MATCH_COUNT.search finds it (number within 80 chars)."""
+    low = output.lower()
+    if len(low) != len(output):  # a few characters change length when lower-cased
+        found = MATCH_COUNT.search(output)
+        return int(found.group(1)) if found else None
+    next_at = {word: low.find(word) for word in COUNT_WORDS}
+    while True:
+        word, at = min(((w, i) for w, i in next_at.items() if i >= 0), key=lambda x: x[1], default=(None, -1))
+        if word is None:
+            return None
+        if COUNT_WORD.match(low, at):
+            found = NUMBER_BEFORE.search(output, max(0, at - 80), at)
+            if found:
+                return int(found.group(1))
+        next_at[word] = low.find(word, at + 1)
 
 
 def _lines(output: str) -> int:
@@ -51,8 +80,9 @@ def _patch(args: dict, output: str) -> str:
 
 def _search(args: dict, output: str) -> str:
     query = args.get("pattern") or args.get("query") or ""
-    found = MATCH_COUNT.search(output)
-    count = int(found.group(1)) if found else sum(1 for line in output.splitlines() if line.strip())
+    count = reported_count(output)
+    if count is None:
+        count = sum(1 for line in output.splitlines() if line.strip())
     where = f" in {_clip(args['path'], 80)}" if args.get("path") else ""
     return f"searched for '{_clip(query, 60)}'{where} -> {count} matches"
 
