@@ -4,8 +4,8 @@ litellm maps provider failures onto dozens of exception classes whose `str()`
 stacks prefixes ("litellm.BadRequestError: ContextWindowExceededError:
 OpenAIException - ...") and sometimes whole JSON bodies. `classify` decides
 by class name (through the MRO, so litellm need not be imported here), status
-code and message phrases, and writes one sentence for the user that names the
-model and says what to do.
+code and message phrases (the tables and readers are in `provider_signals`),
+and writes one sentence for the user that names the model and says what to do.
 
 Order matters:
 1. ContextWindowExceededError, HTTP 413 or "request entity too large" -> ContextOverflow
@@ -23,85 +23,34 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from email.utils import parsedate_to_datetime
-from typing import Any
 
 from hermeslite.context.redact import redact_secrets
 
 from .errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError
+from .provider_signals import (
+    AUTH_CLASSES,
+    CONNECTION_CLASSES,
+    CONNECTION_PHRASES,
+    OVERFLOW_PHRASES,
+    QUOTA_PHRASES,
+    SERVER_CLASSES,
+    TIMEOUT_CLASSES,
+    TIMEOUT_PHRASES,
+    TOO_LARGE_PHRASES,
+    body_limit,
+    class_names,
+    exc_api_base,
+    model_label,
+    parse_context_limit,
+    provider_of,
+    retry_after_seconds,
+    search_text,
+    status_of,
+    unwrap,
+)
 
 MAX_MESSAGE_CHARS = 300
 _MAX_DETAIL_CHARS = 180
-
-OVERFLOW_PHRASES = (
-    "context length",
-    "context_length_exceeded",
-    "maximum context",
-    "context window",
-    "context size",
-    "too many tokens",
-    "prompt is too long",
-    "input is too long",
-    "max_model_len",
-    "maximum model length",
-    "maximum input length",
-    "reduce the length of the messages",
-    "exceeds the maximum number of tokens",
-    "input tokens exceed",
-    "exceed_context_size",
-)
-_TOO_LARGE_PHRASES = ("request entity too large", "payload too large", "request too large for model")
-QUOTA_PHRASES = (
-    "insufficient_quota",
-    "exceeded your current quota",
-    "quota exceeded",
-    "billing",
-    "insufficient credit",
-    "insufficient balance",
-    "credit balance is too low",
-    "payment required",
-)
-_CONNECTION_PHRASES = (
-    "connection error",
-    "connection reset",
-    "connection refused",
-    "connection aborted",
-    "disconnected",
-    "payload is not completed",
-    "incomplete chunked read",
-    "peer closed connection",
-    "remote end closed",
-    "remoteprotocolerror",
-    "broken pipe",
-    "network is unreachable",
-    "name or service not known",
-    "temporary failure in name resolution",
-)
-_TIMEOUT_PHRASES = ("timed out", "request timeout", "timeout error")
-
-_AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError"}
-_TIMEOUT_CLASSES = {"Timeout", "APITimeoutError", "TimeoutError", "ReadTimeout", "ConnectTimeout",
-                    "PoolTimeout", "WriteTimeout", "ServerTimeoutError"}
-_CONNECTION_CLASSES = {"APIConnectionError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError",
-                       "ConnectionError", "ClientConnectionError", "ClientPayloadError",
-                       "ServerDisconnectedError", "ClientOSError", "IncompleteRead"}
-_SERVER_CLASSES = {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
-
-# "... maximum context length is 32768 tokens", "context window of 8192", llama.cpp's
-# "available context size (4096 tokens)", Anthropic's "210000 tokens > 200000 maximum", ...
-_LIMIT_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"maximum context length (?:is|of) (\d[\d,]*)",
-    r"context window (?:is|of) (\d[\d,]*)",
-    r"available context size \((\d[\d,]*)",
-    r"context (?:length|size|window)(?: limit)?(?: is| of)?:? \(?(\d[\d,]*)",
-    r"maximum model length (?:is|of) (\d[\d,]*)",
-    r"max_model_len[^\d]{0,20}(\d[\d,]*)",
-    r"maximum input length (?:is|of) (\d[\d,]*)",
-    r"maximum number of tokens allowed \((\d[\d,]*)\)",
-    r"\d[\d,]* tokens > (\d[\d,]*) maximum",
-    r"n_ctx[\"']?\s*[:=]\s*(\d+)",
-))
-_MIN_PLAUSIBLE_LIMIT = 256
 
 # The usual environment variable of a provider's key, for the hint in an AuthError.
 _KEY_ENV = {
@@ -129,7 +78,7 @@ def classify(
     """
     if isinstance(exc, LLMError):
         return exc
-    inner = _unwrap(exc)
+    inner = unwrap(exc)
     err = _classify(inner, exc, model, api_base, api_key_env)
     err.__cause__ = exc
     status = status_of(inner)
@@ -140,18 +89,18 @@ def classify(
 
 def _classify(exc: BaseException, outer: BaseException, model: str | None, api_base: str | None,
               api_key_env: str | None) -> LLMError:
-    names = _class_names(exc) | _class_names(outer)
+    names = class_names(exc) | class_names(outer)
     status = status_of(exc)
-    text = _search_text(exc)
-    label = _model_label(exc, model)
+    text = search_text(exc)
+    label = model_label(exc, model)
     detail = first_line(exc)
 
     if "ContextWindowExceededError" in names:
         return _overflow(label, text, exc)
-    if status == 413 or _has(text, _TOO_LARGE_PHRASES):
+    if status == 413 or _has(text, TOO_LARGE_PHRASES):
         return _overflow(label, text, exc, too_large=True)
-    if names & _AUTH_CLASSES or status in (401, 402, 403) or _has(text, QUOTA_PHRASES):
-        return _auth(label, status, text, detail, _provider(exc, model), api_key_env)
+    if names & AUTH_CLASSES or status in (401, 402, 403) or _has(text, QUOTA_PHRASES):
+        return _auth(label, status, text, detail, provider_of(exc, model), api_key_env)
     if status != 429 and "RateLimitError" not in names and _has(text, OVERFLOW_PHRASES):
         return _overflow(label, text, exc)
     if status == 429 or "RateLimitError" in names:
@@ -159,24 +108,24 @@ def _classify(exc: BaseException, outer: BaseException, model: str | None, api_b
         lead = f"{label} is rate limiting requests (429)"
         hint = f"the provider asks to wait {wait:g} s" if wait else "wait a moment and try again"
         return RateLimited(_sentence(lead, detail, hint))
-    if names & _TIMEOUT_CLASSES or isinstance(exc, asyncio.TimeoutError) or _has(detail.lower(), _TIMEOUT_PHRASES):
+    if names & TIMEOUT_CLASSES or isinstance(exc, asyncio.TimeoutError) or _has(detail.lower(), TIMEOUT_PHRASES):
         return TransientError(_cap(f"{label} did not answer in time (request timed out). "
                                    "Try again, or raise the timeout for slow local models."))
     mid_stream = "MidStreamFallbackError" in names
     server_side = status is None or status >= 500
-    if (names & _CONNECTION_CLASSES or isinstance(exc, (ConnectionError, EOFError))
-            or (server_side and _has(text, _CONNECTION_PHRASES))):
+    if (names & CONNECTION_CLASSES or isinstance(exc, (ConnectionError, EOFError))
+            or (server_side and _has(text, CONNECTION_PHRASES))):
         if mid_stream or _has(text, ("payload is not completed", "incomplete chunked read", "peer closed",
                                      "disconnected", "connection reset")):
             return TransientError(_sentence(f"The connection to {label} dropped before the reply was complete",
                                             detail))
-        where = api_base or _exc_api_base(exc)
+        where = api_base or exc_api_base(exc)
         if where:
             return TransientError(_cap(f"Could not connect to {where} for {label}; check that the server "
                                        "is running and model.api_base is right."))
         return TransientError(_sentence(f"Could not reach the provider of {label}", detail,
                                         "check the network connection"))
-    if names & _SERVER_CLASSES or (status is not None and 500 <= status < 600) or mid_stream:
+    if names & SERVER_CLASSES or (status is not None and 500 <= status < 600) or mid_stream:
         code = f" ({status})" if status else ""
         return TransientError(_sentence(f"{label} had a server error{code}", detail, "try again in a moment"))
     if "NotFoundError" in names or status == 404:
@@ -189,7 +138,7 @@ def _classify(exc: BaseException, outer: BaseException, model: str | None, api_b
 def _overflow(label: str, text: str, exc: BaseException, *, too_large: bool = False) -> ContextOverflow:
     limit = parse_context_limit(text)
     if limit is None:
-        limit = _body_limit(exc)
+        limit = body_limit(exc)
     if limit:
         msg = f"The conversation is too long for {label}, whose context window is {limit:,} tokens."
     elif too_large:
@@ -215,145 +164,6 @@ def _auth(label: str, status: int | None, text: str, detail: str, provider: str 
     if status is not None:
         err.status_code = status
     return err
-
-
-# -- reading exceptions ---------------------------------------------------
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    """litellm's MidStreamFallbackError wraps the real failure; classify that one."""
-    inner = getattr(exc, "original_exception", None)
-    if isinstance(inner, BaseException) and inner is not exc:
-        return inner
-    return exc
-
-
-def _class_names(exc: BaseException) -> set[str]:
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def status_of(exc: BaseException) -> int | None:
-    """The HTTP status of a provider exception, if it carries one."""
-    for candidate in (getattr(exc, "status_code", None), getattr(getattr(exc, "response", None), "status_code", None)):
-        try:
-            if candidate is not None:
-                return int(candidate)
-        except (TypeError, ValueError):
-            continue
-    return None
-
-
-def _body(exc: BaseException) -> dict[str, Any]:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error")
-        return {**body, **inner} if isinstance(inner, dict) else body
-    return {}
-
-
-def _search_text(exc: BaseException) -> str:
-    """Lower-cased message plus the error body's code and type, for phrase matching."""
-    body = _body(exc)
-    parts = [str(exc), str(getattr(exc, "message", "") or ""), str(body.get("code") or ""),
-             str(body.get("type") or ""), str(body.get("message") or "")]
-    return " ".join(parts).lower()
-
-
-def _body_limit(exc: BaseException) -> int | None:
-    body = _body(exc)
-    for key in ("n_ctx", "context_window", "max_context_length"):
-        try:
-            value = int(body.get(key) or 0)
-        except (TypeError, ValueError):
-            continue
-        if value >= _MIN_PLAUSIBLE_LIMIT:
-            return value
-    return None
-
-
-def parse_context_limit(text: str) -> int | None:
-    """The window size stated in an overflow message, e.g. 32768 from "maximum context length is 32768 tokens"."""
-    for pattern in _LIMIT_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            value = int(match.group(1).replace(",", ""))
-            if value >= _MIN_PLAUSIBLE_LIMIT:
-                return value
-    return None
-
-
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """Seconds the provider asked us to wait (Retry-After / retry-after-ms headers), if it said."""
-    for source in (exc, getattr(exc, "original_exception", None)):
-        if source is None:
-            continue
-        for headers in (getattr(source, "litellm_response_headers", None),
-                        getattr(getattr(source, "response", None), "headers", None),
-                        getattr(source, "headers", None)):
-            value = _retry_after_from(headers)
-            if value is not None:
-                return value
-    return None
-
-
-def _retry_after_from(headers: Any) -> float | None:
-    if not headers:
-        return None
-    try:
-        get = headers.get
-        ms = get("retry-after-ms") or get("Retry-After-Ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000)
-        raw = get("retry-after") or get("Retry-After")
-    except Exception:
-        return None
-    if raw is None:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except (TypeError, ValueError):
-        pass
-    try:  # an HTTP date
-        import time
-
-        return max(0.0, parsedate_to_datetime(str(raw)).timestamp() - time.time())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-
-
-def _provider(exc: BaseException, model: str | None) -> str | None:
-    provider = getattr(exc, "llm_provider", None)
-    if isinstance(provider, str) and provider:
-        return provider
-    if model and "/" in model:
-        return model.split("/", 1)[0]
-    if model and model.startswith(("gpt-", "o1", "o3", "o4")):
-        return "openai"
-    if model and model.startswith("claude"):
-        return "anthropic"
-    return None
-
-
-def _model_label(exc: BaseException, model: str | None) -> str:
-    if model:
-        return model
-    name = getattr(exc, "model", None)
-    provider = getattr(exc, "llm_provider", None)
-    if isinstance(name, str) and name:
-        if isinstance(provider, str) and provider and not name.startswith(provider + "/"):
-            return f"{provider}/{name}"
-        return name
-    return "the model"
-
-
-def _exc_api_base(exc: BaseException) -> str | None:
-    request = getattr(exc, "request", None)
-    url = getattr(request, "url", None)
-    text = str(url) if url is not None else ""
-    # litellm fills `request` with a placeholder URL; only a real one helps the user
-    if not text or "api.openai.com" in text or "litellm.ai" in text or "vertex-ai" in text:
-        return None
-    return text
 
 
 # -- wording --------------------------------------------------------------

