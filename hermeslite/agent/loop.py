@@ -142,6 +142,10 @@ class Agent:
             except ContextOverflow as exc:
                 turn.partial = ""
                 self._adopt_limit(exc)
+                if not self.deps.compressor.config.enabled:
+                    self.emit(ev.ErrorEvent(f"{exc} Automatic compression is off (compression.enabled: false): "
+                                            "use /compress [focus] or /new."))
+                    return None
                 if attempt == MAX_REACTIVE:
                     self.emit(ev.ErrorEvent(OVERFLOW_GIVE_UP))
                     return None

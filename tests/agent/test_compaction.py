@@ -159,3 +159,13 @@ async def test_resumed_session_keeps_compaction_state(make_agent, scripted_serve
     await again.compress_now()
     prompts = [b["messages"][0]["content"] for b in scripted_server.requests if is_summary_request(b)]
     assert "KEEP-THIS-GOAL" in prompts[-1] and "EARLIER CHECKPOINT" in prompts[-1]
+
+
+async def test_disabled_compression_is_not_bypassed_on_overflow(make_agent, scripted_server):
+    agent, rec = make_agent(compression={"enabled": False})
+    await chat(agent, 3)
+    scripted_server.overflow_above(10)
+    assert not (await agent.run_turn("go")).ok
+    assert not rec.of(ev.CompactionStarted)
+    assert "compression.enabled: false" in rec.of(ev.ErrorEvent)[-1].text
+    assert_valid(agent.messages)
