@@ -1,4 +1,4 @@
-"""Running a conversation from the command line: one prompt, or a chat on stdin.
+"""Running a conversation from the command line: the TUI, one prompt, or a chat on stdin.
 
 This is the glue between the CLI's options and the agent: which session,
 which model, which front end. It holds no agent logic.
@@ -54,6 +54,10 @@ def run_chat(
     settings = with_overrides(settings, model=model, api_base=api_base)
     store = open_store()
     session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
+    if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
+        from hermeslite.tui import run_tui
+
+        return run_tui(settings, session_id, store=store)
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
     except LLMError as exc:

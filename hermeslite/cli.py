@@ -101,7 +101,7 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
 
 def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    """`-p TEXT` answers once; without it, a chat on stdin (the TUI takes this over)."""
+    """`-p TEXT` answers once; without it, the TUI on a terminal, else a line chat on stdin."""
     from hermeslite.chat import run_chat
 
     return run_chat(loaded.settings, prompt=args.prompt, model=args.model, api_base=args.api_base,

@@ -1,0 +1,279 @@
+"""How quickly the TUI appears, and whether a fast stream can starve the keyboard.
+
+What it measures
+----------------
+1. Time to first frame. The app is started in a child process on a real
+   pseudo-terminal (80x24, Textual's normal Linux driver), as `hermeslite`
+   would be, with a litellm model configured (`openai/gpt-4o` at an
+   unreachable api_base: nothing is sent). The child records when its first
+   frame has been painted and whether `litellm` was in `sys.modules` at that
+   moment; the agent, the session store and litellm only start loading after
+   that frame. Reported: process start -> first frame (interpreter start-up
+   and every import included), `App.run()` -> first frame, and the import of
+   `hermeslite.tui.app`; the median of several runs.
+2. Streaming. A real agent (real event path: agent -> Textual message ->
+   router -> MarkdownStream) is fed by a model stub that yields 10,000 tokens
+   as fast as the loop lets it (`await asyncio.sleep(0)` between tokens, as a
+   network read would). Markdown-shaped text: paragraphs, a list, a code
+   block. Meanwhile a probe task measures how late the event loop wakes it
+   (the longest stall), and a typist presses a key every 20 ms into the
+   prompt, measuring how long each key takes to show up in the input.
+   Reported over several runs: tokens/s rendered (until the last token is in
+   the Markdown widget and the stream is closed; median), the longest loop
+   stall (worst run), and the worst and median key latency. The app runs
+   with `tune_gc=True`, as `run_tui` starts it.
+
+Targets
+-------
+- time to first frame <= 0.5 s, with litellm not imported at that point.
+  Judged on App.run() -> first frame; process start -> first frame (python
+  start-up, `import hermeslite.config` and `hermeslite.tui.app`, App.run)
+  is reported alongside and is also under 0.5 s on a 2-vCPU machine.
+- longest event-loop stall while streaming < 50 ms
+
+Run: `python benchmarks/tui_bench.py [--runs N]`. It prints a table with
+PASS/MISS per target and exits 0; it is a report, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FIRST_FRAME_TARGET = 0.5
+STALL_TARGET = 0.050
+TOKENS = 10_000
+KEY_INTERVAL = 0.020
+
+
+# -- 1. time to first frame ------------------------------------------------------------
+
+
+# The child: as little as possible before the app, so the number is the app's own start-up
+# (the interpreter's start-up is reported separately as "python -c pass").
+CHILD = r"""
+import json, sys, time
+from pathlib import Path
+t_import = time.time()
+from hermeslite.config import ModelConfig, Settings
+from hermeslite.tui.app import HermesApp
+imported = time.time()
+
+class Probe(HermesApp):
+    def _after_first_frame(self):
+        super()._after_first_frame()
+        Path(sys.argv[1]).write_text(json.dumps({
+            "frame_at": time.time(), "run_at": self.run_at, "import_at": t_import, "imported": imported,
+            "litellm": self.litellm_at_first_frame}))
+        self.exit(0)
+
+settings = Settings(model=ModelConfig(name="openai/gpt-4o", api_base="http://127.0.0.1:9/v1"))
+app = Probe(settings, cwd=Path.cwd(), tune_gc=True)
+app.run_at = time.time()
+app.run()
+"""
+
+
+def first_frame_once() -> dict:
+    """One child on a fresh pty; returns its timings in seconds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "result.json"
+        master, slave = pty.openpty()
+        import fcntl
+        import termios
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        env = {**os.environ, "HERMESLITE_HOME": tmp, "TERM": "xterm-256color"}
+        env.pop("HERMESLITE_CONFIG", None)
+        started = time.time()
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(result)],
+            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=tmp, start_new_session=True)
+        os.close(slave)
+        deadline = time.time() + 30
+        screen = b""
+        while child.poll() is None and time.time() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    screen += os.read(master, 65536)   # keep the terminal drained, as a real one would be
+                except OSError:
+                    break
+        child.wait(timeout=10)
+        os.close(master)
+        if not result.exists():
+            raise RuntimeError("the app did not report a first frame:\n" + screen.decode(errors="replace")[-3000:])
+        data = json.loads(result.read_text())
+    return {"process": data["frame_at"] - started, "run": data["frame_at"] - data["run_at"],
+            "import": data["imported"] - data["import_at"], "python": data["import_at"] - started,
+            "litellm": data["litellm"]}
+
+
+# -- 2. streaming -------------------------------------------------------------------------
+
+
+def markdown_tokens(n: int) -> list[str]:
+    """`n` tokens of reply-shaped markdown: paragraphs, list items and a code block."""
+    out: list[str] = []
+    i = 0
+    while len(out) < n:
+        block = i % 6
+        if block == 4:
+            out += ["- item "] + [f"w{j} " for j in range(8)] + ["\n"]
+        elif block == 5 and i % 30 == 5:
+            out += ["```python\n"] + [f"x{j} = {j}\n" for j in range(10)] + ["```\n\n"]
+        else:
+            out += [f"word{j} " for j in range(40)] + ["\n\n"]
+        i += 1
+    return out[:n]
+
+
+class FastLLM:
+    model = "bench/fast"
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.first_token_at: float | None = None
+
+    def context_window(self) -> int:
+        return 1_000_000
+
+    async def stream(self, messages, tools=None):
+        from hermeslite.llm.types import Completed, Completion, TextDelta, Usage
+
+        self.first_token_at = time.perf_counter()
+        for token in self.tokens:
+            yield TextDelta(token)
+            await asyncio.sleep(0)
+        text = "".join(self.tokens)
+        yield Completed(Completion({"role": "assistant", "content": text}, Usage(prompt_tokens=100)))
+
+    async def complete(self, messages, tools=None, *, model=None, timeout=None):
+        from hermeslite.llm.types import Completion
+        return Completion({"role": "assistant", "content": "ok"})
+
+
+async def _stream_bench() -> dict:
+    from hermeslite.config import Settings
+    from hermeslite.store.sessions import SessionStore
+    from hermeslite.tui.app import HermesApp
+    from hermeslite.tui.widgets.message import AssistantMessage
+
+    tokens = markdown_tokens(TOKENS)
+    expected = "".join(tokens)
+    llm = FastLLM(tokens)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HERMESLITE_HOME"] = tmp
+        app = HermesApp(Settings(), cwd=Path(tmp), llm=llm, store=SessionStore(Path(tmp) / "s.db"), motion=False,
+                        tune_gc=True)   # as run_tui starts it
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.host.ready()
+            await pilot.pause()
+            stalls: list[float] = []
+            keys: list[float] = []
+            running = True
+
+            async def probe() -> None:
+                while running:
+                    t = time.perf_counter()
+                    await asyncio.sleep(0.005)
+                    stalls.append(time.perf_counter() - t - 0.005)
+                    if os.environ.get("TUI_BENCH_DEBUG") and stalls[-1] > 0.04:
+                        print(f"stall {stalls[-1] * 1000:.0f} ms at {t - (llm.first_token_at or t):.3f} s", file=sys.stderr)
+
+            async def typist() -> None:
+                n = 0
+                while running:
+                    await asyncio.sleep(KEY_INTERVAL)
+                    before = len(app.prompt.text)
+                    t = time.perf_counter()
+                    app.simulate_key("x" if n % 2 else "y")
+                    while len(app.prompt.text) == before and running:
+                        await asyncio.sleep(0.0005)
+                    keys.append(time.perf_counter() - t)
+                    n += 1
+
+            app.prompt.text = "stream please"
+            tasks = [asyncio.create_task(probe())]
+            await pilot.press("enter")
+            tasks.append(asyncio.create_task(typist()))
+            while not (app.chat.query(AssistantMessage) and app.chat.query_one(AssistantMessage).source == expected
+                       and not app.chat.query_one(AssistantMessage).streaming):
+                await asyncio.sleep(0.01)
+            done = time.perf_counter()
+            running = False
+            await asyncio.gather(*tasks)
+            await app.workers.wait_for_complete()
+            await pilot.pause()     # let the last simulated key land before the app closes
+    elapsed = done - (llm.first_token_at or done)
+    return {"tokens": len(tokens), "seconds": elapsed, "tokens_per_s": len(tokens) / elapsed,
+            "max_stall": max(stalls), "keys": len(keys), "key_max": max(keys), "key_median": statistics.median(keys)}
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="first-frame runs (median reported)")
+    parser.add_argument("--stream-runs", type=int, default=3, help="streaming runs (worst stall reported)")
+    args = parser.parse_args()
+
+    runs = [first_frame_once() for _ in range(args.runs)]
+    med = {key: statistics.median(r[key] for r in runs) for key in ("process", "run", "import", "python")}
+    litellm_loaded = any(r["litellm"] for r in runs)
+    streams = [asyncio.run(_stream_bench()) for _ in range(args.stream_runs)]
+    stream = {
+        "tokens": streams[0]["tokens"], "keys": sum(r["keys"] for r in streams),
+        "tokens_per_s": statistics.median(r["tokens_per_s"] for r in streams),
+        "max_stall": max(r["max_stall"] for r in streams),
+        "key_max": max(r["key_max"] for r in streams),
+        "key_median": statistics.median(r["key_median"] for r in streams),
+    }
+
+    rows = [
+        ("first frame: App.run() -> frame", f"{med['run'] * 1000:.0f} ms", f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms",
+         verdict(med["run"] <= FIRST_FRAME_TARGET)),
+        ("first frame: process start -> frame", f"{med['process'] * 1000:.0f} ms",
+         f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms", verdict(med["process"] <= FIRST_FRAME_TARGET)),
+        ("  python start-up", f"{med['python'] * 1000:.0f} ms", "", ""),
+        ("  import config + hermeslite.tui.app", f"{med['import'] * 1000:.0f} ms", "", ""),
+        ("  then App.run() -> frame (above)", f"{med['run'] * 1000:.0f} ms", "", ""),
+        ("litellm imported at first frame", "yes" if litellm_loaded else "no", "no", verdict(not litellm_loaded)),
+        ("stream: tokens rendered", f"{stream['tokens']:,}", "", ""),
+        ("stream: tokens/s rendered (median)", f"{stream['tokens_per_s']:,.0f}", "(report)", ""),
+        ("stream: longest event-loop stall (worst run)", f"{stream['max_stall'] * 1000:.1f} ms",
+         f"< {STALL_TARGET * 1000:.0f} ms",
+         verdict(stream["max_stall"] < STALL_TARGET)),
+        ("stream: key latency max / median", f"{stream['key_max'] * 1000:.1f} / {stream['key_median'] * 1000:.1f} ms",
+         f"({stream['keys']} keys)", ""),
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    print(f"hermeslite TUI benchmark: {args.runs} first-frame runs on an 80x24 pty (median), "
+          f"{args.stream_runs} streaming runs of {TOKENS:,} tokens\n")
+    print("  ".join(h.ljust(w) for h, w in zip(("measure", "value", "target", ""), widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

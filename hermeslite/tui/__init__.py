@@ -1,0 +1,22 @@
+"""The Textual front end. Importing this package is cheap: the app loads on `run_tui`.
+
+`run_tui` is what the CLI calls when stdin and stdout are terminals and no
+`-p` prompt was given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermeslite.config import Settings
+
+
+def run_tui(settings: "Settings", session_id: str | None = None, *, cwd: Path | None = None, store=None) -> int:
+    """Run the app until the user quits; returns the exit code. The session is saved as it goes."""
+    from .app import HermesApp
+
+    app = HermesApp(settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True)
+    code = app.run()
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,190 @@
+"""The slash commands: one registry feeds the parser, /help, the dropdown and the Ctrl+P palette.
+
+Each command is a plain async function `(app, args) -> None` registered with
+its name, argument hint and one-line help, so adding a command is one
+decorated function and every place that lists commands picks it up. Unknown
+names get the closest match (difflib), because a typo should cost one glance.
+Commands talk to the app through its small public surface (host, chat,
+header_bar, show_agent, show_view, start_compress, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+
+from textual.app import SystemCommand
+
+from . import views
+
+if TYPE_CHECKING:
+    from .app import HermesApp
+
+Handler = Callable[["HermesApp", str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str                    # without the slash
+    args: str                    # hint such as "[focus]"; "" when the command takes none
+    help: str                    # one line, shown by /help, the dropdown and the palette
+    run: Handler
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def slash(self) -> str:
+        return f"/{self.name}"
+
+
+REGISTRY: dict[str, SlashCommand] = {}
+
+
+def command(name: str, args: str = "", help: str = "", aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        REGISTRY[name] = SlashCommand(name, args, help, fn, aliases)
+        return fn
+    return register
+
+
+class UnknownCommand(Exception):
+    """`str()` is the helpful message: the closest command, and where the list is."""
+
+
+def lookup(name: str) -> SlashCommand | None:
+    name = name.lower()
+    return REGISTRY.get(name) or next((c for c in REGISTRY.values() if name in c.aliases), None)
+
+
+def closest(name: str) -> str | None:
+    names = list(REGISTRY) + [a for c in REGISTRY.values() for a in c.aliases]
+    prefixed = [n for n in REGISTRY if n.startswith(name.lower())] if name else []
+    if len(prefixed) == 1:
+        return prefixed[0]
+    match = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
+    return (lookup(match[0]).name if match else None)  # type: ignore[union-attr]
+
+
+def is_command(text: str) -> bool:
+    """A message starting with a path (`/etc/hosts is empty`) is a message, not a command."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    return first.startswith("/") and "/" not in first[1:]
+
+
+def parse(text: str) -> tuple[SlashCommand, str]:
+    """(`command`, argument text) for `/name args`; raises UnknownCommand."""
+    head, _, rest = text.strip().partition(" ")
+    name = head[1:]
+    found = lookup(name)
+    if found is None:
+        guess = closest(name)
+        hint = f" Did you mean /{guess}?" if guess else ""
+        raise UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
+    return found, rest.strip()
+
+
+def entries() -> list[tuple[str, str, str]]:
+    """(slash name, argument hint, help) for the dropdown and /help."""
+    return [(c.slash, c.args, c.help) for c in REGISTRY.values()]
+
+
+def system_commands(app: "HermesApp") -> Iterable[SystemCommand]:
+    """The same commands in the Ctrl+P palette (run without arguments)."""
+    for c in REGISTRY.values():
+        yield SystemCommand(f"{c.slash} {c.args}".strip(), c.help, lambda c=c: app.run_slash(c.slash))
+
+
+# -- the commands ------------------------------------------------------------------
+
+
+@command("compress", "[focus]", "compact now, keeping [focus] in detail")
+async def _compress(app: "HermesApp", args: str) -> None:
+    app.start_compress(args or None)
+
+
+@command("context", "", "where the tokens go, against window and threshold")
+async def _context(app: "HermesApp", args: str) -> None:
+    from hermeslite.agent.breakdown import context_breakdown
+
+    agent = await app.host.ready()
+    app.show_view("Context", views.context_view(context_breakdown(agent), agent.last_prompt_tokens))
+
+
+async def switch_session(app: "HermesApp", session_id: str | None) -> None:
+    """/new (None) or /resume <id>: a new agent on the same model and store."""
+    agent = await app.host.build(session_id)
+    await app.chat.clear()
+    await app.show_agent(agent, replay_transcript=session_id is not None)
+    await app.chat.add_note(f"{'Resumed' if session_id else 'New'} session {agent.session_id}.")
+
+
+@command("new", "", "start a new session (this one stays saved)")
+async def _new(app: "HermesApp", args: str) -> None:
+    if not app.refuse_if_busy():
+        await switch_session(app, None)
+
+
+@command("resume", "[id]", "resume a saved session; a picker without an id")
+async def _resume(app: "HermesApp", args: str) -> None:
+    if app.refuse_if_busy():
+        return
+    agent = await app.host.ready()
+    store = agent.deps.store
+    if args:
+        await switch_session(app, store.resolve_id(args))
+        return
+    from .screens.session_picker import SessionPicker
+
+    def chosen(session_id: str | None) -> None:
+        if session_id and session_id != agent.session_id:
+            app.run_command(REGISTRY["resume"], session_id)
+    app.push_screen(SessionPicker(store.list_sessions(), agent.session_id), chosen)
+
+
+@command("sessions", "", "list saved sessions, newest first")
+async def _sessions(app: "HermesApp", args: str) -> None:
+    agent = await app.host.ready()
+    app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))
+
+
+@command("memory", "", "show MEMORY.md and USER.md")
+async def _memory(app: "HermesApp", args: str) -> None:
+    agent = await app.host.ready()
+    app.show_view("Memory", views.memory_view(agent.deps.memory))
+
+
+@command("todo", "", "show the todo list")
+async def _todo(app: "HermesApp", args: str) -> None:
+    agent = await app.host.ready()
+    app.show_view("Todo", views.todo_view(agent.deps.todos))
+
+
+@command("model", "[name]", "show the model, or switch to another one")
+async def _model(app: "HermesApp", args: str) -> None:
+    if not args:
+        agent = await app.host.ready()
+        c = agent.deps.compressor
+        await app.chat.add_note(f"Model {agent.deps.llm.model} · window {c.context_length:,} tokens · "
+                                f"compaction at {c.threshold_tokens:,}. /model <name> switches.")
+        return
+    if app.refuse_if_busy():
+        return
+    llm = await app.host.switch_model(args)
+    agent, c = app.host.agent, app.host.agent.deps.compressor
+    app.header_bar.model = llm.model
+    note = f"Switched to {llm.model}: window {c.context_length:,} tokens, compaction at {c.threshold_tokens:,}."
+    if agent.estimate_request() >= c.threshold_tokens:
+        note += " The next turn compacts first (preflight)."
+    await app.chat.add_note(note)
+    if warning := app.host.window_warning():
+        app.notify(warning, severity="warning", markup=False)
+
+
+@command("help", "", "commands and keys")
+async def _help(app: "HermesApp", args: str) -> None:
+    app.show_view("Help", views.help_view(entries()))
+
+
+@command("quit", "", "leave; the session is already saved", aliases=("exit",))
+async def _quit(app: "HermesApp", args: str) -> None:
+    app.exit(0)

@@ -1,0 +1,98 @@
+"""Pure text helpers shared by the widgets: token counts, bars, tool summaries.
+
+Kept apart from the widgets so the wording users read (the pressure line, the
+warning, a tool's one-line result) can be unit-tested without a running app,
+and so the headless printer's conventions (42.1k, 96k) are matched exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+PREVIEW_LINES = 20
+PREVIEW_CHARS = 2_000
+ARG_CHARS = 60
+_EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
+# The argument worth showing for each kind of tool call, in order of preference.
+KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target")
+
+
+def k(tokens: int) -> str:
+    """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
+    if tokens < 1_000:
+        return str(tokens)
+    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+
+
+def bar(ratio: float, width: int = 10) -> str:
+    """A small filled/empty bar; `ratio` is clamped to [0, 1]."""
+    filled = round(max(0.0, min(1.0, ratio)) * width)
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> str:
+    """The status bar text: tokens against the compaction threshold, then the raw window."""
+    ratio = tokens / threshold if threshold > 0 else 1.0
+    return (f"{k(tokens)} / {k(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
+            f" · window {k(window)}")
+
+
+def warning_text(tokens: int, threshold: int) -> str:
+    """The warning bar's sentence, with the command that fixes it."""
+    percent = int(100 * tokens / threshold) if threshold > 0 else 100
+    return (f"Context {percent}% of the way to compaction ({k(tokens)} / {k(threshold)} tokens)"
+            " - /compress [focus] to compact now")
+
+
+def key_argument(arguments: str) -> str:
+    """The one argument that says what a tool call does (its command, path or pattern)."""
+    try:
+        args = json.loads(arguments or "{}")
+    except ValueError:
+        return _clip(arguments)
+    if not isinstance(args, dict):
+        return _clip(str(args))
+    for key in KEY_ARGUMENTS:
+        if key in args:
+            return _clip(str(args[key]))
+    return _clip(", ".join(f"{k_}={v}" for k_, v in list(args.items())[:2]))
+
+
+def _clip(text: str, limit: int = ARG_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def size(text: str) -> str:
+    """Human size of a tool result: lines and bytes."""
+    lines = len(text.splitlines())
+    nbytes = len(text.encode("utf-8", "replace"))
+    shown = f"{nbytes} B" if nbytes < 1024 else f"{nbytes / 1024:.1f} kB"
+    return f"{lines} line{'s' if lines != 1 else ''}, {shown}"
+
+
+def result_summary(content: str, is_error: bool) -> str:
+    """`exit 0 · 12 lines, 1.2 kB` for terminal calls; the size (or `error`) for the others."""
+    match = _EXIT.search(content)
+    body = content[: match.start()].rstrip("\n") if match else content
+    status = f"exit {match.group(1)}" if match else ("error" if is_error else "ok")
+    return f"{status} · {size(body)}"
+
+
+def preview(content: str) -> str:
+    """The head of a result, for the expanded panel: enough to judge it, never the whole flood."""
+    lines = content.splitlines()
+    head = "\n".join(lines[:PREVIEW_LINES])[:PREVIEW_CHARS]
+    hidden = len(lines) - min(len(lines), PREVIEW_LINES)
+    return head + (f"\n… {hidden} more lines" if hidden > 0 else "")
+
+
+def short_path(path: Path | str, home: Path | None = None) -> str:
+    """`~/src/project` rather than the full home path."""
+    text = str(path)
+    home_text = str(home if home is not None else Path.home())
+    if home_text not in ("", "/") and (text == home_text or text.startswith(home_text + "/")):
+        return "~" + text[len(home_text):]
+    return text

@@ -1,0 +1,135 @@
+"""Owning the agent on behalf of the UI: build it off the event loop, swap it, switch models.
+
+The first frame must not wait for litellm (about 3 s to import), the
+session database or the tokenizer. So the app draws first and then calls
+`start()`; the agent is built in threads while the user types, and the first
+send simply awaits `ready()`. A failed start is retried by the next `ready()`,
+so a user who fixes their network or key does not have to restart.
+
+Events from an agent that has been replaced (after /new or /resume) are
+dropped: only the current agent speaks to the UI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+from hermeslite.config import Settings
+
+Deliver = Callable[[Any], None]
+Booted = Callable[[asyncio.Task], None]
+
+
+def provider(name: str | None) -> str:
+    return (name or "").split("/", 1)[0] if "/" in (name or "") else ""
+
+
+class AgentHost:
+    def __init__(self, settings: Settings, cwd: Path, deliver: Deliver, *, session_id: str | None = None,
+                 llm: Any = None, store: Any = None, on_boot: Booted | None = None) -> None:
+        self.settings = settings
+        self.cwd = cwd
+        self.deliver = deliver
+        self.model_cfg = settings.model     # resolved (a name picked when none is set) by `start`
+        self.session_id = session_id
+        self.agent: Any = None
+        self._llm = llm
+        self._store = store
+        self._owns_store = store is None
+        self._task: asyncio.Task | None = None
+        self._on_boot = on_boot            # told about every start-up attempt, failed or not
+
+    @property
+    def model_name(self) -> str:
+        return getattr(self._llm, "model", None) or self.model_cfg.name or "choosing a model"
+
+    # -- start-up ------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task:
+        """Begin building the agent (once; again only after a failure)."""
+        from hermeslite.llm.select import resolve_model   # the llm package: not before the first frame
+
+        self.model_cfg = resolve_model(self.model_cfg)
+        task = self._task
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
+            if self._on_boot is not None:
+                self._task.add_done_callback(self._on_boot)
+        return self._task
+
+    async def ready(self) -> Any:
+        """The agent, waiting for the start-up if it is still running; raises what start-up raised."""
+        if self.agent is not None:
+            return self.agent
+        return await asyncio.shield(self.start())
+
+    async def _boot(self) -> Any:
+        from hermeslite.llm.select import make_client
+
+        if self._llm is None:
+            self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
+        await _prepare(self._llm)
+        if self._store is None:
+            factory = await self._factory()
+            self._store = await asyncio.to_thread(factory.open_store)
+        return await self.build(self.session_id)
+
+    async def _factory(self) -> Any:
+        """`hermeslite.agent.factory`, imported in a thread (it pulls in the tools and the engine)."""
+        return await asyncio.to_thread(importlib.import_module, "hermeslite.agent.factory")
+
+    # -- sessions and models -----------------------------------------------------
+
+    async def build(self, session_id: str | None) -> Any:
+        """A new agent on `session_id` (None: a new session) with the current model and store."""
+        factory = await self._factory()
+        agent = await asyncio.to_thread(partial(
+            factory.build_agent, self.settings, cwd=self.cwd, interactive=True, session_id=session_id,
+            llm=self._llm, store=self._store))
+        agent.subscribe(lambda event, source=agent: self._forward(source, event))
+        self.agent, self.session_id = agent, agent.session_id
+        return agent
+
+    def _forward(self, source: Any, event: Any) -> None:
+        if source is self.agent:
+            self.deliver(event)
+
+    async def switch_model(self, name: str) -> Any:
+        """A client for `name`, prepared off the loop, handed to the agent; returns it.
+
+        The endpoint and key settings carry over only within the same provider:
+        a local server's api_base means nothing to anthropic/.
+        """
+        from hermeslite.llm.select import make_client, resolve_model
+
+        agent = await self.ready()
+        same = provider(name) == provider(self.model_cfg.name)
+        cfg = replace(self.model_cfg, name=name, context_window=None,
+                      api_base=self.model_cfg.api_base if same else None,
+                      api_key_env=self.model_cfg.api_key_env if same else None)
+        llm = make_client(resolve_model(cfg), max_retries=self.settings.agent.max_retries)
+        await _prepare(llm)
+        agent.switch_model(llm)
+        self._llm, self.model_cfg = llm, cfg
+        return llm
+
+    def window_warning(self) -> str | None:
+        return getattr(self._llm, "context_window_warning", None)
+
+    def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._owns_store and self._store is not None:
+            self._store.close()
+
+
+async def _prepare(llm: Any) -> None:
+    """Load litellm and look the window up without blocking the loop (the local model needs neither)."""
+    prepare = getattr(llm, "prepare", None)
+    if prepare is not None:
+        await prepare()

@@ -1,0 +1,26 @@
+"""Textual messages about the agent's life cycle (built, or failed to start).
+
+Turn events do not travel as messages: see feed.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class AgentReady(Message):
+    """The agent exists (litellm loaded, session opened): the header and meter can fill in."""
+
+    def __init__(self, agent: Any) -> None:
+        super().__init__()
+        self.agent = agent
+
+
+class BootFailed(Message):
+    """The model or the session could not be opened; the next send tries again."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error

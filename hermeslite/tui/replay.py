@@ -1,0 +1,42 @@
+"""Redrawing a saved transcript after /resume, in the same widgets a live turn uses.
+
+A resumed session should look like the one the user left: their messages,
+the replies, tool panels with results, and the handoff summary as a card
+(it is what the model now sees in place of the older turns).
+"""
+
+from __future__ import annotations
+
+from hermeslite.context.handoff import has_handoff, split_handoff
+from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
+from hermeslite.store.todos import strip_snapshots
+
+from .widgets.chat_view import ChatView
+from .widgets.message import NoteLine
+
+
+async def replay(chat: ChatView, messages: list[dict]) -> None:
+    """Mount one widget per visible message; the system prompt is not shown."""
+    for msg in strip_snapshots(messages):
+        role = msg.get("role")
+        if role == "system":
+            continue
+        if has_handoff(msg):
+            await _summary(chat, msg)
+        elif role == "user":
+            await chat.add_user(text_of(msg.get("content")))
+        elif role == "assistant":
+            await chat.add_assistant(text_of(msg.get("content")))
+            for call in tool_calls_of(msg):
+                await chat.tool_started(call_id(call), call_name(call), call_arguments(call))
+        elif role == "tool":
+            content = text_of(msg.get("content"))
+            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"))
+
+
+async def _summary(chat: ChatView, msg: dict) -> None:
+    body, rest = split_handoff(msg)
+    await chat.mount(NoteLine(f"⟳ earlier turns were compacted into a summary ({len(body):,} characters)",
+                              classes="note -compaction"))
+    if isinstance(rest, str) and rest.strip() and msg.get("role") == "user":
+        await chat.add_user(rest)

@@ -1,0 +1,88 @@
+"""Asking before a dangerous terminal command runs: allow once, for this session, or deny.
+
+The agent waits on a future; this screen resolves it. "Allow for this session"
+means: do not ask again for commands flagged for the same reason (say "force
+push rewrites remote history") until the app exits. If the turn is
+cancelled meanwhile (Esc, quit) the future is cancelled and the screen closes
+itself, so a stale question never lingers over the chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+ONCE, SESSION, DENY = "once", "session", "deny"
+
+
+class ApprovalScreen(ModalScreen[str]):
+    BINDINGS = [
+        Binding("y", "choose('once')", "Allow once"),
+        Binding("a", "choose('session')", "Allow for session"),
+        Binding("n,escape", "choose('deny')", "Deny"),
+    ]
+
+    def __init__(self, request, answer: asyncio.Future | None = None) -> None:
+        super().__init__()
+        self.request = request
+        self.answer = answer
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approval"):
+            yield Static("⚠ This command needs your approval", id="approval-title")
+            yield Static(Content(self.request.command), id="approval-command")
+            yield Static(Content(f"Why: {self.request.reason}."), id="approval-reason")
+            with Horizontal(id="approval-buttons"):
+                yield Button("Allow once (y)", id=ONCE, variant="warning")
+                yield Button("Allow for this session (a)", id=SESSION)
+                yield Button("Deny (n)", id=DENY, variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{DENY}", Button).focus()   # the safe choice is the default
+        if self.answer is not None:
+            self.answer.add_done_callback(lambda _f: self._gone())
+
+    def _gone(self) -> None:
+        """The agent stopped waiting (turn cancelled): close without an answer."""
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(DENY)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_choose(event.button.id or DENY)
+
+    def action_choose(self, choice: str) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(choice)
+
+
+class Approvals:
+    """Which kinds of danger this session already allowed, and asking about the rest."""
+
+    def __init__(self) -> None:
+        self.allowed_reasons: set[str] = set()
+
+    def ask(self, app, request, answer: asyncio.Future) -> None:
+        """Resolve `answer` at once if this kind was allowed for the session, else open the modal."""
+        if request.reason in self.allowed_reasons:
+            if not answer.done():
+                answer.set_result(True)
+            return
+        previous = app.activity
+        app.activity = "waiting for approval"
+
+        def decided(choice: str | None) -> None:
+            app.activity = previous
+            if choice == SESSION:
+                self.allowed_reasons.add(request.reason)
+            if not answer.done():
+                answer.set_result(choice in (ONCE, SESSION))
+                verb = "Denied" if choice in (DENY, None) else "Allowed"
+                app.run_worker(app.chat.add_note(f"{verb}: {request.command}"), group="ui")
+        app.push_screen(ApprovalScreen(request, answer), decided)

@@ -1,0 +1,77 @@
+"""A compaction as a divider card in the chat: what happened to the context, and why.
+
+Compression is the feature users steer, so its card says everything a user
+needs to trust it: the trigger (preflight / reactive / manual), the focus,
+messages and tokens before -> after, whether the code-built fallback stood in
+for a failed summary, and the summary itself on expand. While it runs it
+says what it is doing ("Compressing 48 messages (~96k tokens), focus: ...").
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+
+from ..format import k
+from .spinner import Spinner
+
+
+def started_text(messages: int, tokens: int, focus: str | None) -> str:
+    focus_part = f", focus: {focus}" if focus else ""
+    return f"Compressing {messages} messages (~{k(tokens)} tokens){focus_part}..."
+
+
+def outcome_lines(result) -> tuple[str, list[str]]:
+    """(state, lines) for a CompressionResult: compressed / no-op / fallback / aborted."""
+    before_after = (f"{result.messages_before} → {result.messages_after} messages · "
+                    f"~{k(result.tokens_before)} → ~{k(result.tokens_after)} tokens")
+    if result.aborted:
+        return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
+    if not result.changed:
+        return "noop", [f"No change: {result.messages_before} messages, ~{k(result.tokens_before)} tokens"
+                        " (nothing worth removing)"]
+    saved = f" (−{round(100 * result.saved_ratio)}%)"
+    lines = [before_after + saved]
+    if result.fallback_used:
+        reason = f": {result.error}" if result.error else ""
+        lines.append(f"⚠ fallback checkpoint built by code, the summary model failed{reason}")
+    elif result.pruned_only:
+        lines.append("old tool output pruned; no summary was needed")
+    return ("fallback" if result.fallback_used else "done"), lines
+
+
+class CompactionCard(Vertical):
+    """Starts as a spinner line; `finish(result)` turns it into the result card."""
+
+    def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
+        super().__init__(classes="-running")
+        self.trigger = trigger
+        self.focus = focus
+        self.state = "running"
+        self.border_title = f"⟳ compaction · {trigger}"
+        self._spinner = Spinner(started_text(messages, tokens, focus), classes="compaction-status")
+
+    def compose(self) -> ComposeResult:
+        yield self._spinner
+
+    def _set_state(self, state: str) -> None:
+        self.remove_class(f"-{self.state}")
+        self.add_class(f"-{state}")
+        self.state = state
+
+    async def finish(self, result) -> None:
+        state, lines = outcome_lines(result)
+        self._set_state(state)
+        if self.focus:
+            lines.append(f"focus: {self.focus}")
+        self._spinner.stop(lines[0])
+        await self.mount_all(Static(Content(line), classes="compaction-line") for line in lines[1:])
+        if result.summary and not result.aborted and result.changed:
+            await self.mount(Collapsible(Markdown(result.summary), title="summary (what the model now sees)",
+                                         collapsed=True, classes="compaction-summary"))
+
+    def cancel(self) -> None:
+        self._set_state("aborted")
+        self._spinner.stop("Cancelled by the user: the transcript is unchanged")

@@ -1,0 +1,86 @@
+"""The message box: Enter sends, Shift+Enter or Ctrl+J adds a line, Up/Down walk the history.
+
+Built on `TextArea` because messages are often pasted code. Keys are decided
+here, before `TextArea` sees them: the slash dropdown gets first refusal,
+then Enter sends. Up and Down only recall history from the first or last
+line, so moving the cursor inside a multi-line draft still works.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+PLACEHOLDER = "Message hermeslite · / for commands · Shift+Enter or Ctrl+J for a new line"
+NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+
+
+class PromptInput(TextArea):
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, sent: list[str] | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", placeholder=PLACEHOLDER,
+                         highlight_cursor_line=False)
+        self.sent: list[str] = list(sent or [])
+        self._position = len(self.sent)   # == len(history): editing the draft
+        self._draft = ""
+        self.completer = None                 # a SlashComplete, set by the app
+        self.last_key = 0.0                   # monotonic time of the last key press (idle detection)
+
+    async def _on_key(self, event: events.Key) -> None:
+        self.last_key = time.monotonic()
+        if self._handled(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def _handled(self, key: str) -> bool:
+        completer = self.completer
+        if completer is not None and completer.handle_key(key):
+            if key == "enter" and not self.text.endswith(" "):
+                self.submit()                 # a command without arguments runs at once
+            return True
+        if key == "enter":
+            self.submit()
+            return True
+        if key in NEWLINE_KEYS:
+            self.insert("\n")
+            return True
+        row = self.cursor_location[0]
+        if key == "up" and row == 0:
+            return self._recall(-1)
+        if key == "down" and row == self.document.line_count - 1:
+            return self._recall(+1)
+        return False
+
+    def submit(self) -> None:
+        """Send the text (unless blank), remember it, and clear the box."""
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self._position = len(self.sent)
+        self._draft = ""
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def _recall(self, step: int) -> bool:
+        """Move through history; the unsent draft is kept and comes back at the end."""
+        target = self._position + step
+        if target < 0 or target > len(self.sent) or not self.sent:
+            return False
+        if self._position == len(self.sent):
+            self._draft = self.text
+        self._position = target
+        self.text = self._draft if target == len(self.sent) else self.sent[target]
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document[last])))
+        return True

@@ -1,0 +1,62 @@
+"""A tool call as a collapsible panel: what ran, whether it worked, and its output on demand.
+
+Collapsed it is one line (`✓ terminal  pytest -q  · exit 0 · 48 lines, 2.1 kB`)
+so a long agentic turn stays readable; expanding shows the head of the
+result. The title is built as `Content`, never parsed as markup, because
+commands and paths are full of square brackets.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from ..format import key_argument, preview, result_summary
+from .spinner import FRAMES, INTERVAL
+
+
+class ToolPanel(Collapsible):
+    """One tool call; `finish` or `cancel` ends it."""
+
+    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+        self.call_id = call_id
+        self.tool_name = name
+        self.argument = key_argument(arguments)
+        self.state = "running"          # running | ok | error | cancelled
+        self._frame = 0
+        self._timer = None
+        self._body = Static("", markup=False, classes="tool-output")
+        super().__init__(self._body, title=self._label(FRAMES[0]), collapsed=True, classes="-running")
+
+    def on_mount(self) -> None:
+        if self.state == "running" and getattr(self.app, "motion", True):
+            self._timer = self.set_interval(INTERVAL, self._tick)
+
+    def _label(self, mark: str, outcome: str = "") -> Content:
+        parts: list[tuple[str, str] | str] = [(mark, "bold"), " ", (self.tool_name, "bold"), "  ", self.argument]
+        if outcome:
+            parts += ["  ", (f"· {outcome}", "dim")]
+        return Content.assemble(*parts)
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(FRAMES)
+        self.title = self._label(FRAMES[self._frame])  # type: ignore[assignment]
+
+    def _end(self, state: str, mark: str, outcome: str, body: str) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.remove_class(f"-{self.state}")
+        self.add_class(f"-{state}")
+        self.state = state
+        self.title = self._label(mark, outcome)  # type: ignore[assignment]
+        self._body.update(Content(body))
+
+    def finish(self, content: str, is_error: bool) -> None:
+        """Show the outcome: exit code and size in the title, the head of the output inside."""
+        mark, state = ("✗", "error") if is_error else ("✓", "ok")
+        self._end(state, mark, result_summary(content, is_error), preview(content) or "(no output)")
+
+    def cancel(self) -> None:
+        """The turn was cancelled while this ran: the process group has been killed."""
+        self._end("cancelled", "■", "cancelled, process killed", "Cancelled by the user (Esc).")

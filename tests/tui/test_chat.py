@@ -1,0 +1,240 @@
+"""Chatting in the TUI against the scripted server: streaming, tools, errors, cancellation."""
+
+from __future__ import annotations
+
+from hermeslite.tui.screens.approval import ApprovalScreen
+from hermeslite.tui.widgets.header import HeaderBar
+from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine, NoteLine, UserMessage
+from hermeslite.tui.widgets.tool_panel import ToolPanel
+from tests.server import Reply
+from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.fakes import SlowStreamLLM
+from tests.tui.screen import screen_text
+
+
+async def test_a_message_gets_a_streamed_markdown_reply(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text("Hello **world**, here is a list:\n\n- one\n- two\n", chunks=12))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi there")
+        assert [w.text for w in app.chat.query(UserMessage)] == ["hi there"]
+        reply = app.chat.query_one(AssistantMessage)
+        assert reply.source == "Hello **world**, here is a list:\n\n- one\n- two\n"
+        assert not reply.streaming
+        assert scripted_server.requests[-1]["messages"][-1] == {"role": "user", "content": "hi there"}
+        assert app.query_one(HeaderBar).session_title == "hi there"
+        text = screen_text(app)
+        assert "Hello world, here is a list:" in text and "• one" in text
+        assert "/ 50k tokens" in text and "window 100k" in text
+
+
+async def test_a_tool_call_shows_a_panel_that_completes(make_app, scripted_server):
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "sleep 1; echo hello from the tool"})], text="Checking."),
+        Reply.text("All done."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "run it", wait=False)
+        await until(pilot, lambda: app.chat.query(ToolPanel))
+        panel = app.chat.query_one(ToolPanel)
+        assert panel.state == "running" and panel.tool_name == "terminal"
+        assert panel.argument == "sleep 1; echo hello from the tool"
+        await settle(pilot)
+        assert panel.state == "ok"
+        assert "✓ terminal" in screen_text(app) and "exit 0 · 1 line, 19 B" in screen_text(app)
+        assert panel.collapsed
+        panel.collapsed = False
+        await pilot.pause()
+        assert "hello from the tool" in screen_text(app)
+        assert app.chat.query(AssistantMessage).last().source == "All done."
+
+
+async def test_a_failing_command_shows_its_exit_code(make_app, scripted_server):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo oops; exit 3"})]), Reply.text("It failed."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "try")
+        panel = app.chat.query_one(ToolPanel)
+        assert panel.state == "error" and "exit 3" in screen_text(app)
+
+
+async def test_provider_errors_are_one_line_and_a_notification(make_app, scripted_server):
+    scripted_server.enqueue(Reply.error(401, "Incorrect API key provided: sk-abc"))
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        errors = app.chat.query(ErrorLine)
+        assert len(errors) == 1 and errors[0].text.startswith("✗ ")
+        assert "Traceback" not in screen_text(app)
+        assert any(n.severity == "error" for n in app._notifications)
+        scripted_server.enqueue(Reply.text("back again"))
+        await send(pilot, "retry")
+        assert app.chat.query(AssistantMessage).last().source == "back again"
+
+
+async def test_esc_cancels_while_waiting_for_the_model(make_app, scripted_server):
+    scripted_server.enqueue(Reply.delay(3.0, Reply.text("too late")))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "slow one", wait=False)
+        await until(pilot, lambda: len(scripted_server.requests) == 1)
+        await pilot.press("escape")
+        await settle(pilot)
+        notes = [n.text for n in app.chat.query(NoteLine)]
+        assert "Cancelled: stopped waiting for the model." in notes
+        messages = app.host.agent.messages
+        assert messages[-1] == {"role": "assistant", "content": "[reply cancelled by the user]"}
+        assert not app.busy and app.activity == ""
+
+
+async def test_esc_stops_a_streaming_reply_and_keeps_the_partial_text(make_app):
+    llm = SlowStreamLLM([f"word{i} " for i in range(200)], delay=0.02)
+    app = make_app(llm=llm)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk", wait=False)
+        await until(pilot, lambda: app.chat.query(AssistantMessage) and "word5" in app.chat.query_one(AssistantMessage).source)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert llm.cancelled
+        reply = app.chat.query_one(AssistantMessage)
+        assert "word5" in reply.source and "word199" not in reply.source and not reply.streaming
+        note = app.chat.query(NoteLine).last().text
+        assert note.startswith("Cancelled: stopped the reply after ") and "partial reply kept" in note
+        assert app.host.agent.messages[-1]["content"].endswith("[reply cancelled by the user]")
+
+
+async def test_esc_kills_a_running_tool(make_app, scripted_server):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "sleep 30"})]))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "wait a while", wait=False)
+        await until(pilot, lambda: app.chat.query(ToolPanel))
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.chat.query_one(ToolPanel).state == "cancelled"
+        assert "Cancelled: stopped terminal `sleep 30` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
+        tool_results = [m for m in app.host.agent.messages if m.get("role") == "tool"]
+        assert tool_results and "cancelled by the user" in tool_results[-1]["content"]
+
+
+async def test_dangerous_commands_ask_and_can_be_allowed_for_the_session(make_app, scripted_server):
+    push = ("terminal", {"command": "git push --force origin main"})
+    scripted_server.enqueue(Reply.tool_calls([push]), Reply.text("denied, fine"),
+                            Reply.tool_calls([push]), Reply.text("ran it"),
+                            Reply.tool_calls([push]), Reply.text("ran it again"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "push", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert "Why: force push rewrites remote history." in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
+        assert "the user denied this command" in results[-1]
+        await send(pilot, "push again", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("a")
+        await settle(pilot)
+        await send(pilot, "and again")   # no modal this time: allowed for the session
+        results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
+        assert "denied" not in results[-1] and "denied" not in results[-2]
+        assert "[exit code:" in results[-1]
+
+
+async def test_turns_are_refused_while_one_runs(make_app, scripted_server):
+    scripted_server.enqueue(Reply.delay(1.0, Reply.text("first")))
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(pilot)
+        await send(pilot, "one", wait=False)
+        await until(pilot, lambda: app.busy)
+        await send(pilot, "two", wait=False)
+        assert any("A turn is running" in n.message for n in app._notifications)
+        await settle(pilot)
+        assert [m["content"] for m in app.host.agent.messages if m["role"] == "user"] == ["one"]
+
+
+async def test_history_recalls_sent_messages(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "first message")
+        await send(pilot, "second message")
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert app.prompt.text == "second message"
+        await pilot.press("up")
+        assert app.prompt.text == "first message"
+        await pilot.press("down", "down")
+        assert app.prompt.text == "draft"
+
+
+async def test_shift_enter_and_ctrl_j_add_lines(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
+        assert app.prompt.text == "a\nb\nc"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert scripted_server.requests[-1]["messages"][-1]["content"] == "a\nb\nc"
+
+
+async def test_ctrl_c_twice_quits(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_history_survives_a_restart(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "remember me")
+    again = make_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.press("up")
+        assert again.prompt.text == "remember me"
+
+
+class FlakyStartLLM(SlowStreamLLM):
+    """Fails to start once (say, litellm missing), then works."""
+
+    def __init__(self) -> None:
+        super().__init__(["fine ", "now"], delay=0)
+        self.attempts = 0
+
+    async def prepare(self) -> int:
+        self.attempts += 1
+        if self.attempts == 1:
+            raise RuntimeError("litellm could not be loaded")
+        return self.window
+
+
+async def test_a_failed_start_is_one_line_and_the_next_send_retries(make_app):
+    from hermeslite.tui.widgets.header import HeaderBar
+
+    llm = FlakyStartLLM()
+    app = make_app(llm=llm)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.chat.query(ErrorLine))
+        assert app.chat.query_one(ErrorLine).text == "✗ Could not start the model: litellm could not be loaded"
+        assert app.query_one(HeaderBar).starting
+        await send(pilot, "hello")
+        assert llm.attempts == 2 and not app.query_one(HeaderBar).starting
+        assert app.chat.query(AssistantMessage).last().source == "fine now"
+        assert len(app.chat.query(ErrorLine)) == 1

@@ -1,0 +1,188 @@
+"""Slash commands in the running app: views, sessions, models, the dropdown and the palette."""
+
+from __future__ import annotations
+
+from hermeslite.tui.screens.session_picker import SessionPicker
+from hermeslite.tui.screens.text_viewer import TextViewer
+from hermeslite.tui.widgets.header import HeaderBar
+from hermeslite.tui.widgets.message import AssistantMessage, NoteLine, UserMessage
+from tests.server import Reply
+from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.screen import screen_text
+
+
+async def test_context_shows_the_breakdown_against_window_and_threshold(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await send(pilot, "/context")
+        assert isinstance(app.screen, TextViewer)
+        text = screen_text(app)
+        for part in ("system prompt", "memory", "tool schemas", "conversation", "tool results", "summary",
+                     "total", "threshold"):
+            assert part in text, part
+        assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextViewer)
+
+
+async def test_unknown_command_suggests_the_closest(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(pilot)
+        await send(pilot, "/comprss database")
+        note = app.chat.query(NoteLine).last().text
+        assert note == "Unknown command /comprss. Did you mean /compress? Type /help for the list."
+        assert any("Did you mean /compress?" in n.message for n in app._notifications)
+        assert scripted_server.requests == []        # nothing was sent to the model
+
+
+async def test_a_path_is_a_message_not_a_command(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/etc/hosts looks empty")
+        assert scripted_server.requests[-1]["messages"][-1]["content"] == "/etc/hosts looks empty"
+
+
+async def test_help_lists_every_command_and_the_keys(make_app):
+    from hermeslite.tui.commands import REGISTRY
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/help")
+        text = screen_text(app)
+        for name in REGISTRY:
+            assert f"/{name}" in text
+        assert "Shift+Enter / Ctrl+J" in text and "cancel the running turn" in text
+
+
+async def test_memory_todo_and_sessions_views(make_app, scripted_server, tmp_path):
+    scripted_server.enqueue(
+        Reply.tool_calls([("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
+                          ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."})]),
+        Reply.text("noted"))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "remember things")
+        await send(pilot, "/todo")
+        assert "write the schema (in_progress)" in screen_text(app)
+        await pilot.press("escape")
+        await send(pilot, "/memory")
+        text = screen_text(app)
+        assert "USER.md (about you)" in text and "• Prefers tabs." in text and "MEMORY.md" in text
+        await pilot.press("escape")
+        await send(pilot, "/sessions")
+        assert app.host.agent.session_id in screen_text(app) and "remember things" in screen_text(app)
+
+
+async def test_new_then_resume_by_id_restores_the_conversation(make_app, scripted_server):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo hi"})]), Reply.text("first answer"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "first question")
+        first = app.host.agent.session_id
+        await send(pilot, "/new")
+        assert app.host.agent.session_id != first
+        assert not app.chat.query(UserMessage)
+        assert app.query_one(HeaderBar).session_title == "new session"
+        await send(pilot, f"/resume {first}")
+        assert app.host.agent.session_id == first
+        assert [w.text for w in app.chat.query(UserMessage)] == ["first question"]
+        assert app.chat.query(AssistantMessage).last().source == "first answer"
+        assert app.chat.query_one("ToolPanel").state == "ok"
+        assert app.query_one(HeaderBar).session_title == "first question"
+
+
+async def test_resume_without_an_id_opens_the_picker(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "older session")
+        older = app.host.agent.session_id
+        await send(pilot, "/new")
+        await send(pilot, "/resume")
+        assert isinstance(app.screen, SessionPicker)
+        assert "older session" in screen_text(app)
+        picker_list = app.screen.query_one("#picker-list")
+        index = next(i for i in range(picker_list.option_count) if picker_list.get_option_at_index(i).id == older)
+        picker_list.highlighted = index
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.host.agent.session_id == older
+
+
+async def test_resume_an_unknown_id_is_one_error_line(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/resume nope-nothing")
+        assert "/resume:" in app.chat.query("ErrorLine").last().text
+
+
+async def test_model_shows_and_switches_the_model(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model")
+        assert app.chat.query(NoteLine).last().text.startswith("Model openai/test-model · window 100,000 tokens")
+        await send(pilot, "/model openai/other-model")
+        assert app.query_one(HeaderBar).model == "openai/other-model"
+        assert app.host.agent.deps.compressor.context_length == 8192     # unknown model: the default window
+        assert "Switched to openai/other-model" in app.chat.query(NoteLine).last().text
+        await send(pilot, "hello")
+        assert scripted_server.requests[-1]["model"] == "other-model"
+
+
+async def test_slash_dropdown_completes_commands(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("/", "c", "o", "m")
+        completer = app.prompt.completer
+        assert completer.open
+        assert "compact now, keeping [focus] in detail" in screen_text(app)
+        await pilot.press("tab")
+        assert app.prompt.text == "/compress "
+        assert not completer.open
+        await pilot.press(*"db")
+        assert app.prompt.text == "/compress db" and not completer.open
+
+
+async def test_enter_on_the_dropdown_runs_a_command_without_arguments(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("/", "h", "e")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TextViewer)
+
+
+async def test_commands_are_in_the_palette(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "/compress [focus]" in titles and "/context" in titles and "/quit" in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"/context")
+        await until(pilot, lambda: "where the tokens go" in screen_text(app))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TextViewer)
+
+
+async def test_quit_exits(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/quit", wait=False)
+        await pilot.pause()
+    assert app.return_code == 0

@@ -1,0 +1,130 @@
+"""The pressure meter, the warning bar and /compress [focus] in the TUI."""
+
+from __future__ import annotations
+
+from hermeslite.tui.widgets.compaction_card import CompactionCard
+from hermeslite.tui.widgets.pressure_meter import PressureMeter
+from hermeslite.tui.widgets.warning_bar import WarningBar
+from tests.server import Reply
+from tests.tui.conftest import SIZE, answer_summaries, checkpoint, is_summary_request, ready, send, settle, until
+from tests.tui.screen import screen_text
+
+FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
+
+
+async def chat(pilot, turns: int) -> None:
+    for n in range(turns):
+        await send(pilot, f"turn {n}: {FILLER}")
+
+
+async def test_the_meter_shows_tokens_threshold_percent_and_window(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text("ok", usage=(21_050, 3)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        meter = app.query_one(PressureMeter)
+        assert str(meter.content) == "21k / 50k tokens · 42% · ▰▰▰▰▱▱▱▱▱▱ · window 100k"
+        assert meter.has_class("-normal") and not app.query_one(WarningBar).visible
+
+
+async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app, scripted_server):
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        bar, meter = app.query_one(WarningBar), app.query_one(PressureMeter)
+        assert not bar.visible and bar.styles.display == "none"
+        scripted_server.enqueue(Reply.text("noted", usage=(44_000, 5)))   # 88% of the 50k threshold
+        await send(pilot, "one more")
+        assert bar.visible and bar.has_class("-warning") and bar.styles.display == "block"
+        assert str(bar.content) == ("Context 88% of the way to compaction (44k / 50k tokens)"
+                                    " - /compress [focus] to compact now")
+        assert meter.has_class("-warning")
+        assert "Context 88% of the way to compaction" in screen_text(app)
+        scripted_server.enqueue(Reply.text("noted", usage=(48_500, 5)))   # 97%: critical
+        await send(pilot, "and another")
+        assert bar.has_class("-critical") and not bar.has_class("-warning") and meter.has_class("-critical")
+        await send(pilot, "/compress")
+        assert not bar.visible and bar.styles.display == "none"
+        assert meter.has_class("-normal")
+        assert "of the way to compaction" not in screen_text(app)
+
+
+async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(make_app, scripted_server):
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        before = len(app.host.agent.messages)
+        await send(pilot, "/compress database schema")
+        summary_requests = [b for b in scripted_server.requests if is_summary_request(b)]
+        assert len(summary_requests) == 1
+        assert '"database schema"' in summary_requests[0]["messages"][0]["content"]
+        card = app.chat.query_one(CompactionCard)
+        assert card.state == "done" and card.trigger == "manual" and card.focus == "database schema"
+        text = screen_text(app)
+        assert "⟳ compaction · manual" in text
+        assert f"{before} → {len(app.host.agent.messages)} messages" in text
+        assert "focus: database schema" in text
+        assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in app._notifications)
+        records = app.host.agent.deps.store.compactions(app.host.agent.session_id)
+        assert records[-1].focus == "database schema" and records[-1].trigger == "manual"
+
+
+async def test_the_card_shows_the_spinner_text_while_compressing(make_app, scripted_server):
+    def respond(body):
+        return Reply.delay(1.0, Reply.text(checkpoint())) if is_summary_request(body) else None
+
+    scripted_server.responder = respond
+    app = make_app(motion=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        await send(pilot, "/compress database schema", wait=False)
+        await until(pilot, lambda: app.chat.query(CompactionCard))
+        await pilot.pause(0.1)
+        assert app.activity == "compressing"
+        text = screen_text(app)
+        assert "Compressing 13 messages (~" in text and "focus: database schema..." in text
+        await settle(pilot)
+        assert app.chat.query_one(CompactionCard).state == "done"
+
+
+async def test_a_failed_summary_is_flagged_as_fallback(make_app, scripted_server):
+    scripted_server.responder = lambda body: Reply.error(500, "summarizer exploded") if is_summary_request(body) else None
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        await send(pilot, "/compress")
+        card = app.chat.query_one(CompactionCard)
+        assert card.state == "fallback"
+        assert "fallback checkpoint built by code" in screen_text(app)
+
+
+async def test_compress_on_a_short_session_reports_no_change(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await send(pilot, "/compress")
+        card = app.chat.query_one(CompactionCard)
+        assert card.state == "noop" and "No change" in screen_text(app)
+
+
+async def test_esc_cancels_a_compression_and_keeps_the_transcript(make_app, scripted_server):
+    scripted_server.responder = lambda body: Reply.delay(3.0, Reply.text("late")) if is_summary_request(body) else None
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        before = list(app.host.agent.messages)
+        await send(pilot, "/compress", wait=False)
+        await until(pilot, lambda: any(is_summary_request(b) for b in scripted_server.requests))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.host.agent.messages == before
+        assert "Cancelled: compression stopped; the transcript is unchanged." in screen_text(app)

@@ -1,0 +1,58 @@
+"""Long replies: split into segments, frozen when finished, redrawn on resize and theme change."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from hermeslite.tui.widgets.frozen_markdown import FrozenMarkdown
+from hermeslite.tui.widgets.message import AssistantMessage
+from tests.server import Reply
+from tests.tui.conftest import SIZE, ready, send, until
+from tests.tui.screen import screen_text
+
+LONG = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 12 for i in range(20)) + "\n\nThe end."
+
+
+async def test_a_long_reply_is_kept_whole_and_frozen_when_finished(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text(LONG, chunks=60))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write a lot")
+        reply = app.chat.query_one(AssistantMessage)
+        assert reply.source == LONG
+        await until(pilot, lambda: not reply.query(Markdown))
+        frozen = reply.query(FrozenMarkdown)
+        assert len(frozen) >= 3 and "".join(f.source for f in frozen) == LONG
+        assert "The end." in screen_text(app)
+
+
+async def test_frozen_text_rewraps_after_a_resize(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text(LONG, chunks=10))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write a lot")
+        reply = app.chat.query_one(AssistantMessage)
+        await until(pilot, lambda: not reply.query(Markdown))
+        await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: reply.query(FrozenMarkdown) and all(f._width > 100 for f in reply.query(FrozenMarkdown)))
+        assert "The end." in screen_text(app)
+        widest = max(len(line.rstrip()) for line in screen_text(app).splitlines())
+        assert widest > 90
+
+
+async def test_frozen_text_follows_a_theme_change(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text(LONG, chunks=10))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write a lot")
+        reply = app.chat.query_one(AssistantMessage)
+        await until(pilot, lambda: not reply.query(Markdown))
+        for frozen in reply.query(FrozenMarkdown):
+            frozen.drawn_in_dark = True
+        app.theme = "textual-light"
+        await until(pilot, lambda: reply.query(FrozenMarkdown) and not reply.query(Markdown)
+                    and not any(hasattr(f, "drawn_in_dark") for f in reply.query(FrozenMarkdown)))
+        assert reply.source == LONG

@@ -1,0 +1,162 @@
+"""The TUI's pure parts: wording, parsing, the event feed, reply segments, gc tuning."""
+
+from __future__ import annotations
+
+import gc
+from types import SimpleNamespace
+
+import pytest
+
+from hermeslite.agent import events as ev
+from hermeslite.agent.breakdown import ContextBreakdown, Part
+from hermeslite.context.pressure import measure_pressure
+from hermeslite.tui import commands, views
+from hermeslite.tui.feed import MAX_SLICE, EventFeed
+from hermeslite.tui.format import bar, k, key_argument, pressure_line, preview, result_summary, short_path, warning_text
+from hermeslite.tui.gcpause import GcPause
+from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
+from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point
+from hermeslite.tui.widgets.slash_complete import search_string
+from textual_autocomplete import TargetState
+
+
+def test_token_counts_read_like_the_headless_printer():
+    assert [k(0), k(999), k(1_000), k(42_100), k(96_400), k(200_000)] == ["0", "999", "1.0k", "42k", "96k", "200k"]
+    assert k(4_210) == "4.2k"
+
+
+def test_pressure_line_and_warning_wording():
+    assert bar(0.42) == "▰▰▰▰▱▱▱▱▱▱" and bar(1.7) == "▰" * 10 and bar(-1) == "▱" * 10
+    assert pressure_line(42_100, 100_000, 200_000) == "42k / 100k tokens · 42% · ▰▰▰▰▱▱▱▱▱▱ · window 200k"
+    assert warning_text(87_000, 100_000) == (
+        "Context 87% of the way to compaction (87k / 100k tokens) - /compress [focus] to compact now")
+
+
+def test_tool_summaries():
+    assert key_argument('{"command": "pytest -q", "timeout": 5}') == "pytest -q"
+    assert key_argument('{"path": "src/app.py"}') == "src/app.py"
+    assert key_argument("not json") == "not json"
+    assert key_argument('{"a": 1, "b": 2, "c": 3}') == "a=1, b=2"
+    assert len(key_argument('{"command": "' + "x" * 500 + '"}')) == 60
+    assert result_summary("line1\nline2\n[exit code: 0]", False) == "exit 0 · 2 lines, 11 B"
+    assert result_summary("error: no such file", True) == "error · 1 line, 19 B"
+    assert result_summary("x" * 4000, False) == "ok · 1 line, 3.9 kB"
+    many = "\n".join(str(i) for i in range(100))
+    assert preview(many).endswith("… 80 more lines")
+    assert short_path("/home/ann/src", home="/home/ann") == "~/src"
+    assert short_path("/tmp/x", home="/home/ann") == "/tmp/x"
+
+
+def test_commands_parse_and_suggest():
+    cmd, args = commands.parse("/compress  database schema ")
+    assert cmd.name == "compress" and args == "database schema"
+    assert commands.parse("/exit")[0].name == "quit"
+    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /compress\?"):
+        commands.parse("/comprss")
+    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /context\?"):
+        commands.parse("/contxt")
+    with pytest.raises(commands.UnknownCommand) as caught:
+        commands.parse("/zzzzzz")
+    assert "Did you mean" not in str(caught.value) and "/help" in str(caught.value)
+    assert commands.is_command("/help") and not commands.is_command("/etc/hosts is empty")
+    assert not commands.is_command("hello /help")
+
+
+def test_every_command_has_help_and_appears_everywhere():
+    names = {name for name, _, _ in commands.entries()}
+    assert names == {"/compress", "/context", "/new", "/resume", "/sessions", "/memory", "/todo", "/model",
+                     "/help", "/quit"}
+    assert all(help for _, _, help in commands.entries())
+    text = views.help_view(commands.entries())
+    assert all(name in text for name in names) and "Esc" in text
+
+
+def test_dropdown_only_for_a_bare_slash_word():
+    assert search_string(TargetState("/comp", 5)) == "/comp"
+    assert search_string(TargetState("/compress db", 12)) is None
+    assert search_string(TargetState("hello", 5)) is None
+
+
+def test_context_view_marks_the_threshold():
+    breakdown = ContextBreakdown([Part("system prompt", 1_200), Part("memory", 300), Part("tool schemas", 1_600),
+                                  Part("conversation", 30_000), Part("tool results", 8_000), Part("summary", 0)],
+                                 context_length=100_000, threshold=50_000)
+    text = views.context_view(breakdown, last_prompt_tokens=40_500)
+    assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
+    assert "conversation        30k     30.0%" in text
+    assert "41k" in text and "│" in text and "8.9k tokens left" in text
+    assert "last request" in text
+
+
+def test_compaction_card_outcomes():
+    base = dict(messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48, summary="s",
+                fallback_used=False, aborted=False, pruned_only=False, error=None, saved_ratio=0.78, changed=True,
+                messages_after=12)
+    state, lines = outcome_lines(SimpleNamespace(**base))
+    assert state == "done" and lines == ["48 → 12 messages · ~96k → ~21k tokens (−78%)"]
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "fallback_used": True, "error": "timeout"}))
+    assert state == "fallback" and "fallback checkpoint" in lines[1] and "timeout" in lines[1]
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "aborted": True, "error": "invalid API key"}))
+    assert state == "aborted" and lines == ["Aborted, nothing removed: invalid API key"]
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "changed": False}))
+    assert state == "noop"
+    assert started_text(48, 96_000, "database schema") == "Compressing 48 messages (~96k tokens), focus: database schema..."
+
+
+def test_the_feed_merges_text_keeps_order_and_slices():
+    feed = EventFeed()
+    for piece in ("a", "b", "c"):
+        feed(ev.TextDelta(piece))
+    tool = ev.ToolStarted("c1", "terminal", "{}")
+    feed(tool)
+    feed(ev.TextDelta("x" * (MAX_SLICE + 5)))
+    assert not feed.idle
+
+    async def drain():
+        return [await feed.next() for _ in range(4)]
+
+    import asyncio
+    out = asyncio.run(drain())
+    assert out[0] == ev.TextDelta("abc") and out[1] is tool
+    assert out[2] == ev.TextDelta("x" * MAX_SLICE) and out[3] == ev.TextDelta("xxxxx")
+    assert feed.idle
+
+
+def test_segments_split_at_blank_lines_outside_code():
+    text = ("word " * 100 + "\n\n") * 10 + "```\ncode\n\n\nmore\n```\n\nend"
+    pieces = segments(text)
+    assert "".join(pieces) == text and len(pieces) > 1
+    assert all(p.count("```") % 2 == 0 for p in pieces)
+    assert segments("short") == ["short"] and segments("") == [""]
+    one_long = "y" * (SEGMENT_CHARS + 10) + "\n\n"
+    assert "".join(segments(one_long)) == one_long
+    assert "".join(segments(one_long + "tail")) == one_long + "tail"
+    assert split_point("x", "ab\n\ncd") == 4
+    assert split_point("```\ncode", "\n\nmore") is None
+    assert SEGMENT_CHARS >= 500
+
+
+def test_gc_pause_defers_full_collections_until_idle():
+    pause = GcPause(enabled=True)
+    before = gc.get_threshold()
+    try:
+        pause.start()
+        assert pause.deferring and gc.get_threshold()[2] > before[2]
+        pause.stop()
+        pause.maybe_collect(idle_for=0.1)
+        assert pause.deferring                       # the user is still typing
+        pause.maybe_collect(idle_for=5)
+        assert not pause.deferring and gc.get_threshold() == before and pause.last_full_ms is not None
+    finally:
+        pause.restore()
+    off = GcPause(enabled=False)
+    off.start()
+    assert not off.deferring and gc.get_threshold() == before
+
+
+def test_pressure_levels_drive_the_classes():
+    from hermeslite.tui.widgets.pressure_meter import level_of
+
+    assert level_of(measure_pressure(10, 100, 200)) == "normal"
+    assert level_of(measure_pressure(86, 100, 200)) == "warning"
+    assert level_of(measure_pressure(96, 100, 200)) == "critical"
