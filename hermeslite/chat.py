@@ -11,13 +11,15 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from hermeslite.agent.factory import build_agent, open_store
-from hermeslite.agent.loop import Agent
+from datetime import datetime
+from typing import TYPE_CHECKING
+
 from hermeslite.config import Settings
 from hermeslite.errors import UserFacingError
-from hermeslite.headless import HeadlessPrinter
-from hermeslite.llm.errors import LLMError
-from hermeslite.store.sessions import SessionNotFound, SessionStore
+from hermeslite.store.sessions import SessionNotFound, SessionStore, default_sessions_path
+
+if TYPE_CHECKING:
+    from hermeslite.agent.loop import Agent
 
 REPL_HELP = """\
 Commands: /compress [focus]  compact the conversation now, keeping [focus] in detail
@@ -52,12 +54,17 @@ def run_chat(
     continue_latest: bool = False, resume: str | None = None,
 ) -> int:
     settings = with_overrides(settings, model=model, api_base=api_base)
-    store = open_store()
+    store = SessionStore(default_sessions_path())
     session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
     if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
         from hermeslite.tui import run_tui
 
         return run_tui(settings, session_id, store=store)
+    # Imported here so the TUI's first frame does not wait for the agent's modules.
+    from hermeslite.agent.factory import build_agent
+    from hermeslite.headless import HeadlessPrinter
+    from hermeslite.llm.errors import LLMError
+
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
     except LLMError as exc:
@@ -69,7 +76,7 @@ def run_chat(
     return asyncio.run(_repl(agent, settings, store))
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
+async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
     """A plain line-by-line chat for terminals without the TUI, and for scripts."""
     interactive = sys.stdin.isatty()
     if interactive:
@@ -98,7 +105,9 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
             await agent.run_turn(text)
 
 
-def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
+def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":
+    from hermeslite.agent.factory import build_agent
+
     agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
     for subscriber in old.subscribers:
         agent.subscribe(subscriber)
@@ -107,11 +116,12 @@ def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
 
 
 def list_sessions() -> str:
-    """The `hermeslite sessions` table."""
-    rows = open_store().list_sessions()
+    """The `hermeslite sessions` table, newest first, times in local time."""
+    rows = SessionStore(default_sessions_path()).list_sessions()
     if not rows:
         return "no sessions yet\n"
-    lines = [f"{'ID':<24} {'LAST ACTIVE':<19} {'MSGS':>5}  {'MODEL':<28} TITLE"]
+    lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} TITLE"]
     for s in rows:
-        lines.append(f"{s.id:<24} {str(s.updated_at)[:19]:<19} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.title or ''}")
+        when = datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
+        lines.append(f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.title or ''}")
     return "\n".join(lines) + "\n"

@@ -49,7 +49,8 @@ class Compaction:
         deps = agent.deps
         before = strip_snapshots(agent.messages)
         deps.compressor.request_overhead_tokens = agent.estimate_request() - agent.ledger.total
-        agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.estimate_request()))
+        # Message tokens, the same measure the result reports before and after.
+        agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.ledger.total))
         result, _ = await asyncio.gather(
             deps.compressor.compress(before, focus_topic=focus, force=force), self._flush(before))
         if result.changed and not result.aborted:
