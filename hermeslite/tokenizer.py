@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from .context.messages import Message, call_arguments, call_name, text_of, tool_calls_of
+from .context.messages import Message, call_arguments, call_name, image_parts, text_of, tool_calls_of
 from .context.tokens import IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_OVERHEAD_TOKENS, estimate_tokens
 
 _PREFERRED_ENCODINGS = ("o200k_base", "cl100k_base")
@@ -63,10 +63,7 @@ def count_text(text: str) -> int:
 def count_message(msg: Message) -> int:
     content = msg.get("content")
     total = MESSAGE_OVERHEAD_TOKENS + count_text(text_of(content))
-    if isinstance(content, list):
-        total += IMAGE_TOKENS * sum(
-            1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image")
-        )
+    total += IMAGE_TOKENS * image_parts(content)
     for call in tool_calls_of(msg):
         total += TOOL_CALL_OVERHEAD_TOKENS + count_text(call_name(call) + call_arguments(call))
     return total

@@ -18,8 +18,14 @@ ANCHORS_KEY = "_hl_anchors"      # code-owned anchors, kept for rehydration afte
 ARCHIVE_KEY = "_hl_ref"          # reference id of the archived original of a pruned message
 
 
-def text_of(content: Any) -> str:
-    """Plain text of a message content (string or list of parts); images are skipped."""
+IMAGE_TYPES = ("image_url", "image", "input_image")
+
+
+def text_of(content: Any, image_marker: str | None = None) -> str:
+    """Plain text of a message content (string or list of parts).
+
+    Images are skipped, or stand as `image_marker` where a reader should know one was there.
+    """
     if content is None:
         return ""
     if isinstance(content, str):
@@ -30,6 +36,8 @@ def text_of(content: Any) -> str:
             if isinstance(part, dict):
                 if part.get("type") == "text":
                     parts.append(str(part.get("text", "")))
+                elif image_marker is not None and part.get("type") in IMAGE_TYPES:
+                    parts.append(image_marker)
             elif isinstance(part, str):
                 parts.append(part)
         return "\n".join(parts)
@@ -40,7 +48,7 @@ def image_parts(content: Any) -> int:
     """How many image parts a content value holds."""
     if not isinstance(content, list):
         return 0
-    return sum(1 for p in content if isinstance(p, dict) and p.get("type") in ("image_url", "image"))
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type") in IMAGE_TYPES)
 
 
 def tool_calls_of(msg: Message) -> list[dict]:

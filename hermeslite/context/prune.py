@@ -16,6 +16,7 @@ from typing import Any
 
 from .messages import (
     ARCHIVE_KEY,
+    IMAGE_TYPES,
     Message,
     call_arguments,
     call_id,
@@ -127,7 +128,7 @@ def shrink_arguments(msg: Message, ref: str) -> Message | None:
 def _strip_images(msg: Message, ref: str) -> Message:
     parts = []
     for part in msg["content"]:
-        if isinstance(part, dict) and part.get("type") in ("image_url", "image"):
+        if isinstance(part, dict) and part.get("type") in IMAGE_TYPES:
             parts.append({"type": "text", "text": f"[image removed to save context; recall id {ref}]"})
         else:
             parts.append(part)

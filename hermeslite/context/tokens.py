@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .messages import Message, call_arguments, call_name, tool_calls_of
+from .messages import IMAGE_TYPES, Message, call_arguments, call_name, tool_calls_of
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -33,7 +33,7 @@ def content_tokens(content: Any) -> int:
         for part in content:
             if isinstance(part, dict):
                 kind = part.get("type")
-                if kind in ("image_url", "image"):
+                if kind in IMAGE_TYPES:
                     total += IMAGE_TOKENS
                 elif kind == "text":
                     total += _chars_tokens(len(str(part.get("text", ""))))

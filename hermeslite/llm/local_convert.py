@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermeslite.context.messages import call_arguments, call_id, call_name, strip_private, tool_calls_of
+from hermeslite.context.messages import call_arguments, call_id, call_name, strip_private, text_of, tool_calls_of
 
 from .errors import ContextOverflow
 
@@ -26,24 +26,6 @@ _SPECIAL = re.compile(r"<\|([A-Za-z_]+)\|>")
 def _escape(text: str) -> str:
     """Keep text that looks like a template token (`<|im_end|>`) from becoming one."""
     return _SPECIAL.sub("<|\u200b\\1|>", text)
-
-
-def _content(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image"):
-                parts.append("[image]")
-        return "\n".join(parts)
-    return str(content)
 
 
 def to_chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -59,7 +41,7 @@ def to_chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
     turns: list[tuple[str, str]] = []
     for msg in strip_private(messages):
         role = str(msg.get("role") or "user")
-        text = _escape(_content(msg.get("content")))
+        text = _escape(text_of(msg.get("content"), image_marker="[image]"))
         if role in ("system", "developer"):
             if all(r == "system" for r, _ in turns):
                 turns.append(("system", text))
