@@ -23,6 +23,7 @@ Four things make it safe to run under a Textual TUI:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import contextlib
 import importlib.util
@@ -100,6 +101,23 @@ def _chatml(messages: list[dict[str, str]]) -> str:
     return body + "<|im_start|>assistant\n"
 
 
+def _close_models() -> None:
+    """Free the models while the interpreter is still whole.
+
+    Left to `Llama.__del__` during shutdown, llama-cpp-python finds its module
+    globals already gone and prints an ignored TypeError to stderr. A call still
+    running in a worker thread keeps its model: closing it under the call would crash.
+    """
+    if not _INFERENCE_LOCK.acquire(timeout=2):
+        return
+    try:
+        for loaded in _MODELS.values():
+            loaded.llm.close()
+        _MODELS.clear()
+    finally:
+        _INFERENCE_LOCK.release()
+
+
 def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loaded:
     """The process-wide model for this window size, loaded on first use (blocking; call from a thread)."""
     with _LOAD_LOCK:
@@ -135,6 +153,8 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
             if len(ids) == 1:
                 extra.add(ids[0])
         is_stop = lambda tid: tid in extra or bool(llama_cpp.llama_vocab_is_eog(vocab, tid))  # noqa: E731
+        if not _MODELS:
+            atexit.register(_close_models)
         _MODELS[n_ctx] = loaded = _Loaded(llm, render, is_stop)
         log.debug("loaded %s (n_ctx=%d, threads=%d/%d)", path.name, n_ctx, gen_threads, batch_threads)
         return loaded
