@@ -7,30 +7,13 @@ person at the terminal through stderr.
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import PressureLevel
+from hermeslite.display import format_tokens, key_argument
 
 PREVIEW_CHARS = 100
-
-
-def _k(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
-
-
-def _key_argument(arguments: str) -> str:
-    try:
-        args = json.loads(arguments or "{}")
-    except ValueError:
-        return arguments[:PREVIEW_CHARS]
-    if not isinstance(args, dict):
-        return str(args)[:PREVIEW_CHARS]
-    for key in ("command", "path", "pattern", "id", "action"):
-        if key in args:
-            return str(args[key])[:PREVIEW_CHARS]
-    return ", ".join(f"{k}={v}" for k, v in list(args.items())[:2])[:PREVIEW_CHARS]
 
 
 class HeadlessPrinter:
@@ -60,7 +43,7 @@ class HeadlessPrinter:
         self._mid_line = not event.text.endswith("\n")
 
     def _on_ToolStarted(self, event: ev.ToolStarted) -> None:
-        self._note(f"» {event.name}: {_key_argument(event.arguments)}")
+        self._note(f"» {event.name}: {key_argument(event.arguments, PREVIEW_CHARS)}")
 
     def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
         last = event.content.strip().splitlines()[-1] if event.content.strip() else ""
@@ -69,7 +52,7 @@ class HeadlessPrinter:
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""
-        self._note(f"⟳ compressing ({event.trigger}) {event.messages} messages, ~{_k(event.tokens)} tokens{focus}…")
+        self._note(f"⟳ compressing ({event.trigger}) {event.messages} messages, ~{format_tokens(event.tokens)} tokens{focus}…")
 
     def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
         self._note(f"⟳ {event.headline}")
@@ -77,7 +60,7 @@ class HeadlessPrinter:
     def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         p = event.pressure
         if p.level != PressureLevel.NORMAL and p.level != self._level:
-            self._note(f"! context {p.percent}% of the way to compaction ({_k(p.tokens)} / {_k(p.threshold)} tokens)"
+            self._note(f"! context {p.percent}% of the way to compaction ({format_tokens(p.tokens)} / {format_tokens(p.threshold)} tokens)"
                        " - /compress [focus] to compact now")
         self._level = p.level
 

@@ -36,12 +36,12 @@ class CompressionResult:
 
     def headline(self) -> str:
         """One line for the user, e.g. "Compressed: 48 -> 12 messages, ~96k -> ~21k tokens"."""
-        sizes = f"~{_k(self.tokens_before)} -> ~{_k(self.tokens_after)} tokens"
+        sizes = f"~{format_tokens(self.tokens_before)} -> ~{format_tokens(self.tokens_after)} tokens"
         counts = f"{self.messages_before} -> {self.messages_after} messages"
         if self.aborted:
             return f"Compression aborted, nothing removed ({self.error or 'summary failed'})"
         if not self.changed:
-            return f"No change: {self.messages_before} messages, ~{_k(self.tokens_before)} tokens"
+            return f"No change: {self.messages_before} messages, ~{format_tokens(self.tokens_before)} tokens"
         if self.fallback_used:
             return f"Compressed with fallback checkpoint: {counts}, {sizes}"
         if self.pruned_only:
@@ -49,5 +49,6 @@ class CompressionResult:
         return f"Compressed: {counts}, {sizes}"
 
 
-def _k(tokens: int) -> str:
+def format_tokens(tokens: int) -> str:
+    """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
     return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"

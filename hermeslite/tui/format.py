@@ -7,23 +7,19 @@ and so the headless printer's conventions (42.1k, 96k) are matched exactly.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
+from hermeslite.display import format_tokens
+
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 2_000
-ARG_CHARS = 60
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
-# The argument worth showing for each kind of tool call, in order of preference.
-KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target")
 
 
 def k(tokens: int) -> str:
-    """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
-    if tokens < 1_000:
-        return str(tokens)
-    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+    """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
+    return str(tokens) if tokens < 1_000 else format_tokens(tokens)
 
 
 def bar(ratio: float, width: int = 10) -> str:
@@ -44,25 +40,6 @@ def warning_text(tokens: int, threshold: int) -> str:
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
     return (f"Context {percent}% of the way to compaction ({k(tokens)} / {k(threshold)} tokens)"
             " - /compress [focus] to compact now")
-
-
-def key_argument(arguments: str) -> str:
-    """The one argument that says what a tool call does (its command, path or pattern)."""
-    try:
-        args = json.loads(arguments or "{}")
-    except ValueError:
-        return _clip(arguments)
-    if not isinstance(args, dict):
-        return _clip(str(args))
-    for key in KEY_ARGUMENTS:
-        if key in args:
-            return _clip(str(args[key]))
-    return _clip(", ".join(f"{k_}={v}" for k_, v in list(args.items())[:2]))
-
-
-def _clip(text: str, limit: int = ARG_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def size(text: str) -> str:

@@ -12,7 +12,8 @@ from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
-from hermeslite.tui.format import bar, k, key_argument, pressure_line, preview, result_summary, short_path, warning_text
+from hermeslite.display import key_argument
+from hermeslite.tui.format import bar, k, pressure_line, preview, result_summary, short_path, warning_text
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
 from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point

@@ -11,7 +11,9 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from ..format import key_argument, preview, result_summary
+from hermeslite.display import key_argument
+
+from ..format import preview, result_summary
 from .spinner import FRAMES, INTERVAL
 
 
