@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.tokens import estimate_tokens, message_tokens
 
-from .ledger import schema_tokens
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -59,7 +58,7 @@ def context_breakdown(agent: "Agent") -> ContextBreakdown:
     parts = [
         Part("system prompt", max(0, system - memory)),
         Part("memory", memory),
-        Part("tool schemas", schema_tokens(agent.tool_schemas())),
+        Part("tool schemas", agent.schema_tokens()),
         Part("conversation", conversation),
         Part("tool results", tool_results),
         Part("summary", summary),

@@ -48,7 +48,7 @@ class Compaction:
         agent = self.agent
         deps = agent.deps
         before = strip_snapshots(agent.messages)
-        deps.compressor.request_overhead_tokens = agent.estimate_request() - agent.ledger.total
+        deps.compressor.request_overhead_tokens = agent.schema_tokens()
         # Message tokens, the same measure the result reports before and after.
         agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.ledger.total))
         result, _ = await asyncio.gather(

@@ -49,6 +49,7 @@ class Agent:
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
         self.last_prompt_tokens: int | None = None
+        self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
         if interactive:
             deps.tool_ctx.approve = self._ask_approval
@@ -90,9 +91,15 @@ class Agent:
             return []
         return self.deps.registry.schemas()
 
+    def schema_tokens(self) -> int:
+        """Tokens the tool schemas add to every request, computed once per model."""
+        if self._schema_cache is None or self._schema_cache[0] is not self.deps.llm:
+            self._schema_cache = (self.deps.llm, schema_tokens(self.tool_schemas()))
+        return self._schema_cache[1]
+
     def estimate_request(self) -> int:
         """Tokens the next request would carry: transcript plus tool schemas."""
-        return self.ledger.total + schema_tokens(self.tool_schemas())
+        return self.ledger.total + self.schema_tokens()
 
     def pressure(self) -> Pressure:
         tokens = self.last_prompt_tokens if self.last_prompt_tokens is not None else self.estimate_request()
