@@ -8,14 +8,19 @@ code and message phrases (the tables and readers are in `provider_signals`),
 and writes one sentence for the user that names the model and says what to do.
 
 Order matters:
-1. ContextWindowExceededError, HTTP 413 or "request entity too large" -> ContextOverflow
+1. ContextWindowExceededError, HTTP 413, "request entity too large" or an
+   "error code: 413" left only in the text -> ContextOverflow
    (ContextWindowExceededError subclasses BadRequestError, so it is checked first);
-2. 401/402/403, authentication/permission classes, or quota/billing phrases -> AuthError
+2. 401/402/403, authentication/permission classes, quota/billing phrases, or an
+   SDK's "missing credentials" (which litellm reports as a 500) -> AuthError
    (a 429 "insufficient_quota" is an AuthError: waiting does not refill credit);
 3. an overflow phrase in any other non-429 error -> ContextOverflow;
-4. 429 / RateLimitError -> RateLimited;
-5. timeouts, dropped connections, 5xx -> TransientError;
-6. anything else -> FatalError.
+4. litellm's repetition guard (a 500 no server sent) -> FatalError that says so;
+5. 429 / RateLimitError -> RateLimited;
+6. timeouts -> TransientError;
+7. a refused connection -> Unreachable, naming the host:port nothing listens on;
+8. other connection failures, 5xx -> TransientError;
+9. anything else -> FatalError.
 """
 
 from __future__ import annotations
@@ -26,16 +31,19 @@ import re
 
 from hermeslite.context.redact import redact_secrets
 
-from .errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError
+from .errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError, Unreachable
 from .provider_signals import (
     AUTH_CLASSES,
     CONNECTION_CLASSES,
     CONNECTION_PHRASES,
+    MISSING_KEY_PHRASES,
     OVERFLOW_PHRASES,
     QUOTA_PHRASES,
+    REPETITION_PHRASES,
     SERVER_CLASSES,
     TIMEOUT_CLASSES,
     TIMEOUT_PHRASES,
+    TOO_LARGE_CODE,
     TOO_LARGE_PHRASES,
     body_limit,
     class_names,
@@ -43,10 +51,12 @@ from .provider_signals import (
     model_label,
     parse_context_limit,
     provider_of,
+    refused_address,
     retry_after_seconds,
     search_text,
     status_of,
     unwrap,
+    url_address,
 )
 
 MAX_MESSAGE_CHARS = 300
@@ -97,37 +107,55 @@ def _classify(exc: BaseException, outer: BaseException, model: str | None, api_b
 
     if "ContextWindowExceededError" in names:
         return _overflow(label, text, exc)
-    if status == 413 or _has(text, TOO_LARGE_PHRASES):
+    if status == 413 or _has(text, TOO_LARGE_PHRASES) or TOO_LARGE_CODE.search(text):
         return _overflow(label, text, exc, too_large=True)
-    if names & AUTH_CLASSES or status in (401, 402, 403) or _has(text, QUOTA_PHRASES):
+    if (names & AUTH_CLASSES or status in (401, 402, 403) or _has(text, QUOTA_PHRASES)
+            or _has(text, MISSING_KEY_PHRASES)):
         return _auth(label, status, text, detail, provider_of(exc, model), api_key_env)
     if status != 429 and "RateLimitError" not in names and _has(text, OVERFLOW_PHRASES):
         return _overflow(label, text, exc)
+    if _has(text, REPETITION_PHRASES):
+        return FatalError(_cap(f"{label} kept sending the same text over and over, so litellm's repetition "
+                               "guard stopped the reply (the server reported no error); try again or rephrase."),
+                          brief="model repeating itself")
     if status == 429 or "RateLimitError" in names:
         wait = retry_after_seconds(outer)
         lead = f"{label} is rate limiting requests (429)"
         hint = f"the provider asks to wait {wait:g} s" if wait else "wait a moment and try again"
         return RateLimited(_sentence(lead, detail, hint))
     if names & TIMEOUT_CLASSES or isinstance(exc, asyncio.TimeoutError) or _has(detail.lower(), TIMEOUT_PHRASES):
-        return TransientError(_cap(f"{label} did not answer in time (request timed out). "
-                                   "Try again, or raise the timeout for slow local models."))
+        return TransientError(_cap(f"{label} did not answer in time (request timed out). Try again, or raise "
+                                   "model.timeout (seconds of silence allowed) for a slow model."), brief="timed out")
+    return _connection(exc, names, status, text, label, detail, provider_of(exc, model), api_base)
+
+
+def _connection(exc: BaseException, names: set[str], status: int | None, text: str, label: str, detail: str,
+                provider: str | None, api_base: str | None) -> LLMError:
+    """Connection failures and server errors; anything else is fatal."""
     mid_stream = "MidStreamFallbackError" in names
+    refused = refused_address(exc)
+    where = (url_address(api_base) or refused) if refused is not None else None
+    if where:
+        hint = " (is Ollama running?)" if provider in ("ollama", "ollama_chat") else (
+            "; check that the server is running and model.api_base is right")
+        return Unreachable(_cap(f"{label}: nothing is listening on {where}{hint}."))
     server_side = status is None or status >= 500
     if (names & CONNECTION_CLASSES or isinstance(exc, (ConnectionError, EOFError))
             or (server_side and _has(text, CONNECTION_PHRASES))):
         if mid_stream or _has(text, ("payload is not completed", "incomplete chunked read", "peer closed",
                                      "disconnected", "connection reset")):
             return TransientError(_sentence(f"The connection to {label} dropped before the reply was complete",
-                                            detail))
-        where = api_base or exc_api_base(exc)
-        if where:
-            return TransientError(_cap(f"Could not connect to {where} for {label}; check that the server "
-                                       "is running and model.api_base is right."))
+                                            detail), brief="connection dropped")
+        base = api_base or exc_api_base(exc)
+        if base:
+            return TransientError(_cap(f"Could not connect to {base} for {label}; check that the server "
+                                       "is running and model.api_base is right."), brief="could not connect")
         return TransientError(_sentence(f"Could not reach the provider of {label}", detail,
-                                        "check the network connection"))
+                                        "check the network connection"), brief="could not reach the provider")
     if names & SERVER_CLASSES or (status is not None and 500 <= status < 600) or mid_stream:
         code = f" ({status})" if status else ""
-        return TransientError(_sentence(f"{label} had a server error{code}", detail, "try again in a moment"))
+        return TransientError(_sentence(f"{label} had a server error{code}", detail, "try again in a moment"),
+                              brief=f"server error{code}")
     if "NotFoundError" in names or status == 404:
         return FatalError(_sentence(f"The provider does not know the model {label} (404)", detail,
                                     "check model.name"))
@@ -160,6 +188,8 @@ def _auth(label: str, status: int | None, text: str, detail: str, provider: str 
     else:
         env = api_key_env or _KEY_ENV.get(provider or "", f"{(provider or 'provider').upper()}_API_KEY")
         hint = f"Set {env}." if api_key_env else f"Set {env} or model.api_key_env."
+        if _has(text, MISSING_KEY_PHRASES):
+            return AuthError(_cap(f"No API key for {label}: {env} is not set. {hint}"), brief="no API key")
         err = AuthError(_cap(f"The provider rejected the API key for {label} ({status or 401}). {hint}"))
     if status is not None:
         err.status_code = status

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 OVERFLOW_PHRASES = (
     "context length",
@@ -32,8 +33,32 @@ OVERFLOW_PHRASES = (
     "exceeds the maximum number of tokens",
     "input tokens exceed",
     "exceed_context_size",
+    "context_window_exceeded",
+    "exceeds the context",
+    "prompt too long",
+    "maximum prompt length",
+    "too many input tokens",
+    "input length exceeds",
 )
 TOO_LARGE_PHRASES = ("request entity too large", "payload too large", "request too large for model")
+# A 413 that survives only in the text: proxies that answer "error code: 413" in a
+# body or a stream event, after the HTTP status was lost or replaced by a 200/5xx.
+TOO_LARGE_CODE = re.compile(r"\b(?:error|status)[ _-]?code\W{0,3}413\b|\bhttp(?:/[\d.]+)? 413\b", re.IGNORECASE)
+# An SDK that refused to send a request without a key ("Missing credentials. Please pass
+# an `api_key`...", "The api_key client option must be set"); litellm reports it as a 500.
+MISSING_KEY_PHRASES = (
+    "missing credentials",
+    "api_key client option must be set",
+    "missing api key",
+    "api key is missing",
+    "no api key provided",
+)
+# litellm's own guard against a model stuck in a loop (streaming_handler.raise_on_model_repetition):
+# it raises an InternalServerError although the server reported nothing.
+REPETITION_PHRASES = ("repeating the same chunk",)
+REFUSED_PHRASES = ("connection refused", "connect call failed", "errno 111")
+_CONNECT_HOST = re.compile(r"cannot connect to host (\S+?):(\d+)(?:\s|$)", re.IGNORECASE)
+_CONNECT_CALL = re.compile(r"connect call failed \('([^']+)', (\d+)", re.IGNORECASE)
 QUOTA_PHRASES = (
     "insufficient_quota",
     "exceeded your current quota",
@@ -60,7 +85,7 @@ CONNECTION_PHRASES = (
     "name or service not known",
     "temporary failure in name resolution",
 )
-TIMEOUT_PHRASES = ("timed out", "request timeout", "timeout error")
+TIMEOUT_PHRASES = ("timed out", "request timeout", "timeout error", "timeout on reading data")
 
 AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError"}
 TIMEOUT_CLASSES = {"Timeout", "APITimeoutError", "TimeoutError", "ReadTimeout", "ConnectTimeout",
@@ -85,6 +110,36 @@ _LIMIT_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"n_ctx[\"']?\s*[:=]\s*(\d+)",
 ))
 _MIN_PLAUSIBLE_LIMIT = 256
+
+
+def chain(exc: BaseException, depth: int = 8) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from (`__cause__`, else `__context__`), newest first."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < depth and all(current is not seen for seen in out):
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
+def refused_address(exc: BaseException) -> str | None:
+    """`host:port` of a refused connection as the network library named it, "" when it named
+    none, None when the connection was not refused.
+
+    aiohttp says "Cannot connect to host localhost:11434 ssl:... [Connect call
+    failed ('127.0.0.1', 11434)]"; the OpenAI SDK hides that under "Connection
+    error." but keeps it in the exception chain, ending in ConnectionRefusedError.
+    """
+    links = chain(exc)
+    text = " ".join(str(link) for link in links)
+    refused = any(isinstance(link, ConnectionRefusedError) for link in links) or any(
+        phrase in text.lower() for phrase in REFUSED_PHRASES)
+    if not refused:
+        return None
+    named = _CONNECT_HOST.search(text) or _CONNECT_CALL.search(text)
+    if named is None:
+        return ""
+    return f"{named.group(1)}:{named.group(2)}"
 
 
 def unwrap(exc: BaseException) -> BaseException:
@@ -221,3 +276,15 @@ def exc_api_base(exc: BaseException) -> str | None:
     if not text or "api.openai.com" in text or "litellm.ai" in text or "vertex-ai" in text:
         return None
     return text
+
+
+def url_address(url: str | None) -> str | None:
+    """`host:port` of an endpoint URL, the port filled in from the scheme when the URL omits it."""
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    return f"{parts.hostname}:{port}" if parts.hostname else None

@@ -8,8 +8,9 @@ import httpx
 import pytest
 
 from hermeslite.llm.classify import classify, first_line
-from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError
-from hermeslite.llm.provider_signals import parse_context_limit, retry_after_seconds
+from hermeslite.llm.errors import (
+    AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError, Unreachable)
+from hermeslite.llm.provider_signals import parse_context_limit, refused_address, retry_after_seconds
 
 M = "openai/gpt-4o"
 
@@ -249,3 +250,48 @@ def test_retry_after_forms():
     e.response = response(429, {"retry-after": "soon"})
     assert retry_after_seconds(e) is None
     assert retry_after_seconds(E()) is None
+
+
+@pytest.mark.parametrize("message", ["error code: 413", "Error code: 413 - upstream refused the body",
+                                     "proxy said: HTTP/1.1 413", "status_code=413"])
+def test_a_413_left_only_in_the_text_is_an_overflow(message):
+    err = classify(StatusError(message), model=M)
+    assert type(err) is ContextOverflow and "413" in str(err)
+
+
+@pytest.mark.parametrize("message, kind", [
+    ("error code: 4130", FatalError),
+    ("Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000", RateLimited),
+])
+def test_lookalikes_of_413_are_not_overflows(message, kind):
+    status = 429 if kind is RateLimited else None
+    assert type(classify(StatusError(message, status), model=M)) is kind
+
+
+def test_refused_connection_names_the_address_the_library_named():
+    def refused(outer_message: str) -> Exception:
+        try:
+            try:
+                raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 11434)")
+            except ConnectionRefusedError as inner:
+                raise StatusError(outer_message, 500) from inner
+        except StatusError as exc:
+            return exc
+
+    aiohttp_style = refused("Cannot connect to host localhost:11434 ssl:<ssl.SSLContext object at 0x7f00> "
+                            "[Connect call failed ('127.0.0.1', 11434)]")
+    assert refused_address(aiohttp_style) == "localhost:11434"
+    err = classify(aiohttp_style, model="ollama_chat/llama3.1")
+    assert type(err) is Unreachable
+    assert str(err) == "ollama_chat/llama3.1: nothing is listening on localhost:11434 (is Ollama running?)."
+    assert refused_address(refused("Connection error.")) == "127.0.0.1:11434"
+    configured = classify(refused("Connection error."), model=M, api_base="https://proxy.example/v1")
+    assert "nothing is listening on proxy.example:443" in str(configured)
+    assert refused_address(StatusError("Connection error.", 500)) is None
+
+
+def test_repetition_guard_is_fatal_and_says_what_it_is(litellm):
+    exc = litellm.InternalServerError("The model is repeating the same chunk = ha ha ha.", model="", llm_provider="")
+    err = classify(exc, model=M)
+    assert type(err) is FatalError and "repetition guard" in str(err) and "server error" not in str(err)
+    assert_sentence(err)

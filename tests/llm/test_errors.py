@@ -9,7 +9,8 @@ import time
 import pytest
 
 from hermeslite.config import ModelConfig
-from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, RateLimited, TransientError
+from hermeslite.llm.errors import (
+    AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable)
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import TextDelta
 from tests.llm.helpers import MODEL, USER, collect, completed, texts
@@ -158,15 +159,33 @@ async def test_disconnect_after_text_raises_transient_without_retry(scripted_ser
     assert len(scripted_server.requests) == 1
 
 
-async def test_refused_connection_is_transient_and_names_the_server():
-    with socket.socket() as sock:  # a port nobody listens on
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nobody listens on."""
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    base = f"http://127.0.0.1:{port}/v1"
-    client = LiteLLMClient(ModelConfig(name=MODEL, api_base=base), max_retries=0)
-    with pytest.raises(TransientError) as info:
+        return sock.getsockname()[1]
+
+
+async def test_refused_connection_says_nothing_is_listening_without_retrying():
+    retries = []
+    port = closed_port()
+    client = LiteLLMClient(ModelConfig(name=MODEL, api_base=f"http://127.0.0.1:{port}/v1"), max_retries=3,
+                           on_retry=retries.append)
+    with pytest.raises(Unreachable) as info:
         await collect(client, USER)
-    assert str(info.value).startswith(f"Could not connect to {base} for {MODEL}")
+    assert str(info.value) == (f"{MODEL}: nothing is listening on 127.0.0.1:{port}; check that the server is "
+                               "running and model.api_base is right.")
+    assert retries == []
+
+
+@pytest.mark.parametrize("name", ["ollama/llama3.1", "ollama_chat/llama3.1"])
+async def test_ollama_not_running_asks_whether_it_is(name):
+    port = closed_port()
+    client = LiteLLMClient(ModelConfig(name=name, api_base=f"http://127.0.0.1:{port}"), max_retries=0)
+    with pytest.raises(Unreachable) as info:
+        await client.complete(USER)
+    assert str(info.value) == f"{name}: nothing is listening on 127.0.0.1:{port} (is Ollama running?)."
+    assert "SSLContext" not in str(info.value)
 
 
 async def test_unknown_model_is_fatal(scripted_server, make_client):
