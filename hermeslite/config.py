@@ -47,6 +47,9 @@ class ModelConfig:
     context_window: int | None = field(default=None, metadata=spec(
         "whole_or_null", "the model's context window in tokens; null looks it up (8192 if unknown)",
         lo=512, hi=100_000_000))
+    timeout: float = field(default=60, metadata=spec(
+        "number", "seconds to wait for a connection, and for each next piece of a streamed reply, "
+        "before the request counts as timed out", lo=1, hi=3600))
 
     def __post_init__(self) -> None:
         check_and_normalize(self)

@@ -70,6 +70,9 @@ class HeadlessPrinter:
     def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
         self._note(f"error: {event.text}")
 
+    def _on_Retrying(self, event: ev.Retrying) -> None:
+        self._note(f"note: {event.text}")
+
     def _on_TurnFinished(self, event: ev.TurnFinished) -> None:
         if self._mid_line:
             self.out.write("\n")

@@ -5,6 +5,7 @@ the client sees (SSE framing, fragmented tool-call deltas, usage-only final
 chunks, error bodies, dropped connections) is what a provider sends.
 
     server.enqueue(Reply.text("hello", chunks=3), Reply.error(429, "slow down"))
+    server.enqueue(Reply.unfinished("half a rep"), Reply.empty(), Reply.stall(5, Reply.text("late")))
     server.overflow_above(4096)       # any bigger request gets a 400 context_length_exceeded
     server.requests                   # JSON bodies received, in order
 
@@ -117,6 +118,27 @@ class Reply:
     def delay(cls, seconds: float, reply: "Reply") -> "Reply":
         """Wait `seconds` before answering with `reply`."""
         return cls("delay", seconds=seconds, inner=reply)
+
+    @classmethod
+    def stall(cls, seconds: float, reply: "Reply", after_chunks: int = 1) -> "Reply":
+        """Stream `reply`, but go silent for `seconds` after its first `after_chunks` chunks."""
+        return cls("stall", seconds=seconds, inner=reply, after_chunks=after_chunks)
+
+    @classmethod
+    def unfinished(cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
+                   ) -> "Reply":
+        """Stream `text` (and `calls`), then end the body cleanly ([DONE] included) with no finish reason."""
+        return cls("unfinished", text=text, chunks=chunks, calls=list(calls or []))
+
+    @classmethod
+    def empty(cls, usage_only: bool = False) -> "Reply":
+        """A 200 stream with nothing in it: only [DONE], or with `usage_only` a single usage chunk first."""
+        return cls("empty", usage=(0, 0) if usage_only else None)
+
+    @classmethod
+    def stream_error(cls, message: str) -> "Reply":
+        """A 200 stream whose first event is an error object, as some proxies report failures."""
+        return cls("stream_error", message=message)
 
 
 class ScriptedServer:
@@ -232,6 +254,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
             time.sleep(reply.seconds)
             assert reply.inner is not None
             return self._answer(body, reply.inner)
+        if reply.kind in ("unfinished", "empty", "stream_error", "stall"):
+            return self._stream_oddly(body, reply)
         if reply.kind == "error":
             payload = {"error": {"message": reply.message, "type": reply.type or _default_type(reply.status),
                                  "param": None, "code": reply.code}}
@@ -249,6 +273,32 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self._sse(chunk)
         self._sse_raw(b"data: [DONE]\n\n")
         self._write_chunk(b"")  # end of the chunked body
+        self.wfile.flush()
+
+    def _stream_oddly(self, body: dict[str, Any], reply: Reply) -> None:
+        """The streamed faults: a missing finish reason, nothing at all, an in-stream error, a long silence."""
+        self._start_sse()
+        rid, model = _ids(body)
+        if reply.kind == "unfinished":
+            for piece in split_text(reply.text, reply.chunks) if reply.text else []:
+                self._sse(_chunk(rid, model, {"content": piece}))
+            for chunk in _tool_call_chunks(rid, model, reply):
+                self._sse(chunk)
+        elif reply.kind == "empty" and reply.usage is not None:
+            self._sse({"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+                       "choices": [], "usage": _usage(body, reply, "")})
+        elif reply.kind == "stream_error":
+            self._sse({"error": {"message": reply.message, "type": "proxy_error", "param": None, "code": None}})
+        elif reply.kind == "stall":
+            assert reply.inner is not None
+            chunks = list(_stream_chunks(body, reply.inner))
+            for chunk in chunks[: reply.after_chunks]:
+                self._sse(chunk)
+            time.sleep(reply.seconds)
+            for chunk in chunks[reply.after_chunks:]:
+                self._sse(chunk)
+        self._sse_raw(b"data: [DONE]\n\n")
+        self._write_chunk(b"")
         self.wfile.flush()
 
     def _disconnect(self, body: dict[str, Any], after_chunks: int, streaming: bool) -> None:

@@ -79,6 +79,22 @@ class ErrorEvent:
 
 
 @dataclass(frozen=True)
+class Retrying:
+    """A model call failed and is tried again after `delay` seconds; `reason` is a few words."""
+
+    attempt: int
+    max_retries: int
+    delay: float
+    reason: str
+
+    @property
+    def text(self) -> str:
+        """`retrying (1/3) in 2 s: rate limited`"""
+        seconds = f"{self.delay:.0f}" if self.delay >= 10 else f"{self.delay:.1f}".removesuffix(".0")
+        return f"retrying ({self.attempt}/{self.max_retries}) in {seconds} s: {self.reason}"
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     ok: bool
     cancelled: bool = False
@@ -87,7 +103,7 @@ class TurnFinished:
 
 Event = Union[
     TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
-    CompactionStarted, CompactionFinished, Notice, ErrorEvent, TurnFinished,
+    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
 ]
 Subscriber = Callable[[Event], None]
 

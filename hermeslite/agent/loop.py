@@ -14,7 +14,7 @@ from typing import Any
 
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.llm.errors import ContextOverflow, LLMError
-from hermeslite.llm.types import Completed, TextDelta as LLMTextDelta
+from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
 from . import events as ev
@@ -26,6 +26,9 @@ MAX_REACTIVE = 3
 CANCELLED_TOOL = "error: cancelled by the user before this tool finished"
 CANCELLED_REPLY = "[reply cancelled by the user]"
 NO_REPLY = "[no reply: the model call failed]"
+# Text already shown when a call failed is kept (the user read it, the model should know it
+# said it), marked so that neither takes it for a finished answer.
+INCOMPLETE_REPLY = "[incomplete reply: the model call failed before the reply was finished]"
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
 
 
@@ -51,6 +54,7 @@ class Agent:
         self.last_prompt_tokens: int | None = None
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
+        deps.llm.on_retry = self._retrying
         if interactive:
             deps.tool_ctx.approve = self._ask_approval
 
@@ -66,6 +70,9 @@ class Agent:
     def emit(self, event: ev.Event) -> None:
         for subscriber in list(self._subscribers):
             subscriber(event)
+
+    def _retrying(self, notice: RetryNotice) -> None:
+        self.emit(ev.Retrying(notice.attempt, notice.max_retries, notice.delay, notice.error.brief))
 
     async def _ask_approval(self, request: ApprovalRequest) -> bool:
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -126,7 +133,7 @@ class Agent:
         for _ in range(limit):
             completion = await self._call_model(turn)
             if completion is None:
-                self._close_turn(turn, NO_REPLY)
+                self._close_turn(turn, INCOMPLETE_REPLY if turn.partial.strip() else NO_REPLY)
                 return ev.TurnFinished(ok=False, reason="model error")
             message = completion.message
             calls = message.get("tool_calls") or []
@@ -231,6 +238,7 @@ class Agent:
         """Talk to another model from the next request on; a smaller window means the
         next turn's preflight compacts before sending."""
         self.deps.llm = llm
+        llm.on_retry = self._retrying
         self.deps.compressor.set_context_length(llm.context_window())
         self.last_prompt_tokens = None
         self.emit(ev.PressureChanged(self.pressure()))

@@ -17,7 +17,7 @@ import uuid
 from types import ModuleType
 from typing import Any
 
-from .errors import FatalError
+from .errors import FatalError, IncompleteReply
 from .types import Completion, Usage
 
 
@@ -86,6 +86,22 @@ class Assembler:
             completion_tokens=getattr(self.usage_object, "completion_tokens", None),
         )
         return Completion(message=_assistant_message(text, tool_calls), usage=usage, finish_reason=finish)
+
+
+def require_whole(completion: Completion, *, finished: bool, model: str) -> None:
+    """Raise IncompleteReply for a streamed reply that cannot count as an answer.
+
+    An empty reply (no text, no tool calls: an empty 200, or only a usage
+    chunk) and a stream that closed before the provider sent a finish reason
+    would otherwise be saved as a complete answer and end the turn as a success.
+    """
+    content = completion.message.get("content")
+    if not completion.message.get("tool_calls") and not (isinstance(content, str) and content.strip()):
+        raise IncompleteReply(f"The provider returned an empty reply ({model} sent no text and no tool calls).",
+                              brief="empty reply")
+    if not finished:
+        raise IncompleteReply(f"The provider ended the reply without finishing it ({model} closed the stream "
+                              "without a finish reason).")
 
 
 def _get(obj: Any, key: str) -> Any:

@@ -1,13 +1,19 @@
 """`LLMClient` over litellm: every hosted or self-hosted provider.
 
 - `stream()` yields `TextDelta`s as they arrive, assembles fragmented
-  tool-call deltas by index (see `assemble`), and ends with exactly one `Completed`.
+  tool-call deltas by index (see `assemble`), and ends with exactly one
+  `Completed`. A stream that stops before the provider said the reply was
+  done, or that carries nothing, is an `IncompleteReply`, not a completion.
 - Every failure leaves as an `LLMError` (see `classify`); only
   `asyncio.CancelledError` escapes as itself.
-- Rate limits and transient failures are retried with exponential backoff
-  (honouring Retry-After, capped at 30 s), but a stream is retried only while
-  no text has reached the caller: a reply cannot be un-shown, so once text
-  has streamed a failure is raised and the agent discards the partial reply.
+- Before a model's first request its provider and key are checked locally
+  (see `credentials`), so a missing key fails at once and is never retried.
+- `model.timeout` bounds the connection and every silence inside a stream:
+  no first byte, or no next chunk, within it is a timeout. Rate limits and
+  transient failures are retried as `retry.RetryPolicy` says, telling
+  `on_retry` first; a stream is retried only while no text has reached the
+  caller: a reply cannot be un-shown, so once text has streamed a failure is
+  raised and the agent keeps the partial reply marked as incomplete.
 - litellm's and the OpenAI SDK's own retries are switched off (`max_retries=0`)
   so the count the user configured is the count that happens.
 
@@ -24,27 +30,27 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
-from .assemble import Assembler, completion_from, stream_cost
+from .assemble import Assembler, completion_from, require_whole, stream_cost
 from .classify import classify
-from .errors import AuthError, FatalError, LLMError, RateLimited, TransientError
-from .provider_signals import retry_after_seconds
+from .credentials import check_model
+from .errors import FatalError, LLMError, TransientError
+from .retry import RetryPolicy
 from .setup import ensure_loaded
-from .types import Completed, Completion, StreamEvent, TextDelta
+from .types import Completed, Completion, RetryHook, RetryNotice, StreamEvent, TextDelta
 from .window import lookup_context_window
 
-MAX_BACKOFF_SECONDS = 30.0
 # What an OpenAI-compatible local server (llama.cpp, vLLM, LM Studio) gets when no key is configured:
 # the OpenAI SDK refuses to send a request without one, and those servers ignore it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
-
-RetryHook = Callable[[LLMError, int, float], None]
 
 
 class LiteLLMClient:
@@ -56,19 +62,18 @@ class LiteLLMClient:
         *,
         max_retries: int = 3,
         retry_base_delay: float = 1.0,
-        request_timeout: float = 600.0,
         on_retry: RetryHook | None = None,
     ) -> None:
         if not model_cfg.name:
             raise ValueError("LiteLLMClient needs model.name (a litellm model string such as openai/gpt-4o)")
         self.model: str = model_cfg.name
         self.model_cfg = model_cfg
-        self.max_retries = max(0, max_retries)
-        self.retry_base_delay = retry_base_delay
-        self.request_timeout = request_timeout
-        self.on_retry = on_retry  # called as on_retry(error, retry_number, delay_seconds) before each retry
+        self.timeout = float(model_cfg.timeout)
+        self.retry = RetryPolicy(max(0, max_retries), retry_base_delay, self.timeout)
+        self.on_retry = on_retry
         self.context_window_warning: str | None = None
         self._window: int | None = None
+        self._checked: set[str] = set()
 
     # -- context window ---------------------------------------------------
 
@@ -86,8 +91,12 @@ class LiteLLMClient:
             self.context_window_warning = None
 
     async def prepare(self) -> int:
-        """Import litellm and look up the context window without blocking the event loop."""
-        await self._litellm()
+        """Import litellm, check the provider and key, and look up the context window off the event loop.
+
+        Raises the `LLMError` the first request would raise when the model
+        cannot be used (unknown provider, no key), so `/model` can refuse at once.
+        """
+        await self._ready(self.model)
         if self._window is not None:
             return self._window
         return await asyncio.to_thread(self.context_window)
@@ -98,34 +107,59 @@ class LiteLLMClient:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then exactly one `Completed`. Raises only `LLMError` (or CancelledError)."""
-        litellm = await self._litellm()
-        kwargs = self._request(messages, tools, model=None, stream=True, timeout=self.request_timeout)
+        litellm = await self._ready(self.model)
+        kwargs = self._request(messages, tools, model=None, stream=True, timeout=self.timeout)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         retry = 0
         while True:
-            shown_text = False
-            response: Any = None
+            attempt = _Attempt()
             try:
-                response = await litellm.acompletion(**kwargs)
-                assembler = Assembler()
-                async for chunk in response:
-                    text = assembler.add(chunk)
-                    if text:
-                        shown_text = True
+                async with aclosing(self._stream_once(litellm, kwargs, attempt)) as texts:
+                    async for text in texts:
                         yield TextDelta(text)
-                completion = assembler.finish()
-                completion.usage.cost = stream_cost(litellm, kwargs["model"], assembler.usage_object)
             except Exception as exc:  # CancelledError and GeneratorExit are BaseExceptions: they pass through
                 err = self._classify(exc, kwargs)
-                if shown_text or not self._may_retry(err, retry):
+                delay = None if attempt.shown else self.retry.next_delay(err, retry, loop.time() - started)
+                if delay is None:
                     raise err from exc
-                await self._backoff(err, retry)
+                await self._wait(err, retry, delay)
                 retry += 1
                 continue
-            finally:
-                if response is not None and hasattr(response, "aclose"):
-                    await _quietly_close(response)
-            yield Completed(completion)
+            assert attempt.completion is not None
+            yield Completed(attempt.completion)
             return
+
+    async def _stream_once(self, litellm: ModuleType, kwargs: dict[str, Any],
+                           attempt: "_Attempt") -> AsyncIterator[str]:
+        """One streamed request: its text as it arrives; the whole reply lands in `attempt.completion`.
+
+        The idle timer is restarted for every chunk and never spans a `yield`:
+        an `asyncio.timeout` open while the caller runs would cancel the caller.
+        """
+        response: Any = None
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await litellm.acompletion(**kwargs)
+            assembler = Assembler()
+            chunks = aiter(response)
+            while True:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                text = assembler.add(chunk)
+                if text:
+                    attempt.shown = True
+                    yield text
+            completion = assembler.finish()
+            require_whole(completion, finished=_provider_finished(litellm, response), model=kwargs["model"])
+            completion.usage.cost = stream_cost(litellm, kwargs["model"], assembler.usage_object)
+            attempt.completion = completion
+        finally:
+            if response is not None and hasattr(response, "aclose"):
+                await _quietly_close(response)
 
     async def complete(
         self,
@@ -139,40 +173,49 @@ class LiteLLMClient:
 
         `model` names another model for this call only; it uses its own provider
         defaults, not the main api_base and key (see the module docstring).
-        `timeout` bounds the whole call, retries included.
+        `timeout` bounds the whole call, retries included; without it each
+        attempt may take model.timeout. A non-streamed reply sends nothing
+        until it is whole, so the caller's bound is the one that fits.
         """
-        litellm = await self._litellm()
+        litellm = await self._ready(model or self.model)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout if timeout else None
+        started = loop.time()
+        deadline = started + timeout if timeout else None
         retry = 0
         while True:
-            remaining = deadline - loop.time() if deadline is not None else self.request_timeout
-            kwargs = self._request(messages, tools, model=model, stream=False,
-                                   timeout=max(0.001, min(remaining, self.request_timeout)))
+            remaining = deadline - loop.time() if deadline is not None else self.timeout
+            kwargs = self._request(messages, tools, model=model, stream=False, timeout=max(0.001, remaining))
             try:
                 if remaining <= 0:
                     raise TimeoutError
-                async with asyncio.timeout(remaining if deadline is not None else None):
+                async with asyncio.timeout(remaining):
                     response = await litellm.acompletion(**kwargs)
                 return completion_from(litellm, response, kwargs["model"])
             except TimeoutError as exc:
-                if deadline is None:  # a network library's own timeout
+                if deadline is None:  # model.timeout: classified like a network library's timeout
                     err: LLMError = self._classify(exc, kwargs)
-                else:  # our deadline (asyncio.timeout) or the per-attempt timeout cut to fit it
-                    err = TransientError(f"{kwargs['model']} did not answer within {timeout:g} s.")
+                else:  # the caller's deadline for the whole call
+                    err = TransientError(f"{kwargs['model']} did not answer within {timeout:g} s.", brief="timed out")
                     err.__cause__ = exc
             except Exception as exc:
                 err = self._classify(exc, kwargs)
-            if not self._may_retry(err, retry):
+            delay = self.retry.next_delay(err, retry, loop.time() - started)
+            if delay is None or (deadline is not None and loop.time() + delay >= deadline):
                 raise err
-            delay = self._delay(err, retry)
-            if deadline is not None and loop.time() + delay >= deadline:
-                raise err
-            self._notify(err, retry, delay)
-            await asyncio.sleep(delay)
+            await self._wait(err, retry, delay)
             retry += 1
 
     # -- internals ------------------------------------------------------------
+
+    async def _ready(self, name: str) -> ModuleType:
+        """litellm, once `name` has passed the local provider and key check (once per model name)."""
+        litellm = await self._litellm()
+        if name not in self._checked:
+            main = name == self.model
+            check_model(litellm, name, api_base=self.model_cfg.api_base if main else None,
+                        api_key_env=self.model_cfg.api_key_env if main else None)
+            self._checked.add(name)
+        return litellm
 
     async def _litellm(self) -> ModuleType:
         try:
@@ -204,40 +247,47 @@ class LiteLLMClient:
         return kwargs
 
     def _api_key(self) -> str | None:
+        """The key from model.api_key_env (checked to be set by `_ready`), a placeholder for a keyless
+        local server, or None: litellm reads the provider's usual variable."""
         env = self.model_cfg.api_key_env
         if env:
-            value = os.environ.get(env)
-            if not value:
-                raise AuthError(f"model.api_key_env names {env}, but {env} is not set; "
-                                f"export {env}=<your key> or change model.api_key_env.")
-            return value
+            return os.environ.get(env)
         if self.model_cfg.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             return PLACEHOLDER_API_KEY
-        return None  # litellm reads the provider's usual variable
+        return None
 
     def _classify(self, exc: BaseException, kwargs: dict[str, Any]) -> LLMError:
         return classify(exc, model=kwargs["model"], api_base=kwargs.get("api_base"),
                         api_key_env=self.model_cfg.api_key_env if kwargs["model"] == self.model else None)
 
-    def _may_retry(self, err: LLMError, retry: int) -> bool:
-        return isinstance(err, (RateLimited, TransientError)) and retry < self.max_retries
-
-    def _delay(self, err: LLMError, retry: int) -> float:
-        asked = retry_after_seconds(err.__cause__) if err.__cause__ is not None else None
-        delay = asked if asked is not None else self.retry_base_delay * (2 ** retry)
-        return max(0.0, min(delay, MAX_BACKOFF_SECONDS))
-
-    async def _backoff(self, err: LLMError, retry: int) -> None:
-        delay = self._delay(err, retry)
-        self._notify(err, retry, delay)
-        await asyncio.sleep(delay)
-
-    def _notify(self, err: LLMError, retry: int, delay: float) -> None:
+    async def _wait(self, err: LLMError, retry: int, delay: float) -> None:
         if self.on_retry is not None:
             try:
-                self.on_retry(err, retry + 1, delay)
+                self.on_retry(RetryNotice(retry + 1, self.retry.max_retries, delay, err))
             except Exception:  # a UI callback must not break the request
                 pass
+        await asyncio.sleep(delay)
+
+
+@dataclass
+class _Attempt:
+    """What one streamed attempt got: whether text reached the caller, and the reply once whole."""
+
+    shown: bool = False
+    completion: Completion | None = None
+
+
+def _provider_finished(litellm: ModuleType, response: Any) -> bool:
+    """Whether the provider itself ended the stream with a finish reason.
+
+    litellm's stream wrapper adds `finish_reason: "stop"` to a stream that
+    ended without one (a proxy that closed the body early looks finished), but
+    it records what the provider really sent in `received_finish_reason`
+    (Anthropic's mid-stream stop in `intermittent_finish_reason`).
+    """
+    if isinstance(response, litellm.CustomStreamWrapper):
+        return bool(response.received_finish_reason or response.intermittent_finish_reason)
+    return True
 
 
 async def _quietly_close(response: Any) -> None:

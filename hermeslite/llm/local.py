@@ -38,7 +38,7 @@ from typing import Any, AsyncIterator, Callable
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
 from .local_convert import reply_budget, to_chat_messages
 from .local_native import import_llama_cpp, without_fd_redirect
-from .types import Completed, Completion, StreamEvent, TextDelta, Usage
+from .types import Completed, Completion, RetryHook, StreamEvent, TextDelta, Usage
 
 LOCAL_MODEL_NAME = "local/smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -173,6 +173,8 @@ class LocalModelClient:
     # Reading a prompt runs at ~75 tokens/s on two cores: a summary request near the window
     # would take minutes, so the compressor gives this model a short excerpt of the turns.
     summary_input_tokens = 1_500
+    # Part of the LLMClient interface; never called: the embedded model has nothing to retry.
+    on_retry: RetryHook | None = None
 
     def __init__(
         self,

@@ -8,7 +8,9 @@ lets the tests drive the real loop against a real local model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Protocol, Union
+from typing import Any, AsyncIterator, Callable, Protocol, Union
+
+from .errors import LLMError
 
 
 @dataclass
@@ -40,6 +42,19 @@ class Completed:
 StreamEvent = Union[TextDelta, Completed]
 
 
+@dataclass(frozen=True)
+class RetryNotice:
+    """A failed call is about to be tried again: retry `attempt` of `max_retries`, after `delay` seconds."""
+
+    attempt: int
+    max_retries: int
+    delay: float
+    error: LLMError
+
+
+RetryHook = Callable[[RetryNotice], None]
+
+
 class LLMClient(Protocol):
     """What the agent needs from a model. Implementations raise only `LLMError` subclasses.
 
@@ -49,6 +64,8 @@ class LLMClient(Protocol):
     """
 
     model: str
+    # Told before each retry, so a front end can say why the reply is late; set by the agent.
+    on_retry: RetryHook | None
 
     def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then exactly one `Completed` with tool calls assembled."""

@@ -62,6 +62,9 @@ class EventRouter:
     async def _on_ErrorEvent(self, event) -> None:
         await self.app.report_error(event.text)
 
+    async def _on_Retrying(self, event) -> None:
+        self.app.activity = event.text
+
     async def _on_TurnFinished(self, event) -> None:
         self.app.gc.stop()
         if event.cancelled:

@@ -58,7 +58,7 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             tools=replace(settings.tools, **(tools or {})),
             agent=replace(settings.agent, **(agent or {})),
         )
-        llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01, request_timeout=30)
+        llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
         built = build_agent(settings, cwd=tmp_path, interactive=interactive, session_id=session_id,
                             llm=llm, store=store)
         recorder = Recorder()

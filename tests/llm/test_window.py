@@ -55,7 +55,8 @@ def test_client_caches_the_window_and_adopts_a_stated_limit():
     assert client.context_window() == 4096
 
 
-async def test_prepare_looks_up_the_window_off_the_loop():
+async def test_prepare_looks_up_the_window_off_the_loop(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # prepare() checks the key first
     client = LiteLLMClient(ModelConfig(name="openai/test-model"))
     assert await client.prepare() == 8192
     assert client.context_window_warning and "openai/test-model" in client.context_window_warning

@@ -62,7 +62,7 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
              cwd: Path | None = None, session_id: str | None = None, llm: Any = None, **kwargs: Any) -> HermesApp:
         settings = make_settings(scripted_server, tmp_path / "memory", context_window=context_window,
                                  compression=compression, tools=tools)
-        llm = llm or LiteLLMClient(settings.model, max_retries=3, retry_base_delay=0.01, request_timeout=30)
+        llm = llm or LiteLLMClient(settings.model, max_retries=3, retry_base_delay=0.01)
         workdir = cwd or tmp_path / "project"
         workdir.mkdir(parents=True, exist_ok=True)
         return HermesApp(settings, cwd=workdir, session_id=session_id, llm=llm, store=store, **kwargs)

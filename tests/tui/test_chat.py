@@ -76,6 +76,19 @@ async def test_provider_errors_are_one_line_and_a_notification(make_app, scripte
         assert app.chat.query(AssistantMessage).last().source == "back again"
 
 
+async def test_a_retry_is_shown_in_the_status_line(make_app, scripted_server):
+    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "1"}), Reply.text("made it"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello", wait=False)
+        await until(pilot, lambda: app.activity == "retrying (1/3) in 1 s: rate limited")
+        assert "retrying (1/3) in 1 s: rate limited" in str(app.activity_label.render())
+        await settle(pilot)
+        assert app.chat.query(AssistantMessage).last().source == "made it"
+        assert app.activity == ""
+
+
 async def test_esc_cancels_while_waiting_for_the_model(make_app, scripted_server):
     scripted_server.enqueue(Reply.delay(3.0, Reply.text("too late")))
     app = make_app()

@@ -139,6 +139,26 @@ async def test_model_shows_and_switches_the_model(make_app, scripted_server):
         assert scripted_server.requests[-1]["model"] == "other-model"
 
 
+async def test_model_without_a_key_or_a_known_provider_is_refused_at_once(make_app, scripted_server, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        llm = app.host.agent.deps.llm
+        await send(pilot, "/model anthropic/claude-sonnet-4-5")
+        assert app.chat.query("ErrorLine").last().text.endswith(
+            "/model: No API key for anthropic/claude-sonnet-4-5: ANTHROPIC_API_KEY is not set; export "
+            "ANTHROPIC_API_KEY=<your key>, or name the variable that holds the key in model.api_key_env.")
+        await send(pilot, "/model nosuchprovider/x")
+        assert "/model: litellm does not know the provider of the model 'nosuchprovider/x'" in (
+            app.chat.query("ErrorLine").last().text)
+        assert app.query_one(HeaderBar).model == "openai/test-model"
+        assert app.host.agent.deps.llm is llm
+        assert scripted_server.requests == []
+        await send(pilot, "hello")
+        assert scripted_server.requests[-1]["model"] == "test-model"
+
+
 async def test_slash_dropdown_completes_commands(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
