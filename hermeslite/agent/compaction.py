@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.result import CompressionResult
+from hermeslite.llm.errors import LLMError
 from hermeslite.store.sessions import CompactionRecord
 from hermeslite.store.todos import attach_snapshot, strip_snapshots
 
@@ -22,6 +23,7 @@ from .flush import flush_memories, user_turns
 if TYPE_CHECKING:
     from .loop import Agent
 
+FLUSH_FAILED = "Memory flush failed (nothing saved to memory; compaction goes on):"
 THRASH_NOTICE = (
     "Compaction is not freeing enough space (two passes each saved under 10%). "
     "Try /compress <focus> to keep only what matters, or /new to start fresh."
@@ -70,12 +72,18 @@ class Compaction:
         return result
 
     async def _flush(self, messages: list[dict]) -> int:
+        """The memory flush beside the compaction; a failure is one warning line, never a stop."""
         deps = self.agent.deps
         wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
         if not wanted or user_turns(messages) < deps.settings.memory.flush_min_turns:
             return 0
-        return await flush_memories(
-            deps.llm, messages, deps.memory_tool, deps.tool_ctx, timeout=deps.settings.compression.summary_timeout)
+        try:
+            return await flush_memories(
+                deps.llm, messages, deps.memory_tool, deps.tool_ctx, window=deps.compressor.context_length,
+                timeout=deps.settings.compression.summary_timeout)
+        except LLMError as exc:
+            self.agent.emit(ev.Notice(f"{FLUSH_FAILED} {exc}", "warning"))
+            return 0
 
     def _refresh(self, messages: list[dict]) -> list[dict]:
         """Fresh system prompt (memory may have changed) and the todo snapshot on the last user turn."""

@@ -4,6 +4,14 @@ A summary keeps the task; it is the wrong place for "the user prefers tabs"
 or "the build needs Python 3.12", which should outlive the session. So before
 compacting, the model gets one call with only the memory tool. Nothing from
 that call stays in the transcript.
+
+The flush runs exactly when the transcript is too big (or, reactively, when
+the provider already refused it), so it cannot simply send the transcript:
+a 20,000-message session made a 6.8 MB request that no window accepts. While
+the transcript fits in `FLUSH_WINDOW_SHARE` of the window it is sent as it is
+(its prefix may be in the provider's cache); beyond that the model reads an
+excerpt instead: the previous checkpoint (what was compacted before) and the
+turns since, trimmed to fit, with secrets masked.
 """
 
 from __future__ import annotations
@@ -11,8 +19,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hermeslite.context.handoff import find_previous
 from hermeslite.context.messages import strip_private
-from hermeslite.llm.errors import LLMError
+from hermeslite.context.summary_prompt import render_turns
+from hermeslite.context.tokens import CHARS_PER_TOKEN, estimate_tokens
 from hermeslite.llm.types import LLMClient
 from hermeslite.tools.base import Tool, ToolContext
 
@@ -22,27 +32,61 @@ FLUSH_INSTRUCTION = (
     "and corrections, recurring patterns, facts about their environment. Skip task progress (the summary keeps "
     "that) and anything already in memory. If nothing is worth saving, reply 'nothing to save'.]"
 )
+EXCERPT_INTRO = (
+    "[hermeslite: this conversation is too long to show whole. Below are the checkpoint of its earlier part "
+    "and its later turns, trimmed.]"
+)
+FLUSH_WINDOW_SHARE = 0.6       # of the context window, for everything the flush request carries
+CHECKPOINT_SHARE = 0.4         # of the excerpt, at most, for the previous checkpoint
+MIN_EXCERPT_CHARS = 2_000
 
 
 def user_turns(messages: list[dict[str, Any]]) -> int:
     return sum(1 for m in messages if m.get("role") == "user")
 
 
+def _memory_schema(memory_tool: Tool) -> dict[str, Any]:
+    return {"type": "function", "function": {
+        "name": memory_tool.name, "description": memory_tool.description, "parameters": memory_tool.parameters}}
+
+
+def flush_request(messages: list[dict[str, Any]], window: int, schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages the flush sends: the transcript while it fits in its share of `window`, else an excerpt."""
+    instruction = {"role": "user", "content": FLUSH_INSTRUCTION}
+    plain = strip_private(messages)
+    budget = int(window * FLUSH_WINDOW_SHARE) - estimate_tokens(json.dumps(schema)) - estimate_tokens(instruction)
+    if estimate_tokens(plain) <= budget:
+        return plain + [instruction]
+    system = plain[:1] if plain and plain[0].get("role") == "system" else []
+    chars = max(MIN_EXCERPT_CHARS, (budget - estimate_tokens(system) - estimate_tokens(EXCERPT_INTRO))
+                * CHARS_PER_TOKEN)
+    parts = [EXCERPT_INTRO]
+    previous = find_previous(messages)
+    if previous is not None:
+        checkpoint = _trim(previous[0], int(chars * CHECKPOINT_SHARE))
+        parts.append(f"EARLIER CHECKPOINT:\n<<<\n{checkpoint}\n>>>")
+        chars -= len(checkpoint)
+    parts.append(f"LATER TURNS:\n<<<\n{render_turns(messages[len(system):], chars)}\n>>>")
+    parts.append(FLUSH_INSTRUCTION)
+    return system + [{"role": "user", "content": "\n\n".join(parts)}]
+
+
+def _trim(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n…[{len(text) - limit} characters cut]"
+
+
 async def flush_memories(
-    llm: LLMClient, messages: list[dict[str, Any]], memory_tool: Tool, ctx: ToolContext, *, timeout: float
+    llm: LLMClient, messages: list[dict[str, Any]], memory_tool: Tool, ctx: ToolContext, *, window: int,
+    timeout: float,
 ) -> int:
     """Ask the model what to save and apply its memory calls; returns how many were applied.
 
-    Failures are swallowed: a flush that cannot run must never stop the
-    compaction it precedes.
+    A failed call raises its `LLMError`; the caller reports it and compacts anyway.
     """
-    request = strip_private(messages) + [{"role": "user", "content": FLUSH_INSTRUCTION}]
-    schema = {"type": "function", "function": {
-        "name": memory_tool.name, "description": memory_tool.description, "parameters": memory_tool.parameters}}
-    try:
-        completion = await llm.complete(request, tools=[schema], timeout=timeout)
-    except LLMError:
-        return 0
+    schema = _memory_schema(memory_tool)
+    completion = await llm.complete(flush_request(messages, window, schema), tools=[schema], timeout=timeout)
     applied = 0
     for call in completion.message.get("tool_calls") or []:
         function = call.get("function") or {}
