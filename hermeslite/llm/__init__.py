@@ -5,10 +5,11 @@ that import in the background and `ensure_loaded()` awaits it.
 """
 
 from .classify import classify
-from .errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError
+from .errors import (
+    AuthError, ContextOverflow, FatalError, IncompleteReply, LLMError, RateLimited, TransientError, Unreachable)
 from .litellm_client import LiteLLMClient
 from .setup import configure_environment, ensure_loaded, load_litellm, prewarm
-from .types import Completed, Completion, LLMClient, StreamEvent, TextDelta, Usage
+from .types import Completed, Completion, LLMClient, RetryNotice, StreamEvent, TextDelta, Usage
 from .window import DEFAULT_CONTEXT_WINDOW, lookup_context_window
 
 __all__ = [
@@ -18,13 +19,16 @@ __all__ = [
     "ContextOverflow",
     "DEFAULT_CONTEXT_WINDOW",
     "FatalError",
+    "IncompleteReply",
     "LLMClient",
     "LLMError",
     "LiteLLMClient",
     "RateLimited",
+    "RetryNotice",
     "StreamEvent",
     "TextDelta",
     "TransientError",
+    "Unreachable",
     "Usage",
     "classify",
     "configure_environment",
