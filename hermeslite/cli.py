@@ -97,6 +97,10 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     else:
         print(f"# settings from {loaded.source}")
     print(format_settings(loaded.settings), end="")
+    from hermeslite.agent.factory import configured_threshold
+
+    model, threshold = configured_threshold(loaded.settings)
+    print(f"# compaction for {model}: {threshold.describe()}")
     return 0
 
 

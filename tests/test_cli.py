@@ -34,14 +34,19 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_config_without_file_shows_defaults_and_where_it_looked(
-    workdir: Path, home: Path, capsys: pytest.CaptureFixture[str]
+    workdir: Path, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)  # no key: the embedded model and its 8,192-token window
     assert main(["config"]) == 0
     out = capsys.readouterr().out
     first, rest = out.split("\n", 1)
     assert first.startswith("# no config file found")
     assert str(workdir / "hermeslite.yaml") in first and str(home / "config" / "config.yaml") in first
-    assert rest == format_settings(Settings())
+    settings, threshold = rest.rsplit("\n# compaction for ", 1)
+    assert settings + "\n" == format_settings(Settings())
+    assert threshold == "local/smollm2: 6,144 tokens: 75% of the 8,192-token window " \
+                        "(auto: windows under 512K compact at 75%)\n"
     assert yaml.safe_load(out) == yaml.safe_load(rest), "the output is itself a valid config file"
 
 
@@ -91,7 +96,7 @@ def test_unknown_key_is_a_warning_on_stderr(workdir: Path, capsys: pytest.Captur
     assert main(["config"]) == 0
     captured = capsys.readouterr()
     assert captured.err == f"hermeslite: warning: {path}: unknown key compression.treshold (did you mean threshold?)\n"
-    assert "  threshold: 0.5\n" in captured.out
+    assert "  threshold: auto\n" in captured.out
 
 
 def test_python_dash_m_entry_point() -> None:

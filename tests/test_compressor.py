@@ -41,7 +41,7 @@ class FakeClock:
 
 
 def make(summarizer=None, ctx=20_000, clock=None, **cfg):
-    config = CompressionConfig(**{"prune_minimum_tokens": 0, "prune_protect_tokens": 20_000, **cfg})
+    config = CompressionConfig(**{"threshold": 0.5, "prune_minimum_tokens": 0, "prune_protect_tokens": 20_000, **cfg})
     return ContextCompressor(config, context_length=ctx, summarize=summarizer or Scripted(),
                              clock=clock or FakeClock(), today=lambda: "2026-11-22")
 

@@ -194,7 +194,7 @@ def test_unknown_nested_key_warns_with_dotted_name_and_suggestion(workdir: Path)
     path = write(workdir / "hermeslite.yaml", "compression:\n  treshold: 0.4\n  max_passes: 4\n")
     loaded = load_settings()
     assert loaded.warnings == [f"{path}: unknown key compression.treshold (did you mean threshold?)"]
-    assert loaded.settings.compression.threshold == 0.5
+    assert loaded.settings.compression.threshold == "auto"
     assert loaded.settings.compression.max_passes == 4
 
 

@@ -220,7 +220,7 @@ def test_latest_ask_inside_the_protected_head_still_comes_after_the_summary():
 
 def test_second_compaction_does_not_join_two_assistant_messages_around_the_old_summary():
     image = [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo"}}]
-    t = Transcript(None).user("x" * 600).assistant("ok").user("").assistant("").user("").assistant("").user(image)
+    t = Transcript(None).user("x" * 100).assistant("ok").user("").assistant("").user("").assistant("").user(image)
     msgs = t.assistant("a" * 150).user("b" * 150).assistant("c" * 150).user("d" * 150).build()
     c = _compressor(threshold=0.5, target_ratio=0.2, protect_first_n=2, protect_last_n=1)
     first = asyncio.run(c.compress(msgs))

@@ -29,6 +29,7 @@ class ContextBreakdown:
     parts: list[Part]
     context_length: int
     threshold: int
+    threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
 
     @property
     def total(self) -> int:
@@ -63,5 +64,6 @@ def context_breakdown(agent: "Agent") -> ContextBreakdown:
         Part("tool results", tool_results),
         Part("summary", summary),
     ]
-    c = deps.compressor
-    return ContextBreakdown(parts=parts, context_length=c.context_length, threshold=c.threshold_tokens)
+    threshold = deps.compressor.threshold
+    return ContextBreakdown(parts=parts, context_length=threshold.context_length, threshold=threshold.tokens,
+                            threshold_rule=threshold.reason())

@@ -42,7 +42,7 @@ class Compaction:
             if not compressor.should_compress(agent.estimate_request()):
                 return
             result = await self.run("preflight")
-            if result.aborted or not result.changed:
+            if result.aborted or not result.changed or result.too_large:
                 return
 
     async def run(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
@@ -65,6 +65,8 @@ class Compaction:
             deps.store.record_compaction(agent.session_id, CompactionRecord.from_result(result, trigger))
         agent.last_prompt_tokens = None
         agent.emit(ev.CompactionFinished(trigger, result))
+        if advice := result.advice():
+            agent.emit(ev.Notice(advice, "warning"))
         agent.emit(ev.PressureChanged(agent.pressure()))
         if deps.compressor.guard.thrashing() and not self._told_thrash:
             self._told_thrash = True

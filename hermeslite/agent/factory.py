@@ -8,6 +8,7 @@ from typing import Callable
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor, Summarize
 from hermeslite.context.handoff import has_handoff
+from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore, MemoryTool
@@ -31,6 +32,16 @@ def summarizer_for(current_llm: Callable[[], LLMClient], timeout: float) -> Summ
         return completion.message.get("content") or ""
 
     return summarize
+
+
+def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
+    """The model the settings select and the compaction threshold it gets, without a session.
+
+    Looking up the window may import litellm (a few seconds) when the config does not state it.
+    """
+    model = resolve_model(settings.model)
+    window = settings.compression.context_length or make_client(model).context_window()
+    return model.name or "", resolve_threshold(settings.compression, window, model.name)
 
 
 def open_store() -> SessionStore:
@@ -69,7 +80,7 @@ def build_agent(
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout),
-        summary_input_tokens=getattr(llm, "summary_input_tokens", None))
+        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model)
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd)
     if loaded is None:

@@ -239,7 +239,7 @@ class Agent:
         next turn's preflight compacts before sending."""
         self.deps.llm = llm
         llm.on_retry = self._retrying
-        self.deps.compressor.set_context_length(llm.context_window())
+        self.deps.compressor.set_model(llm.model, llm.context_window())
         self.last_prompt_tokens = None
         self.emit(ev.PressureChanged(self.pressure()))
 

@@ -1,9 +1,14 @@
 """Facts the code itself pulls out of compacted turns, so no summary can lose them.
 
 An LLM summary is a lossy paraphrase, and a small model's is often wrong. The
-things a resumed agent needs most (what the user said, which files it touched,
-which commands failed, the error text) are cheap to extract exactly. They are
-checked against the summary and whatever is missing is appended verbatim.
+things a resumed agent needs most (what the user said and asked it always or
+never to do, which files it touched, which commands failed, the error text)
+are cheap to extract exactly. They are checked against the summary and
+whatever is missing is appended verbatim. What they may cost is decided in
+`ranking`, by importance rather than age.
+
+The todo list is not among them: the agent re-attaches the live list after
+every compaction, and a second copy here would go stale.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
 from .handoff import has_handoff, split_handoff
+from .instructions import instruction_in, merge_instructions, render_instruction
 from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
-from .tokens import CHARS_PER_TOKEN
 from .tool_summaries import exit_code_of
 
 USER_CHARS = 300
-USER_BUDGET_CHARS = 4_000 * CHARS_PER_TOKEN
-MAX_FILES = 100
+MAX_USERS = 200           # user messages looked at per compaction (bounded work; `ranking` sets the budget)
+MAX_FILES = 100           # files only read, per compaction
+MAX_WRITTEN = 200         # files written or patched, per compaction
 MAX_COMMANDS = 20
 MAX_OLDER_FAILURES = 10   # failing commands kept beyond the newest 20
 MAX_ERRORS = 8
@@ -29,7 +35,6 @@ ERROR_SCAN_CHARS = 6_000
 MATCH_PREFIX = 60
 FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
 CONTENT_TOOLS = {"read_file", "search_files"}  # they show file contents: an "error" there is code, not a failure
-ACTIVE_TODO = ("pending", "in_progress")
 # Searched in the lower-cased line. Every branch starts with a literal so `re` can skip ahead fast
 # (an IGNORECASE pattern opening with \b or \w* costs ten times more); the word-start checks sit in
 # look-behinds after the literal. "error" also matches inside AssertionError, ValueError, ...
@@ -47,11 +52,11 @@ def _norm(text: str) -> str:
 
 @dataclass
 class Anchors:
-    users: list[str] = field(default_factory=list)            # newest first
+    users: list[str] = field(default_factory=list)            # newest first; the first is the latest ask
+    instructions: list[list[str]] = field(default_factory=list)  # [text, earlier one it replaced or ""], newest first
     files: list[list[str]] = field(default_factory=list)      # [action, path], newest first
     commands: list[list[Any]] = field(default_factory=list)   # [command, exit code or None] of its newest run
     errors: list[str] = field(default_factory=list)           # error lines of tools other than terminal, newest first
-    todos: list[str] = field(default_factory=list)            # active items of the newest todo list
     failures: dict[str, list[str]] = field(default_factory=dict)  # command -> error lines of its failed newest run
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,6 +64,7 @@ class Anchors:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Anchors":
+        """Anchors as the transcript stores them; keys from older versions (todos) are ignored."""
         data = data or {}
         def strings(key: str) -> list[str]:
             return [str(x) for x in data.get(key) or [] if isinstance(x, str)]
@@ -66,32 +72,39 @@ class Anchors:
             return [list(x) for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
         raw = data.get("failures") if isinstance(data.get("failures"), dict) else {}
         failures = {str(k): [str(x) for x in v if isinstance(x, str)] for k, v in raw.items() if isinstance(v, list)}
-        return cls(strings("users"), pairs("files"), pairs("commands"), strings("errors"), strings("todos"), failures)
+        instructions = [[str(t), str(n or "")] for t, n in pairs("instructions") if isinstance(t, str)]
+        return cls(strings("users"), instructions, pairs("files"), pairs("commands"), strings("errors"), failures)
 
     def is_empty(self) -> bool:
-        return not (self.users or self.files or self.commands or self.errors or self.todos)
+        return not (self.users or self.instructions or self.files or self.commands or self.errors)
 
     def merged_with(self, older: "Anchors") -> "Anchors":
-        """These (newer) anchors first, then the older ones, deduplicated and capped.
+        """These (newer) anchors first, then the older ones, deduplicated.
 
         A command run again in the newer turns keeps only its newer outcome, so a
-        failure that was fixed since drops out together with its error lines.
+        failure that was fixed since drops out together with its error lines. A
+        file keeps its strongest action: written or patched beats read. Standing
+        instructions are merged so a later one replaces what it reverses.
         """
         newer = {c[0] for c in self.commands}
         commands = _dedupe(self.commands + older.commands, key=lambda c: c[0])
         failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
         commands, failures = _cap_commands(commands, failures.get)
         return Anchors(
-            users=_cap_users(_dedupe(self.users + older.users, key=_norm)),
-            files=_dedupe(self.files + older.files, key=lambda f: f[1])[:MAX_FILES],
+            users=_dedupe(self.users + older.users, key=_norm),
+            instructions=merge_instructions(self.instructions, older.instructions),
+            files=_merge_files(self.files + older.files),
             commands=commands,
             errors=_dedupe(self.errors + older.errors, key=_norm)[:MAX_ERRORS],
-            todos=self.todos or older.todos,
             failures=failures,
         )
 
     def missing_from(self, summary: str) -> "Anchors":
-        """Only the anchors the summary text does not already carry."""
+        """Only the anchors the summary text does not already carry.
+
+        An instruction counts as carried only word for word: a paraphrase of
+        "never touch vendor/" is exactly how such rules get lost.
+        """
         flat = _norm(summary)
         def present(text: str) -> bool:
             return _norm(text)[:MATCH_PREFIX] in flat
@@ -101,10 +114,10 @@ class Anchors:
         ]
         return Anchors(
             users=[u for u in self.users if not present(u)],
+            instructions=[i for i in self.instructions if _norm(i[0]) not in flat],
             files=[f for f in self.files if f[1] not in summary],
             commands=commands,
             errors=[e for e in self.errors if not present(e)],
-            todos=[t for t in self.todos if not present(t)],
             failures={c[0]: self.failures[c[0]] for c in commands if c[0] in self.failures},
         )
 
@@ -117,6 +130,23 @@ def _dedupe(items: list, key) -> list:
             seen.add(k)
             out.append(item)
     return out
+
+
+def _merge_files(files: list[list[str]]) -> list[list[str]]:
+    """One entry per path, at its newest place, with its strongest action (wrote/patched over read)."""
+    out: list[list[str]] = []
+    at: dict[str, int] = {}
+    for action, path in files:
+        if path not in at:
+            at[path] = len(out)
+            out.append([action, path])
+        elif out[at[path]][0] == "read" and action != "read":
+            out[at[path]] = [action, path]
+    return out
+
+
+def is_written(file: list[str]) -> bool:
+    return file[0] != "read"
 
 
 def _failed(command: list[Any]) -> bool:
@@ -155,16 +185,6 @@ def _cap_commands(
     return kept, {c[0]: failures[c[0]] for c in kept if c[0] in failures}
 
 
-def _cap_users(users: list[str]) -> list[str]:
-    kept, spent = [], 0
-    for text in users:
-        if spent + len(text) > USER_BUDGET_CHARS:
-            break
-        kept.append(text)
-        spent += len(text)
-    return kept
-
-
 def _clip(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -191,20 +211,16 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
     results = {str(m.get("tool_call_id")): text_of(m.get("content")) for m in messages if m.get("role") == "tool"}
     names = {call_id(c): call_name(c) for m in messages if m.get("role") == "assistant" for c in tool_calls_of(m)}
     anchors = Anchors()
-    user_chars = 0
-    seen_paths: set[str] = set()
+    files = _Files()
     seen_commands: set[str] = set()
     failed_output: dict[str, str] = {}  # command -> output of its newest run, when that did not exit 0
     for msg in reversed(messages):
         role = msg.get("role")
-        if role == "user" and user_chars < USER_BUDGET_CHARS:
-            text = _clip(_user_text(msg), USER_CHARS)
-            if text and user_chars + len(text) <= USER_BUDGET_CHARS:
-                anchors.users.append(text)
-                user_chars += len(text)
+        if role == "user":
+            _note_user(anchors, _user_text(msg))
         elif role == "assistant":
             for call in reversed(tool_calls_of(msg)):
-                _note_call(anchors, call, results.get(call_id(call), ""), seen_paths, seen_commands, failed_output)
+                _note_call(anchors, call, results.get(call_id(call), ""), files, seen_commands, failed_output)
         elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
             name = names.get(str(msg.get("tool_call_id") or "")) or str(msg.get("name") or "")
             if name == "terminal" or name in CONTENT_TOOLS:
@@ -212,6 +228,8 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
             for line in _error_lines(text_of(msg.get("content"))):
                 if len(anchors.errors) < MAX_ERRORS and line not in anchors.errors:
                     anchors.errors.append(line)
+    anchors.files = files.listed()
+    anchors.instructions = merge_instructions(anchors.instructions, [])
     anchors.commands, anchors.failures = _cap_commands(
         anchors.commands, lambda command: _error_lines(failed_output[command])[:ERRORS_PER_COMMAND]
         if command in failed_output else None,
@@ -219,16 +237,50 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
     return anchors
 
 
+def _note_user(anchors: Anchors, text: str) -> None:
+    """The message among the recent user messages, and its instruction, if it gives one."""
+    if len(anchors.users) >= MAX_USERS:
+        return
+    clipped = _clip(text, USER_CHARS)
+    if clipped:
+        anchors.users.append(clipped)
+        instruction = instruction_in(text, USER_CHARS)
+        if instruction:
+            anchors.instructions.append([instruction, ""])
+
+
+class _Files:
+    """Paths seen walking newest first: written or patched ones and read ones, capped apart."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, list[str]] = {}
+        self.counts = {"read": 0, "written": 0}
+
+    def note(self, action: str, path: str) -> None:
+        kind = "read" if action == "read" else "written"
+        entry = self.entries.get(path)
+        if entry is not None:
+            if entry[0] == "read" and kind == "written" and self.counts["written"] < MAX_WRITTEN:
+                entry[0] = action
+                self.counts["written"] += 1
+            return
+        if self.counts[kind] < (MAX_FILES if kind == "read" else MAX_WRITTEN):
+            self.entries[path] = [action, path]
+            self.counts[kind] += 1
+
+    def listed(self) -> list[list[str]]:
+        return list(self.entries.values())
+
+
 def _note_call(
-    anchors: Anchors, call: dict, result: str, seen_paths: set[str], seen_commands: set[str],
+    anchors: Anchors, call: dict, result: str, files: _Files, seen_commands: set[str],
     failed_output: dict[str, str],
 ) -> None:
     name = call_name(call)
-    if name in FILE_ACTIONS and len(anchors.files) < MAX_FILES:
+    if name in FILE_ACTIONS:
         path = str(parsed_arguments(call).get("path") or "").strip()
-        if path and path not in seen_paths:
-            seen_paths.add(path)
-            anchors.files.append([FILE_ACTIONS[name], path])
+        if path:
+            files.note(FILE_ACTIONS[name], path)
     elif name == "terminal":
         command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
         if not command or command in seen_commands:
@@ -238,13 +290,11 @@ def _note_call(
         anchors.commands.append([command, code])
         if code != 0:
             failed_output[command] = result
-    elif name == "todo" and not anchors.todos:
-        items = parsed_arguments(call).get("todos") or []
-        anchors.todos = [
-            _clip(str(item.get("content", "")), 200)
-            for item in items
-            if isinstance(item, dict) and item.get("status", "pending") in ACTIVE_TODO
-        ]
+
+
+def command_lines(command: list[Any], failures: dict[str, list[str]]) -> list[str]:
+    cmd, code = command
+    return [f"- `{cmd}` -> exit {'?' if code is None else code}"] + [f"    {e}" for e in failures.get(cmd, [])]
 
 
 def render_anchors(anchors: Anchors) -> str:
@@ -252,20 +302,26 @@ def render_anchors(anchors: Anchors) -> str:
     if anchors.is_empty():
         return ""
     lines = [f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"]
-    if anchors.users:
+    if anchors.instructions:
+        lines.append("Standing instructions from the user, newest first (they hold for the whole session):")
+        lines += [render_instruction(text, note) for text, note in anchors.instructions]
+    given = {_norm(text) for text, _ in anchors.instructions}
+    users = [u for u in anchors.users if _norm(u) not in given]
+    if users:
         lines.append("User messages, newest first:")
-        lines += [f"- \"{u}\"" for u in anchors.users]
-    if anchors.todos:
-        lines.append("Open todo items:")
-        lines += [f"- {t}" for t in anchors.todos]
-    if anchors.files:
-        lines.append("Files, newest first:")
-        lines += [f"- {action} {path}" for action, path in anchors.files]
+        lines += [f"- \"{u}\"" for u in users]
+    written = [f for f in anchors.files if is_written(f)]
+    if written:
+        lines.append("Files written or patched, newest first:")
+        lines += [f"- {action} {path}" for action, path in written]
+    read = [f for f in anchors.files if not is_written(f)]
+    if read:
+        lines.append("Files read, newest first:")
+        lines += [f"- {action} {path}" for action, path in read]
     if anchors.commands:
         lines.append("Commands, newest first:")
-        for cmd, code in anchors.commands:
-            lines.append(f"- `{cmd}` -> exit {'?' if code is None else code}")
-            lines += [f"    {e}" for e in anchors.failures.get(cmd, [])]
+        for command in anchors.commands:
+            lines += command_lines(command, anchors.failures)
     if anchors.errors:
         lines.append("Recent error lines:")
         lines += [f"- {e}" for e in anchors.errors]

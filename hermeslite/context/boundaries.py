@@ -62,20 +62,22 @@ def head_end(messages: list[Message], protect_first_n: int, tokens: list[int] | 
 
 
 def tail_start(messages: list[Message], tokens: list[int], head: int, budget: int, min_messages: int,
-               hard_cap: int | None = None) -> int:
+               hard_cap: int | None = None, free: int | None = None) -> int:
     """Walk back from the newest message until the token budget is spent.
 
-    At least `min_messages` are kept whatever they cost; past that, a message is
-    added only while the tail is under budget and stays under the soft ceiling.
-    The cut is then moved back so it never starts on a tool result.
+    At least `min_messages` are kept if they fit under `hard_cap`; past that, a
+    message is added only while the tail is under budget and stays under the
+    soft ceiling. Message `free` (the latest user message, kept whatever it
+    costs) is not counted. The cut is then moved back so it never starts on a
+    tool result.
     """
     i, spent, count = len(messages), 0, 0
     while i > head:
-        cost = tokens[i - 1]
+        cost = 0 if i - 1 == free else tokens[i - 1]
         if count >= min_messages and (spent >= budget or spent + cost > budget * SOFT_CEILING):
             break
-        if hard_cap is not None and count >= 1 and spent + cost > hard_cap:
-            break  # the minimum count yields when a few huge messages would fill the window
+        if hard_cap is not None and spent + cost > hard_cap:
+            break  # the minimum count yields: what does not fit the window goes into the summary
         spent += cost
         count += 1
         i -= 1
@@ -95,6 +97,10 @@ def align_to_group(messages: list[Message], i: int, head: int) -> int:
     while k < len(messages) and messages[k].get("role") == "tool":
         k += 1
     return k
+
+
+def _first_kept(messages: list[Message]) -> int:
+    return 1 if messages and messages[0].get("role") == "system" else 0
 
 
 def latest_user_index(messages: list[Message]) -> int | None:
@@ -121,15 +127,17 @@ def find_boundaries(
     With `force` (the manual /compress) a transcript that fits entirely in the
     tail budget is still compacted, keeping only the latest user turn. The tail
     never starts before `tail_floor` (where a dropped earlier summary stood).
-    `head_cap` and `tail_cap` stop a few very large messages from being
-    protected wholesale, which would leave nothing to compact.
+    `head_cap` and `tail_cap` (head and tail together, the latest user message
+    not counted) stop a few very large messages from being protected
+    wholesale, which would leave nothing to compact or overflow the window.
     """
     user = latest_user_index(messages)
     head = head_end(messages, protect_first_n, tokens, head_cap)
     if user is not None and user < head:
         head = user  # the summary must come before the latest ask, never after it
     min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
-    tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, tail_cap), tail_floor)
+    hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages):head]))
+    tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, hard, free=user), tail_floor)
     if force and tail <= head + 1 and user is not None and user > head:
         tail = user
     lifted = user if user is not None and head <= user < tail else None

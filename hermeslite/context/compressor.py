@@ -16,17 +16,20 @@ from typing import Awaitable, Callable
 
 from .anchors import Anchors, extract_anchors, render_anchors
 from .assemble import assemble, previous_junction, unwrap_handoffs
-from .boundaries import find_boundaries
+from .boundaries import find_boundaries, latest_user_index
+from .budgets import AFTER_COMPACTION, Budgets, overflow_reason, plan_budgets
 from .failures import describe, should_abort
-from .fallback import fallback_checkpoint
+from .fallback import fallback_checkpoint, model_written
 from .guard import Guard
 from .handoff import find_previous, has_handoff
 from .messages import ARCHIVE_KEY, Message, reference_id
 from .prune import prune
+from .ranking import fit_anchors
 from .redact import redact_secrets
 from .result import CompressionResult
 from .settings import CompressionConfig
-from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns, summary_budget
+from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns
+from .threshold import Threshold, resolve_threshold
 from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
@@ -53,10 +56,12 @@ class ContextCompressor:
         clock: Callable[[], float] = time.monotonic,
         today: Callable[[], str] = lambda: date.today().isoformat(),
         summary_input_tokens: int | None = None,
+        model: str | None = None,
     ) -> None:
         self.config = config or CompressionConfig()
         self.summarize = summarize
         self._model_context_length = int(context_length)
+        self.model = model
         self._today = today
         self.guard = Guard(clock=clock)
         self.previous_summary: str | None = None
@@ -75,16 +80,27 @@ class ContextCompressor:
         return int(self.config.context_length or self._model_context_length)
 
     def set_context_length(self, tokens: int) -> None:
-        """Adopt a new window (model switch, or a provider that stated its real limit)."""
+        """Adopt a new window (a provider that stated its real limit)."""
         self._model_context_length = int(tokens)
+
+    def set_model(self, model: str, context_length: int) -> None:
+        """Adopt another model and its window: the threshold is resolved again (model_thresholds)."""
+        self.model = model
+        self._model_context_length = int(context_length)
+
+    @property
+    def threshold(self) -> Threshold:
+        """The threshold in force and the rule that chose it."""
+        return resolve_threshold(self.config, self.context_length, self.model)
 
     @property
     def threshold_tokens(self) -> int:
-        return int(self.context_length * self.config.threshold)
+        return self.threshold.tokens
 
     @property
-    def tail_budget(self) -> int:
-        return int(self.threshold_tokens * self.config.target_ratio)
+    def target_tokens(self) -> int:
+        """What a request may carry right after a compaction."""
+        return int(self.threshold_tokens * AFTER_COMPACTION)
 
     # -- gates -----------------------------------------------------------------
 
@@ -115,7 +131,9 @@ class ContextCompressor:
         """One compression pass; `messages` is never modified.
 
         `force` is the manual /compress: it ignores the cooldown, prunes even a
-        small saving, and always summarizes the middle.
+        small saving, and always summarizes the middle. Whatever the trigger, a
+        pass that summarizes leaves the request at most `target_tokens`, unless
+        what cannot shrink is larger (`result.too_large` then says what).
         """
         original = list(messages)
         tokens = [message_tokens(m) for m in original]
@@ -123,7 +141,7 @@ class ContextCompressor:
         focus = " ".join((focus_topic or "").split())[:FOCUS_CHARS] or None
         result = CompressionResult(
             messages=original, tokens_before=before, tokens_after=before,
-            messages_before=len(original), focus_topic=focus,
+            messages_before=len(original), focus_topic=focus, target_tokens=self.target_tokens,
         )
         cfg = self.config
         pruned = prune(
@@ -137,40 +155,54 @@ class ContextCompressor:
         result.archived.update(pruned.archived)
         # Per-message counts are reused from here on: prune keeps every message it did not change.
         sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
-        if pruned.archived and (not force and sum(sizes) + self.request_overhead_tokens < self.threshold_tokens):
+        if pruned.archived and not force and sum(sizes) + self.request_overhead_tokens <= self.target_tokens:
             return self._finish(result, pruned.messages, pruned_only=True, after=sum(sizes))
 
         handoffs = [m for m in pruned.messages if has_handoff(m)]
         self._rehydrate(handoffs)
         return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force)
 
+    def _budgets(self, working: list[Message], tokens: list[int]) -> tuple[Budgets, int, int]:
+        """Budgets for this pass, plus the system prompt's and the latest user message's tokens."""
+        system = tokens[0] if working and working[0].get("role") == "system" else 0
+        user_at = latest_user_index(working)
+        user = tokens[user_at] if user_at is not None else 0
+        fixed = self.request_overhead_tokens + system + user
+        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed), system, user
+
     async def _summarize_middle(
         self, result: CompressionResult, pruned: list[Message], sizes: list[int], handoffs: list[Message],
         focus: str | None, force: bool,
     ) -> CompressionResult:
         working = unwrap_handoffs(pruned) if handoffs else pruned
-        known = {id(m): t for m, t in zip(pruned, sizes)}
-        tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in working]
+        if handoffs:
+            known = {id(m): t for m, t in zip(pruned, sizes)}
+            tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in working]
+        else:
+            tokens = sizes
+        budgets, system, user = self._budgets(working, tokens)
         bounds = find_boundaries(
             working,
             tokens,
             protect_first_n=0 if self.previous_summary else self.config.protect_first_n,
-            tail_budget=self.tail_budget,
+            tail_budget=budgets.tail,
             protect_last_n=self.config.protect_last_n,
             force=force,
             tail_floor=previous_junction(pruned) if handoffs else 0,
-            head_cap=self.tail_budget,
-            tail_cap=self.threshold_tokens // 2,
+            head_cap=budgets.head,
+            tail_cap=budgets.tail_cap,
         )
+        sizing = {"system": system, "overhead": self.request_overhead_tokens, "user": user}
         if bounds.empty:
-            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes))
+            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
+                                budgets=budgets, sizing=sizing)
         middle = bounds.middle(working)
         lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
         replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted
         replaced += estimate_tokens(self.previous_summary or "")
         originals = [result.archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in middle]
-        anchors = extract_anchors(originals).merged_with(self.anchors)
-        made = await self._make_summary(originals, anchors, replaced, focus, force)
+        anchors = fit_anchors(extract_anchors(originals).merged_with(self.anchors), budgets.anchors)
+        made = await self._make_summary(originals, anchors, replaced, budgets, focus, force)
         if made.aborted:
             self.guard.record_failure()
             result.aborted, result.error, result.archived = True, made.error, {}
@@ -180,9 +212,10 @@ class ContextCompressor:
         if missing:
             text = f"{text}\n\n{redact_secrets(missing)}"
         rebuilt = assemble(working, bounds, text, anchors.to_dict())
-        if estimate_tokens(rebuilt) >= result.tokens_before:
+        after = estimate_tokens(rebuilt)
+        if after >= result.tokens_before:
             return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
-                                error="the summary would not shrink the transcript")
+                                error="the summary would not shrink the transcript", budgets=budgets, sizing=sizing)
         for msg in middle:
             result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
         for msg in handoffs:
@@ -194,11 +227,12 @@ class ContextCompressor:
         else:
             self.guard.record_success()
         result.summary, result.fallback_used, result.error, result.dropped = text, made.fallback, made.error, len(middle)
-        return self._finish(result, rebuilt)
+        return self._finish(result, rebuilt, after=after, budgets=budgets, sizing=sizing)
 
     def _finish(
         self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False,
-        error: str | None = None, after: int | None = None,
+        error: str | None = None, after: int | None = None, budgets: Budgets | None = None,
+        sizing: dict[str, int] | None = None,
     ) -> CompressionResult:
         after = estimate_tokens(messages) if after is None else after
         if after >= result.tokens_before:
@@ -206,6 +240,8 @@ class ContextCompressor:
             pruned_only = False
         result.messages, result.tokens_after, result.pruned_only = messages, after, pruned_only
         result.error = result.error or error
+        if budgets is not None and sizing is not None:
+            result.too_large = overflow_reason(budgets, after=after + self.request_overhead_tokens, **sizing)
         self.guard.record_pass(result.tokens_before, after)
         return result
 
@@ -225,19 +261,20 @@ class ContextCompressor:
         self.anchors = Anchors.from_dict(anchors) if anchors else self.anchors
 
     async def _make_summary(
-        self, middle: list[Message], anchors: Anchors, replaced: int, focus: str | None, force: bool
+        self, middle: list[Message], anchors: Anchors, replaced: int, budgets: Budgets, focus: str | None,
+        force: bool,
     ) -> _Summary:
         cfg = self.config
-        budget = summary_budget(replaced, self.context_length)
         if self.summarize is None:
-            return self._fallback(anchors, middle, "skipped: no summarizer is configured")
+            return self._fallback(anchors, middle, budgets, "skipped: no summarizer is configured")
         if not force and self.guard.cooling_down():
-            return self._fallback(anchors, middle, "skipped: cooling down after a failed summary")
-        max_chars = input_budget_chars(self.context_length, budget)
+            return self._fallback(anchors, middle, budgets, "skipped: cooling down after a failed summary")
+        aim = budgets.summary_target(replaced)
+        max_chars = input_budget_chars(self.context_length, aim)
         if self.summary_input_tokens:
             max_chars = min(max_chars, self.summary_input_tokens * CHARS_PER_TOKEN)
         turns = render_turns(middle, max_chars)
-        prompt = build_prompt(turns, previous=self.previous_summary, focus=focus, budget_tokens=budget, today=self._today())
+        prompt = build_prompt(turns, previous=self.previous_summary, focus=focus, budget_tokens=aim, today=self._today())
         failures: list[str] = []
         for model in [cfg.summary_model] + ([None] if cfg.summary_model else []):
             try:
@@ -251,15 +288,16 @@ class ContextCompressor:
                                 f"no summary within {cfg.summary_timeout:g} s")
                 continue
             text = clean_reply(reply)
-            reason = rejection_reason(text, replaced)
+            reason = rejection_reason(text, replaced, budgets.summary)
             if reason is None:
                 return _Summary(text=text)
             failures.append(reason)
         error = "; ".join(failures)
         if cfg.abort_on_summary_failure:
             return _Summary(aborted=True, error=error)
-        return self._fallback(anchors, middle, error)
+        return self._fallback(anchors, middle, budgets, error)
 
-    def _fallback(self, anchors: Anchors, middle: list[Message], reason: str) -> _Summary:
-        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=self.previous_summary)
+    def _fallback(self, anchors: Anchors, middle: list[Message], budgets: Budgets, reason: str) -> _Summary:
+        previous = model_written(self.previous_summary, budgets.summary * CHARS_PER_TOKEN)
+        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=previous)
         return _Summary(text=redact_secrets(text), fallback=True, error=reason)

@@ -18,10 +18,12 @@ KIND_WORDS = {
     "number": "a number",
     "whole": "a whole number",
     "whole_or_auto": "a whole number or auto",
+    "number_or_auto": "a number or auto",
     "whole_or_null": "a whole number or null",
     "model": "a model name or null",
     "text_or_null": "a string or null",
     "names": "a list of tool names",
+    "fractions": "a mapping of model-name parts to numbers",
     "choice": "one of",
 }
 
@@ -41,13 +43,20 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return value is None or (isinstance(value, str) and bool(value.strip()))
     if kind == "choice":
         return value in choices
-    if kind == "whole_or_auto" and value == AUTO:
+    if kind == "fractions":
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and k.strip() and _is_number(v) for k, v in value.items())
+    if kind in ("whole_or_auto", "number_or_auto") and value == AUTO:
         return True
     if kind == "whole_or_null" and value is None:
         return True
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         return False
-    return kind == "number" or float(value).is_integer()
+    return kind in ("number", "number_or_auto") or float(value).is_integer()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _expected(meta: dict) -> str:
@@ -64,12 +73,18 @@ def validate_fields(obj: Any) -> list[str]:
         meta = f.metadata
         if not _type_ok(meta["kind"], value, meta.get("choices", ())):
             problems.append(f"{f.name} must be {_expected(meta)}, got {value!r}")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            lo, hi = meta["min"], meta["max"]
-            # Written as `not (lo <= value)` so that NaN (YAML `.nan`) is out of range too.
-            if (lo is not None and not lo <= value) or (hi is not None and not value <= hi):
-                problems.append(f"{f.name} must be between {lo:g} and {hi:g}, got {value!r}")
+            continue
+        named = value.items() if isinstance(value, dict) else [(None, value)]
+        for key, number in named:
+            if _is_number(number) and not _in_range(number, meta["min"], meta["max"]):
+                where = f"{f.name}" if key is None else f"{f.name}.{key}"
+                problems.append(f"{where} must be between {meta['min']:g} and {meta['max']:g}, got {number!r}")
     return problems
+
+
+def _in_range(value: float, lo: float | None, hi: float | None) -> bool:
+    # Written as `lo <= value` rather than `value < lo` so that NaN (YAML `.nan`) is out of range too.
+    return (lo is None or lo <= value) and (hi is None or value <= hi)
 
 
 def check_and_normalize(obj: Any) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .messages import Message
 
 
-@dataclass
+@dataclass(repr=False)
 class CompressionResult:
     messages: list[Message]
     tokens_before: int
@@ -21,6 +21,18 @@ class CompressionResult:
     error: str | None = None         # why a summary could not be made, one line
     archived: dict[str, Message] = field(default_factory=dict)  # reference id -> original message
     focus_topic: str | None = None
+    target_tokens: int = 0           # what a request may carry right after a compaction
+    too_large: str | None = None     # why the request is still over target_tokens (e.g. a huge latest message)
+
+    def __repr__(self) -> str:
+        """Counts only: the messages and archive can be megabytes, and results get logged."""
+        flags = [name for name, on in (("fallback_used", self.fallback_used), ("aborted", self.aborted),
+                                       ("pruned_only", self.pruned_only)) if on]
+        extra = "".join(f", {name}" for name in flags)
+        error = f", error={self.error[:80]!r}" if self.error else ""
+        return (f"CompressionResult({self.messages_before}->{self.messages_after} messages, "
+                f"{self.tokens_before}->{self.tokens_after} tokens, dropped={self.dropped}, "
+                f"archived={len(self.archived)}{extra}{error})")
 
     @property
     def messages_after(self) -> int:
@@ -47,6 +59,10 @@ class CompressionResult:
         if self.pruned_only:
             return f"Pruned old tool output: {counts}, {sizes}"
         return f"Compressed: {counts}, {sizes}"
+
+    def advice(self) -> str | None:
+        """What the user should know beyond the headline: why the context is still too full."""
+        return f"Context still too full: {self.too_large}." if self.too_large else None
 
 
 def format_tokens(tokens: int) -> str:

@@ -25,8 +25,20 @@ class CompressionConfig:
     """Every knob of the compression engine; defaults are the documented ones."""
 
     enabled: bool = field(default=True, metadata=spec("bool", "compress automatically when the context fills up"))
-    threshold: float = field(
-        default=0.50, metadata=spec("number", "fraction of the context window at which compression starts", lo=0.05, hi=0.95)
+    threshold: float | Literal["auto"] = field(
+        default=AUTO, metadata=spec(
+            "number_or_auto", "fraction of the context window at which compression starts "
+            "(auto: 0.75 for windows under 512K tokens, else 0.50)", lo=0.05, hi=0.95)
+    )
+    threshold_tokens: int | None = field(
+        default=200_000, metadata=spec(
+            "whole_or_null", "upper limit on the compression threshold in tokens; null means no limit",
+            lo=1_000, hi=100_000_000)
+    )
+    model_thresholds: dict[str, float] = field(
+        default_factory=dict, metadata=spec(
+            "fractions", "threshold fraction per model: model-name substring -> fraction; the longest match "
+            "wins over `threshold`", lo=0.05, hi=0.95)
     )
     target_ratio: float = field(
         default=0.20, metadata=spec("number", "recent-tail budget as a fraction of the threshold", lo=0.05, hi=0.80)

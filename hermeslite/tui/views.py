@@ -31,8 +31,10 @@ def context_view(breakdown, last_prompt_tokens: int | None = None) -> str:
     """Each part in tokens and % of the window, then the total against the threshold."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
-    lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)", "",
-             f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
+    lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)"]
+    if breakdown.threshold_rule:
+        lines.append(f"Why there: {breakdown.threshold_rule}")
+    lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
     for part in breakdown.parts:
         lines.append(f"  {part.name:<15}{k(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
                      f"{bar(part.tokens / window if window else 0, BAR)}")

@@ -40,7 +40,7 @@ async def chat(agent, turns, text=FILLER):
 async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_agent, scripted_server):
     summaries_answer_with(scripted_server)
     agent, rec = make_agent(context_window=12_000)
-    await chat(agent, 16)
+    await chat(agent, 24)
     started = rec.of(ev.CompactionStarted)
     assert started and started[0].trigger == "preflight"
     finished = rec.of(ev.CompactionFinished)[0]

@@ -23,6 +23,7 @@ async def test_context_shows_the_breakdown_against_window_and_threshold(make_app
                      "total", "threshold"):
             assert part in text, part
         assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
+        assert "Why there: compression.threshold" in text
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextViewer)
