@@ -297,32 +297,32 @@ def command_lines(command: list[Any], failures: dict[str, list[str]]) -> list[st
     return [f"- `{cmd}` -> exit {'?' if code is None else code}"] + [f"    {e}" for e in failures.get(cmd, [])]
 
 
+TITLE = f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"
+SECTION_TITLES = {
+    "instructions": "Standing instructions from the user, newest first (they hold for the whole session):",
+    "users": "User messages, newest first:",
+    "written": "Files written or patched, newest first:",
+    "read": "Files read, newest first:",
+    "commands": "Commands, newest first:",
+    "errors": "Recent error lines:",
+}
+
+
 def render_anchors(anchors: Anchors) -> str:
     """The appended section; empty string when there is nothing to add."""
     if anchors.is_empty():
         return ""
-    lines = [f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"]
-    if anchors.instructions:
-        lines.append("Standing instructions from the user, newest first (they hold for the whole session):")
-        lines += [render_instruction(text, note) for text, note in anchors.instructions]
-    given = {_norm(text) for text, _ in anchors.instructions}
-    users = [u for u in anchors.users if _norm(u) not in given]
-    if users:
-        lines.append("User messages, newest first:")
-        lines += [f"- \"{u}\"" for u in users]
-    written = [f for f in anchors.files if is_written(f)]
-    if written:
-        lines.append("Files written or patched, newest first:")
-        lines += [f"- {action} {path}" for action, path in written]
-    read = [f for f in anchors.files if not is_written(f)]
-    if read:
-        lines.append("Files read, newest first:")
-        lines += [f"- {action} {path}" for action, path in read]
-    if anchors.commands:
-        lines.append("Commands, newest first:")
-        for command in anchors.commands:
-            lines += command_lines(command, anchors.failures)
-    if anchors.errors:
-        lines.append("Recent error lines:")
-        lines += [f"- {e}" for e in anchors.errors]
+    given = {_norm(text) for pair in anchors.instructions for text in pair if text}  # shown above, or replaced
+    sections = {
+        "instructions": [render_instruction(text, note) for text, note in anchors.instructions],
+        "users": [f"- \"{u}\"" for u in anchors.users if _norm(u) not in given],
+        "written": [f"- {action} {path}" for action, path in anchors.files if is_written([action, path])],
+        "read": [f"- {action} {path}" for action, path in anchors.files if not is_written([action, path])],
+        "commands": [line for command in anchors.commands for line in command_lines(command, anchors.failures)],
+        "errors": [f"- {e}" for e in anchors.errors],
+    }
+    lines = [TITLE]
+    for name, items in sections.items():
+        if items:
+            lines += [SECTION_TITLES[name], *items]
     return "\n".join(lines)

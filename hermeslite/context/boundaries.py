@@ -68,8 +68,8 @@ def tail_start(messages: list[Message], tokens: list[int], head: int, budget: in
     At least `min_messages` are kept if they fit under `hard_cap`; past that, a
     message is added only while the tail is under budget and stays under the
     soft ceiling. Message `free` (the latest user message, kept whatever it
-    costs) is not counted. The cut is then moved back so it never starts on a
-    tool result.
+    costs) is not counted. The cut is then moved off any tool result: back to
+    its call when that still fits under `hard_cap`, else forward past the results.
     """
     i, spent, count = len(messages), 0, 0
     while i > head:
@@ -81,7 +81,16 @@ def tail_start(messages: list[Message], tokens: list[int], head: int, budget: in
         spent += cost
         count += 1
         i -= 1
-    return align_to_group(messages, i, head)
+    aligned = align_to_group(messages, i, head)
+    if hard_cap is not None and aligned < i and spent + sum(tokens[aligned:i]) > hard_cap:
+        return _past_results(messages, i)
+    return aligned
+
+
+def _past_results(messages: list[Message], i: int) -> int:
+    while i < len(messages) and messages[i].get("role") == "tool":
+        i += 1
+    return i
 
 
 def align_to_group(messages: list[Message], i: int, head: int) -> int:
@@ -93,10 +102,7 @@ def align_to_group(messages: list[Message], i: int, head: int) -> int:
         j -= 1
     if messages[j].get("role") != "tool":
         return j
-    k = i
-    while k < len(messages) and messages[k].get("role") == "tool":
-        k += 1
-    return k
+    return _past_results(messages, i)
 
 
 def _first_kept(messages: list[Message]) -> int:
@@ -138,8 +144,8 @@ def find_boundaries(
     min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
     hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages):head]))
     tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, hard, free=user), tail_floor)
-    if force and tail <= head + 1 and user is not None and user > head:
-        tail = user
+    if force and tail <= max(head + 1, tail_floor) and user is not None and user > head:
+        tail = max(user, tail_floor)  # everything fits the tail: the manual /compress keeps only the latest turn
     lifted = user if user is not None and head <= user < tail else None
     if lifted is not None and lifted == tail - 1:
         tail, lifted = lifted, None

@@ -298,6 +298,10 @@ class ContextCompressor:
         return self._fallback(anchors, middle, budgets, error)
 
     def _fallback(self, anchors: Anchors, middle: list[Message], budgets: Budgets, reason: str) -> _Summary:
-        previous = model_written(self.previous_summary, budgets.summary * CHARS_PER_TOKEN)
-        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=previous)
+        """The stand-in checkpoint; the last model-written one rides along in what is left of the two slots."""
+        bare = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=None)
+        used = len(bare) + len(render_anchors(anchors.missing_from(bare)))
+        room = (budgets.summary + budgets.anchors) * CHARS_PER_TOKEN - used
+        previous = model_written(self.previous_summary, room) if room > 0 else None
+        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=previous) if previous else bare
         return _Summary(text=redact_secrets(text), fallback=True, error=reason)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .anchors import HEADING, Anchors, command_lines, is_written
+from .anchors import SECTION_TITLES, TITLE, Anchors, command_lines, is_written
 from .instructions import is_strong, render_instruction
 from .tokens import CHARS_PER_TOKEN
 
-# The section's heading and the line that opens each class of facts.
-HEADERS_CHARS = len(HEADING) + 70 + 6 * 60
+# The section's title, the line that opens each class of facts, and the blank line before the section.
+HEADERS_CHARS = len(TITLE) + sum(len(title) + 1 for title in SECTION_TITLES.values()) + 2
 
 
 def _failed(command: list[Any]) -> bool:

@@ -7,6 +7,7 @@ import json
 from hermeslite.agent import events as ev
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.context.handoff import OPEN
+from hermeslite.context.messages import strip_private
 from hermeslite.context.summary_prompt import SECTIONS
 from tests.builders import assert_valid
 from tests.server import Reply
@@ -51,6 +52,18 @@ async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_
     assert sum(OPEN in json.dumps(m) for m in agent.messages) == 1
     assert_valid(agent.messages)
     assert agent.pressure().ratio < 1.0
+
+
+async def test_a_message_too_large_for_the_window_is_reported_once_instead_of_compacting_again(
+        make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent(context_window=8_192)
+    await chat(agent, 3)
+    assert (await agent.run_turn("Summarize this log:\n" + "GET /api/items 200 12ms\n" * 1_500)).ok
+    assert [e.trigger for e in rec.of(ev.CompactionStarted)] == ["preflight"]
+    [notice] = [n for n in rec.of(ev.Notice) if "Context still too full" in n.text]
+    assert "the latest user message alone is ~" in notice.text and "/new" in notice.text
+    assert_valid(agent.messages)
 
 
 async def test_reactive_compaction_on_overflow_adopts_the_real_window(make_agent, scripted_server):
@@ -144,6 +157,29 @@ async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_age
     assert json.dumps(agent.messages).count("[todo snapshot]") == 1
     last_user = [m for m in agent.messages if m["role"] == "user"][-1]
     assert last_user is holders[0]
+    assert_valid(agent.messages)
+
+
+async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_between_compactions(
+        make_agent, scripted_server):
+    summaries_answer_with(scripted_server)
+    first = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
+             {"id": "2", "content": "write the rollback script", "status": "pending"}]
+    second = [{"id": "1", "content": "migrate the users table", "status": "completed"},
+              {"id": "2", "content": "write the rollback script", "status": "in_progress"},
+              {"id": "3", "content": "announce the maintenance window", "status": "pending"}]
+    agent, rec = make_agent(memory={"flush_min_turns": 1_000})
+    scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": first})]), Reply.text("planned"))
+    await chat(agent, 5)
+    await agent.compress_now()
+    scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": second})]), Reply.text("updated"))
+    await chat(agent, 5)
+    await agent.compress_now()
+    wire = json.dumps(strip_private(agent.messages), ensure_ascii=False)
+    assert wire.count("[todo snapshot]") == 1
+    assert wire.count("write the rollback script") == 1 and "write the rollback script (in_progress)" in wire
+    assert wire.count("announce the maintenance window") == 1
+    assert "migrate the users table" not in wire, "a finished item from the old list was carried forward"
     assert_valid(agent.messages)
 
 

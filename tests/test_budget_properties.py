@@ -1,0 +1,129 @@
+"""Budgets that fit any window (hypothesis): after a forced compaction, several turns fit before the next.
+
+For windows from 4k to 2M tokens and long generated sessions (tool outputs
+sized to the window, chat, the odd huge message), a forced compaction must
+leave the whole request (tool schemas, system prompt, messages) at no more
+than 60% of the threshold. The one exception is when what no compaction can
+shrink (the latest user message, with the system prompt and tool schemas)
+leaves no room for even a minimal checkpoint; the result must then say why.
+The same holds for a second compaction after more work, whatever the
+summarizer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
+
+from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context.boundaries import latest_user_index
+from hermeslite.context.budgets import ANCHOR_MIN, FRAME_TOKENS, SUMMARY_MIN
+from hermeslite.context.summary_prompt import SECTIONS
+from hermeslite.context.tokens import message_tokens
+
+from .builders import Transcript, assert_valid
+
+WINDOWS = st.one_of(st.sampled_from([4_096, 8_192, 32_000, 128_000, 200_000, 1_000_000, 2_000_000]),
+                    st.integers(4_096, 2_000_000))
+PIECES = ("def handler(request):\n    return send(request)\n", "collected 12 items ... PASSED\n",
+          "naïve façade ✅ 修复解析器\n", "E   AssertionError: 3 != 5\n")
+SUMMARY_KINDS = ("valid", "lossy", "empty", "chatty", "verbose", "raises")
+
+
+def _text(piece: str, chars: int) -> str:
+    return (piece * (chars // len(piece) + 1))[:chars]
+
+
+class Summarizer:
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    async def __call__(self, prompt: str, model: str | None) -> str:
+        headings = "\n".join(f"## {name}\n- recorded." for name, _ in SECTIONS)
+        if self.kind == "valid":
+            return headings
+        if self.kind == "lossy":
+            return headings.replace("- recorded.", "None.")
+        if self.kind == "empty":
+            return ""
+        if self.kind == "chatty":
+            return "Sure! We fixed a lot today and everything is in good shape. " * 20
+        if self.kind == "verbose":  # well formed, but as long as the prompt allows
+            return headings + "\n" + _text("- a detail worth keeping, at length.\n", len(prompt) // 3)
+        raise ConnectionError("connection reset by peer")
+
+
+@functools.cache
+def _sizes(threshold: int) -> st.SearchStrategy[int]:
+    """Tool output sizes in characters: up to a fifth of the threshold each."""
+    return st.integers(50, max(200, threshold * 4 // 5))
+
+
+@st.composite
+def sessions(draw, threshold: int, calls_from: int = 0) -> list[dict]:
+    """User turns with tool rounds and answers until the session is 1-3x the threshold."""
+    t = Transcript(None)
+    goal = threshold * draw(st.sampled_from([1, 2, 3]))
+    sizes = _sizes(threshold)
+    n = calls_from
+    while estimate_tokens(t.messages) < goal:
+        n += 1
+        t.user(_text(draw(st.sampled_from(PIECES)), draw(st.integers(20, 1_500))))
+        for _ in range(draw(st.integers(0, 3))):
+            name = draw(st.sampled_from(["read_file", "terminal", "write_file", "search_files"]))
+            output = _text(draw(st.sampled_from(PIECES)), draw(sizes))
+            t.tool(name, {"path": f"src/m{n}.py", "command": f"pytest -q tests/t{n}.py"}, output + "\n[exit code: 1]")
+        t.assistant(_text(draw(st.sampled_from(PIECES)), draw(st.integers(20, 3_000))))
+    return t.messages
+
+
+def _latest(draw, target: int) -> str:
+    """The message being sent: usually short, sometimes about the size of what fits, sometimes larger."""
+    kind = draw(st.sampled_from(["short", "short", "short", "near", "huge"]))
+    chars = {"short": draw(st.integers(10, 800)), "near": target * draw(st.integers(2, 4)),
+             "huge": target * draw(st.integers(4, 12))}[kind]
+    return _text("please look at the parser again ", chars)
+
+
+def _check(c: ContextCompressor, before: list[dict], result, overhead: int) -> None:
+    after = estimate_tokens(result.messages) + overhead
+    target = c.target_tokens
+    user_at = latest_user_index(before)
+    fixed = overhead + message_tokens(before[0]) + (message_tokens(before[user_at]) if user_at is not None else 0)
+    note(f"threshold={c.threshold_tokens} target={target} after={after} fixed={fixed} too_large={result.too_large}")
+    assert_valid(result.messages)
+    event("over the target: " + ("the fixed part is too large" if result.too_large else "no") +
+          f", {'fallback' if result.fallback_used else 'model summary' if result.summary else 'no summary'}")
+    assert after <= target or fixed + FRAME_TOKENS + SUMMARY_MIN + ANCHOR_MIN > target
+    assert (after > target) == bool(result.too_large)
+    if result.too_large and fixed > target and message_tokens(before[user_at]) > target // 2:
+        assert "latest user message" in result.too_large and "/new" in result.too_large
+
+
+PROPERTY = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@PROPERTY
+@given(st.data(), WINDOWS, st.sampled_from(SUMMARY_KINDS), st.sampled_from(SUMMARY_KINDS))
+def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshold(data, window, first, second):
+    c = ContextCompressor(CompressionConfig(), context_length=window, summarize=Summarizer(first),
+                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    threshold, target = c.threshold_tokens, c.target_tokens
+    c.request_overhead_tokens = data.draw(st.integers(0, threshold // 20), label="tool schemas")
+    system = {"role": "system", "content": _text("You are a coding agent. ", data.draw(
+        st.integers(20, threshold // 5), label="system chars"))}
+    messages = [system] + data.draw(sessions(threshold), label="session")
+    messages.append({"role": "user", "content": _latest(data.draw, target)})
+    result = asyncio.run(c.compress(messages, force=True))
+    _check(c, messages, result, c.request_overhead_tokens)
+
+    c.summarize = Summarizer(second)
+    grown = result.messages + [{"role": "assistant", "content": "Done."}] + data.draw(
+        sessions(threshold, calls_from=1_000), label="more work")
+    grown.append({"role": "user", "content": _latest(data.draw, target)})
+    again = asyncio.run(c.compress(grown, force=True))
+    _check(c, grown, again, c.request_overhead_tokens)
