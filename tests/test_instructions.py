@@ -69,7 +69,7 @@ def test_the_record_lists_instructions_first_and_says_what_replaced_what():
     t.user("Actually, use two spaces for indentation instead of tabs.").assistant("OK.")
     text = render_anchors(extract_anchors(t.build()))
     lines = text.splitlines()
-    assert lines[1].startswith("Standing instructions from the user")
+    assert lines[1].startswith("Standing instructions and requests for later from the user")
     assert lines[2] == ('- "Actually, use two spaces for indentation instead of tabs." (this overrides, where they '
                         'conflict, the earlier instruction "From now on always use tabs for indentation.")')
     assert text.count("always use tabs") == 1

@@ -299,7 +299,8 @@ def command_lines(command: list[Any], failures: dict[str, list[str]]) -> list[st
 
 TITLE = f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"
 SECTION_TITLES = {
-    "instructions": "Standing instructions from the user, newest first (they hold for the whole session):",
+    "instructions": "Standing instructions and requests for later from the user, newest first (they hold for the "
+                    "whole session unless the user changes them):",
     "users": "User messages, newest first:",
     "written": "Files written or patched, newest first:",
     "read": "Files read, newest first:",

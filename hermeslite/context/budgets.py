@@ -20,8 +20,8 @@ from .tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 AFTER_COMPACTION = 0.60      # the request right after a compaction, as a share of the threshold
 SUMMARY_SHARE = 0.10         # the longest model-written checkpoint accepted
 SUMMARY_MIN, SUMMARY_MAX = 160, 12_000
-ANCHOR_SHARE = 0.08          # the recorded facts appended to the checkpoint
-ANCHOR_MIN, ANCHOR_MAX = 100, 6_000
+ANCHOR_SHARE = 0.15          # the recorded facts appended to the checkpoint
+ANCHOR_MIN, ANCHOR_MAX = 100, 8_000
 HEAD_SHARE = 0.10            # the opening exchange kept until the first compaction
 SUMMARY_FLOOR_MAX = 2_000    # the length asked for never has to be more than this
 # The frame around a checkpoint and the note added to the system prompt.

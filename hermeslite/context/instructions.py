@@ -5,7 +5,8 @@ hundred turns later, long after the turn it was said in was compacted.
 Summaries paraphrase or drop such lines, and recency-ranked anchors age
 them out, so they are recognised by their wording (always, never, don't,
 from now on, instead, must, prefer, in a few languages) and kept as a class
-of their own. A later instruction on the same subject that reverses an
+of their own, together with requests deferred to later ("later", "don't
+forget", "remember to"), which bind the agent just as long. A later instruction on the same subject that reverses an
 earlier one, or says "instead", replaces it, and the record says so.
 
 Detection is by words, so it is deliberately generous: a request such as
@@ -54,8 +55,11 @@ WEAK = re.compile(
         "ne pas", "n'utilise", "ne touche", "au lieu de", "doit", "il faut", "préfère", "évite",
         "no uses", "no toques", "no cambies", "en lugar de", "en vez de", "debe", "debes", "hay que", "prefiero",
         "evita",
-    ) + "|" + _cjk("不要", "别", "禁止", "请勿", "必须", "务必", "而不是", "改用", "更喜欢", "优先",
-                   "しないで", "禁止", "代わりに", "ないでください"),
+        # requests deferred to later: as binding as an instruction until they are done
+        "later", "don't forget", "remember to", "afterwards", "at some point", "eventually", "before you finish",
+        "später", "nicht vergessen", "plus tard", "n'oublie pas", "más tarde", "no olvides",
+    ) + "|" + _cjk("不要", "别", "禁止", "请勿", "必须", "务必", "而不是", "改用", "更喜欢", "优先", "稍后", "记得",
+                   "しないで", "代わりに", "ないでください", "後で", "忘れずに"),
     re.IGNORECASE,
 )
 NEGATIVE = re.compile(

@@ -5,9 +5,10 @@ Recency alone is the wrong order. Ten rounds of ordinary requests push a
 with the one file that was written and the test that failed. So the facts
 are ranked by what they are: the latest ask, then standing instructions,
 failing commands with their error lines, files written or patched, weaker
-instructions, other user messages, silent failures, error lines of other
-tools, files only read, and passing commands. Within a class the newer one
-wins. The same ranking bounds what is stored between compactions, so the
+instructions and requests for later, silent failures, error lines of other
+tools, files only read, the other user messages (the checkpoint's job more
+than ours: their exact words matter less than a path's), and passing
+commands. Within a class the newer one wins. The same ranking bounds what is stored between compactions, so the
 record stays the same size however long the session runs.
 """
 
@@ -82,10 +83,10 @@ def fit_anchors(anchors: Anchors, budget_tokens: int) -> Anchors:
     pick.offer("commands", anchors.commands, command_cost, failed_with_lines)
     pick.offer("files", anchors.files, _file_cost, is_written)
     pick.offer("instructions", anchors.instructions, _instruction_cost)
-    pick.offer("users", anchors.users, _user_cost)
     pick.offer("commands", anchors.commands, command_cost, _failed)
     pick.offer("errors", anchors.errors, _error_cost)
     pick.offer("files", anchors.files, _file_cost)
+    pick.offer("users", anchors.users, _user_cost)
     pick.offer("commands", anchors.commands, command_cost)
     commands = pick.kept("commands", anchors.commands)
     return Anchors(
