@@ -25,13 +25,25 @@ in a separate untimed run, the peak memory allocated during one pass of the
 
 Settings: the default `CompressionConfig` and a 200,000-token window.
 
+Against Hermes Agent
+--------------------
+With `--hermes PATH` (a checkout of Hermes Agent, or its wheel unpacked: the
+folder that holds `agent/context_compressor.py`), the same transcripts are
+compressed in the same run by Hermes's `ContextCompressor` (200,000-token
+window, its defaults), its LLM call replaced by the same stub answer, and the
+ratio of our median to Hermes's is printed. Nothing of Hermes is part of
+hermeslite: the path is only imported from for this run. CPU time of this
+process is compared as well as wall time, since other load on a shared
+machine inflates wall time unevenly.
+
 Targets
 -------
 - 5,000 messages: median <= 60 ms per `compress()`
 - time ratio 5,000 / 1,000 messages <= 5.5 (the pass scales about linearly)
+- with --hermes: our time on 5,000 messages <= 0.5x Hermes's (CPU time)
 
-Run: `python benchmarks/compress_bench.py [--runs N]`. It prints PASS/MISS per
-target and always exits 0; it is a report, not a test.
+Run: `python benchmarks/compress_bench.py [--runs N] [--hermes PATH]`. It
+prints PASS/MISS per target and always exits 0; it is a report, not a test.
 """
 
 from __future__ import annotations
@@ -47,7 +59,9 @@ import statistics
 import sys
 import time
 import tracemalloc
+import types
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -59,6 +73,7 @@ SIZES = (200, 1_000, 5_000)
 CONTEXT_LENGTH = 200_000
 TARGET_MS_5000 = 60.0
 TARGET_RATIO = 5.5
+TARGET_VS_HERMES = 0.5
 
 OUTPUT_MIN, OUTPUT_MAX = 100, 50_000        # tool output bytes, log-uniform
 WRITE_MIN, WRITE_MAX = 2_000, 40_000        # write_file `content` bytes, log-uniform
@@ -238,9 +253,58 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
+def hermes_compressor(path: str) -> Callable[[], object]:
+    """A factory of Hermes Agent's ContextCompressor from the checkout at `path`, its LLM call stubbed."""
+    sys.path.insert(0, str(Path(path).resolve()))
+    from agent import context_compressor  # type: ignore[import-not-found]  # Hermes's module, from `path`
+
+    def stub_call_llm(**_: object) -> object:
+        message = types.SimpleNamespace(content=STUB_SUMMARY)
+        return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)])
+
+    context_compressor.call_llm = stub_call_llm
+    return lambda: context_compressor.ContextCompressor(
+        model="anthropic/claude-sonnet-4-5", provider="anthropic", config_context_length=CONTEXT_LENGTH,
+        quiet_mode=True)
+
+
+def time_hermes(make: Callable[[], object], msgs: list[dict], runs: int) -> tuple[float, float, int]:
+    """Median wall ms, median CPU ms and messages after, for Hermes's compress() on `msgs`."""
+    make().compress(msgs)  # warm-up
+    walls, cpus, after = [], [], 0
+    for _ in range(runs):
+        gc.collect()
+        compressor = make()
+        c0, t0 = time.process_time(), time.perf_counter()
+        out = compressor.compress(msgs)
+        walls.append((time.perf_counter() - t0) * 1000)
+        cpus.append((time.process_time() - c0) * 1000)
+        after = len(out)
+    return statistics.median(walls), statistics.median(cpus), after
+
+
+def compare_with_hermes(path: str, sessions: dict[int, list[dict]], ours: dict[int, tuple[float, float]],
+                        runs: int) -> None:
+    make = hermes_compressor(path)
+    print(f"\nAgainst Hermes Agent's ContextCompressor ({path}), same transcripts, same stub summary")
+    header = f"{'msgs':>9} {'hermes ms':>10} {'hermes cpu':>11} {'ours ms':>8} {'ours cpu':>9} {'wall x':>7} {'cpu x':>6}"
+    print(header)
+    print("-" * len(header))
+    cpu_ratio = 0.0
+    for n in (1_000, 5_000):
+        wall, cpu, after = time_hermes(make, sessions[n], runs)
+        our_wall, our_cpu = ours[n]
+        cpu_ratio = our_cpu / cpu
+        print(f"{n:>9,} {wall:>10.1f} {cpu:>11.1f} {our_wall:>8.1f} {our_cpu:>9.1f} {our_wall / wall:>7.2f} "
+              f"{cpu_ratio:>6.2f}   (Hermes leaves {after} messages)")
+    print(f"  5,000 messages: ours / Hermes = {cpu_ratio:.2f}x CPU   target <= {TARGET_VS_HERMES}x   "
+          f"{verdict(cpu_ratio <= TARGET_VS_HERMES)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="timed runs per size (median reported)")
+    parser.add_argument("--hermes", metavar="PATH", help="a Hermes Agent checkout to compare against")
     args = parser.parse_args()
 
     transcripts = {n: SessionGenerator(random.Random(SEED + n)) for n in SIZES}
@@ -290,6 +354,8 @@ def main() -> int:
           f"{verdict(medians[5_000] <= TARGET_MS_5000)}")
     print(f"  ratio 5,000/1,000     {ratio:.2f}        target <= {TARGET_RATIO}        "
           f"{verdict(ratio <= TARGET_RATIO)}")
+    if args.hermes:
+        compare_with_hermes(args.hermes, sessions, {n: (med, cpu) for n, med, _, _, cpu, _ in rows}, args.runs)
 
     # Memory: a separate, untimed pass (tracemalloc slows everything down).
     msgs = sessions[5_000]

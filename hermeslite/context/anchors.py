@@ -208,7 +208,7 @@ def _error_lines(output: str) -> list[str]:
 def extract_anchors(messages: Iterable[Message]) -> Anchors:
     """Anchors from compacted turns, walking newest first so caps keep the latest."""
     messages = list(messages)
-    results = {str(m.get("tool_call_id")): text_of(m.get("content")) for m in messages if m.get("role") == "tool"}
+    results = {str(m.get("tool_call_id")): m for m in messages if m.get("role") == "tool"}
     names = {call_id(c): call_name(c) for m in messages if m.get("role") == "assistant" for c in tool_calls_of(m)}
     anchors = Anchors()
     files = _Files()
@@ -220,7 +220,7 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
             _note_user(anchors, _user_text(msg))
         elif role == "assistant":
             for call in reversed(tool_calls_of(msg)):
-                _note_call(anchors, call, results.get(call_id(call), ""), files, seen_commands, failed_output)
+                _note_call(anchors, call, results.get(call_id(call)), files, seen_commands, failed_output)
         elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
             name = names.get(str(msg.get("tool_call_id") or "")) or str(msg.get("name") or "")
             if name == "terminal" or name in CONTENT_TOOLS:
@@ -273,7 +273,7 @@ class _Files:
 
 
 def _note_call(
-    anchors: Anchors, call: dict, result: str, files: _Files, seen_commands: set[str],
+    anchors: Anchors, call: dict, result: Message | None, files: _Files, seen_commands: set[str],
     failed_output: dict[str, str],
 ) -> None:
     name = call_name(call)
@@ -286,10 +286,11 @@ def _note_call(
         if not command or command in seen_commands:
             return  # walking newest first: only a command's newest run counts
         seen_commands.add(command)
-        code = exit_code_of(result)
+        output = text_of(result.get("content")) if result is not None else ""
+        code = exit_code_of(output)
         anchors.commands.append([command, code])
         if code != 0:
-            failed_output[command] = result
+            failed_output[command] = output
 
 
 def command_lines(command: list[Any], failures: dict[str, list[str]]) -> list[str]:

@@ -59,7 +59,10 @@ def merge_into(msg: Message, summary: str, anchors: dict[str, Any]) -> Message:
 
 
 def has_handoff(msg: Message) -> bool:
-    return bool(msg.get(SUMMARY_KEY)) or text_of(msg.get("content")).startswith(OPEN)
+    if msg.get(SUMMARY_KEY):
+        return True
+    content = msg.get("content")
+    return content.startswith(OPEN) if isinstance(content, str) else text_of(content).startswith(OPEN)
 
 
 def split_handoff(msg: Message) -> tuple[str, Any]:

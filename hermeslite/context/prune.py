@@ -96,17 +96,20 @@ def _truncate_json(value: Any, ref: str) -> Any:
     return value
 
 
-def shrink_arguments(msg: Message, ref: str) -> Message | None:
+def shrink_arguments(msg: Message) -> Message | None:
     """A copy with big JSON string arguments cut down, or None when nothing shrank.
 
     Arguments that are not valid JSON are left alone: cutting them blindly
-    would hand the provider a malformed call and a rejected request.
+    would hand the provider a malformed call and a rejected request. The
+    archive id is worked out only for a message that has big arguments.
     """
     changed = False
     calls = []
+    ref = ""
     for call in tool_calls_of(msg):
         raw = call_arguments(call)
         if len(raw) > MIN_ARGUMENT_CHARS:
+            ref = ref or reference_id(msg)
             try:
                 parsed = json.loads(raw)
             except ValueError:
@@ -170,7 +173,7 @@ def prune(
         if role == "tool":
             new = _prune_result(msg, i < old_end, calls, never_prune, seen_outputs)
         elif i < old_end and role == "assistant" and tool_calls_of(msg):
-            new = shrink_arguments(msg, reference_id(msg))
+            new = shrink_arguments(msg)
         elif role == "user" and i < keep_image_at and image_parts(msg.get("content")):
             new = _strip_images(msg, reference_id(msg))
         else:
