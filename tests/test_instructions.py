@@ -23,6 +23,8 @@ from .builders import Transcript
     ("No uses la biblioteca requests; usa httpx en su lugar.", False),
     ("从现在开始，所有函数都要加类型注解。", True),
     ("不要修改 vendor 目录里的文件。", False),
+    ("今後は必ずタブでインデントしてください。", True),
+    ("vendor フォルダは変更しないでください。", False),
 ])
 def test_instructions_are_recognised_in_several_languages(message, strong):
     assert instruction_in(message) == message
