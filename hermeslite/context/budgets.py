@@ -29,22 +29,30 @@ FRAME_TOKENS = estimate_tokens(f"{OPEN} {PREAMBLE}\n\n\n\n{END}{MERGE_GAP}\n\n{S
 
 
 @dataclass(frozen=True)
+class Fixed:
+    """What no compaction can shrink, in tokens."""
+
+    overhead: int     # tool schemas, sent with every request
+    system: int       # the system prompt
+    user: int         # the latest user message, kept verbatim
+
+    @property
+    def total(self) -> int:
+        return self.overhead + self.system + self.user
+
+
+@dataclass(frozen=True)
 class Budgets:
-    """Token budgets for one compaction; `fixed` is what no compaction can shrink."""
+    """Token budgets for one compaction, after what cannot shrink."""
 
     threshold: int
     target: int       # the whole request after the compaction, at most
-    fixed: int        # tool schemas, system prompt and the latest user message
+    fixed: Fixed
     summary: int      # the longest model-written checkpoint accepted
     anchors: int      # the recorded facts
     head: int         # the opening exchange (first compaction only)
     tail: int         # the recent tail, soft
     tail_cap: int     # head + tail together, hard
-
-    @property
-    def room(self) -> int:
-        """What the compaction can spend after the fixed part and the frame."""
-        return max(0, self.target - self.fixed - FRAME_TOKENS)
 
     def summary_target(self, replaced_tokens: int) -> int:
         """The length to ask the summarizer for: a fifth of what it replaces, leaving it
@@ -58,14 +66,14 @@ def _share(threshold: int, share: float, lo: int, hi: int) -> int:
     return max(lo, min(hi, int(threshold * share)))
 
 
-def plan_budgets(threshold: int, target_ratio: float, fixed: int) -> Budgets:
-    """Budgets for a compaction under `threshold` when `fixed` tokens cannot shrink.
+def plan_budgets(threshold: int, target_ratio: float, fixed: Fixed) -> Budgets:
+    """Budgets for a compaction under `threshold` when `fixed` cannot shrink.
 
     When little room is left, the checkpoint and the facts together take at
     most half of it (never less than their minimums), and the tail gets the rest.
     """
     target = int(threshold * AFTER_COMPACTION)
-    room = max(0, target - fixed - FRAME_TOKENS)
+    room = max(0, target - fixed.total - FRAME_TOKENS)
     summary = _share(threshold, SUMMARY_SHARE, SUMMARY_MIN, SUMMARY_MAX)
     anchors = _share(threshold, ANCHOR_SHARE, ANCHOR_MIN, ANCHOR_MAX)
     if summary + anchors > room // 2:
@@ -80,7 +88,7 @@ def plan_budgets(threshold: int, target_ratio: float, fixed: int) -> Budgets:
     )
 
 
-def overflow_reason(budgets: Budgets, *, after: int, system: int, overhead: int, user: int) -> str | None:
+def overflow_reason(budgets: Budgets, after: int) -> str | None:
     """Why a request of `after` tokens (everything counted) is still over the target, or None.
 
     Names the part that cannot shrink when there is one, with what the user can do about it.
@@ -89,10 +97,12 @@ def overflow_reason(budgets: Budgets, *, after: int, system: int, overhead: int,
         return None
     limit = (f"right after a compaction a request may carry ~{budgets.target:,} tokens "
              f"({AFTER_COMPACTION:.0%} of the {budgets.threshold:,}-token threshold)")
-    if user > max(0, budgets.target - system - overhead) and user >= system + overhead:
-        return (f"the latest user message alone is ~{user:,} tokens and {limit}: shorten or split it, "
+    fixed = budgets.fixed
+    setup = fixed.system + fixed.overhead
+    if fixed.user > max(0, budgets.target - setup) and fixed.user >= setup:
+        return (f"the latest user message alone is ~{fixed.user:,} tokens and {limit}: shorten or split it, "
                 "start a /new session, or set model.context_window if the model's window is bigger")
-    if system + overhead + user > budgets.target:
-        return (f"the system prompt and tool schemas alone are ~{system + overhead:,} tokens and {limit}: "
+    if fixed.total > budgets.target:
+        return (f"the system prompt and tool schemas alone are ~{setup:,} tokens and {limit}: "
                 "set model.context_window if the model's window is bigger, or use a model with a larger one")
     return f"the request is still ~{after:,} tokens and {limit}"

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 from .anchors import Anchors, extract_anchors, render_anchors
 from .assemble import assemble, previous_junction, unwrap_handoffs
 from .boundaries import find_boundaries, latest_user_index
-from .budgets import AFTER_COMPACTION, Budgets, overflow_reason, plan_budgets
+from .budgets import AFTER_COMPACTION, Budgets, Fixed, overflow_reason, plan_budgets
 from .failures import describe, should_abort
 from .fallback import fallback_checkpoint, model_written
 from .guard import Guard
@@ -162,13 +162,15 @@ class ContextCompressor:
         self._rehydrate(handoffs)
         return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force)
 
-    def _budgets(self, working: list[Message], tokens: list[int]) -> tuple[Budgets, int, int]:
-        """Budgets for this pass, plus the system prompt's and the latest user message's tokens."""
-        system = tokens[0] if working and working[0].get("role") == "system" else 0
+    def _budgets(self, working: list[Message], tokens: list[int]) -> Budgets:
+        """Budgets for this pass, after the tool schemas, the system prompt and the latest user message."""
         user_at = latest_user_index(working)
-        user = tokens[user_at] if user_at is not None else 0
-        fixed = self.request_overhead_tokens + system + user
-        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed), system, user
+        fixed = Fixed(
+            overhead=self.request_overhead_tokens,
+            system=tokens[0] if working and working[0].get("role") == "system" else 0,
+            user=tokens[user_at] if user_at is not None else 0,
+        )
+        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed)
 
     async def _summarize_middle(
         self, result: CompressionResult, pruned: list[Message], sizes: list[int], handoffs: list[Message],
@@ -180,7 +182,7 @@ class ContextCompressor:
             tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in working]
         else:
             tokens = sizes
-        budgets, system, user = self._budgets(working, tokens)
+        budgets = self._budgets(working, tokens)
         bounds = find_boundaries(
             working,
             tokens,
@@ -192,10 +194,8 @@ class ContextCompressor:
             head_cap=budgets.head,
             tail_cap=budgets.tail_cap,
         )
-        sizing = {"system": system, "overhead": self.request_overhead_tokens, "user": user}
         if bounds.empty:
-            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
-                                budgets=budgets, sizing=sizing)
+            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes), budgets=budgets)
         middle = bounds.middle(working)
         lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
         replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted
@@ -215,24 +215,27 @@ class ContextCompressor:
         after = estimate_tokens(rebuilt)
         if after >= result.tokens_before:
             return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
-                                error="the summary would not shrink the transcript", budgets=budgets, sizing=sizing)
-        for msg in middle:
+                                error="the summary would not shrink the transcript", budgets=budgets)
+        self._adopt(result, made, text, anchors, middle + handoffs)
+        result.dropped = len(middle)
+        return self._finish(result, rebuilt, after=after, budgets=budgets)
+
+    def _adopt(self, result: CompressionResult, made: _Summary, text: str, anchors: Anchors,
+               removed: list[Message]) -> None:
+        """Keep the new checkpoint as state, archive what it replaced, and tell the guard how it went."""
+        for msg in removed:
             result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
-        for msg in handoffs:
-            result.archived.setdefault(reference_id(msg), msg)
         self.previous_summary, self.anchors = text, anchors
         self.compression_count += 1
-        if made.fallback:
-            self.guard.record_failure() if made.error and not made.error.startswith("skipped") else None
-        else:
+        if not made.fallback:
             self.guard.record_success()
-        result.summary, result.fallback_used, result.error, result.dropped = text, made.fallback, made.error, len(middle)
-        return self._finish(result, rebuilt, after=after, budgets=budgets, sizing=sizing)
+        elif made.error and not made.error.startswith("skipped"):
+            self.guard.record_failure()
+        result.summary, result.fallback_used, result.error = text, made.fallback, made.error
 
     def _finish(
         self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False,
         error: str | None = None, after: int | None = None, budgets: Budgets | None = None,
-        sizing: dict[str, int] | None = None,
     ) -> CompressionResult:
         after = estimate_tokens(messages) if after is None else after
         if after >= result.tokens_before:
@@ -240,8 +243,8 @@ class ContextCompressor:
             pruned_only = False
         result.messages, result.tokens_after, result.pruned_only = messages, after, pruned_only
         result.error = result.error or error
-        if budgets is not None and sizing is not None:
-            result.too_large = overflow_reason(budgets, after=after + self.request_overhead_tokens, **sizing)
+        if budgets is not None:
+            result.too_large = overflow_reason(budgets, after + self.request_overhead_tokens)
         self.guard.record_pass(result.tokens_before, after)
         return result
 
