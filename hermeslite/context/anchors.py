@@ -149,7 +149,7 @@ def is_written(file: list[str]) -> bool:
     return file[0] != "read"
 
 
-def _failed(command: list[Any]) -> bool:
+def failed(command: list[Any]) -> bool:
     return command[1] not in (0, None)
 
 
@@ -178,7 +178,7 @@ def _cap_commands(
             break
         if note(command):
             with_lines.append(command)
-        elif _failed(command):
+        elif failed(command):
             without.append(command)
     chosen = {id(c) for c in with_lines + without[: MAX_OLDER_FAILURES - len(with_lines)]}
     kept = kept + [c for c in commands[MAX_COMMANDS:] if id(c) in chosen]

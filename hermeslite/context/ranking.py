@@ -16,16 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .anchors import SECTION_TITLES, TITLE, Anchors, command_lines, is_written
+from .anchors import SECTION_TITLES, TITLE, Anchors, command_lines, failed, is_written
 from .instructions import is_strong, render_instruction
 from .tokens import CHARS_PER_TOKEN
 
 # The section's title, the line that opens each class of facts, and the blank line before the section.
 HEADERS_CHARS = len(TITLE) + sum(len(title) + 1 for title in SECTION_TITLES.values()) + 2
-
-
-def _failed(command: list[Any]) -> bool:
-    return command[1] not in (0, None)
 
 
 def _user_cost(text: str) -> int:
@@ -76,14 +72,14 @@ def fit_anchors(anchors: Anchors, budget_tokens: int) -> Anchors:
         return sum(len(line) + 1 for line in command_lines(command, anchors.failures))
 
     def failed_with_lines(command: list[Any]) -> bool:
-        return _failed(command) and bool(anchors.failures.get(command[0]))
+        return failed(command) and bool(anchors.failures.get(command[0]))
 
     pick.offer("users", anchors.users[:1], _user_cost)
     pick.offer("instructions", anchors.instructions, _instruction_cost, lambda pair: is_strong(pair[0]))
     pick.offer("commands", anchors.commands, command_cost, failed_with_lines)
     pick.offer("files", anchors.files, _file_cost, is_written)
     pick.offer("instructions", anchors.instructions, _instruction_cost)
-    pick.offer("commands", anchors.commands, command_cost, _failed)
+    pick.offer("commands", anchors.commands, command_cost, failed)
     pick.offer("errors", anchors.errors, _error_cost)
     pick.offer("files", anchors.files, _file_cost)
     pick.offer("users", anchors.users, _user_cost)
