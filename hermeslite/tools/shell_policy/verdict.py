@@ -1,0 +1,90 @@
+"""The boundary a command is judged against, and the verdict it gets.
+
+These types are the policy's whole interface: the terminal tool, the approval
+modes and the file tools all speak them, so they stay small and stable.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """`path` made absolute with `..` applied and symlinks followed as far as they exist.
+
+    A symlink loop or a name the OS rejects (an embedded NUL) cannot name a real
+    file, so it falls back to the lexical form instead of raising.
+    """
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return Path(os.path.normpath(os.path.abspath(path)))
+
+
+def expand_home(word: str, home: Path) -> str:
+    """`~`, `~/x`, `$HOME/x` and `${HOME}/x` with the home directory written out."""
+    for prefix in ("~", "$HOME", "${HOME}"):
+        if word == prefix or word.startswith(prefix + "/"):
+            return str(home) + word[len(prefix):]
+    return word
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Where tools may write without asking: the working directory and a few allowed roots."""
+
+    cwd: Path                        # resolved working directory
+    home: Path                       # the user's home ($HOME), resolved
+    writable: tuple[Path, ...] = ()  # other resolved roots where writes are allowed (temp dir, tools.writable_paths)
+
+    def __post_init__(self) -> None:
+        # Callers are asked for resolved paths; resolving again costs little and keeps
+        # a symlinked temp dir (macOS /tmp) from turning every write into an escape.
+        object.__setattr__(self, "cwd", real_path(self.cwd))
+        object.__setattr__(self, "home", real_path(self.home))
+        object.__setattr__(self, "writable", tuple(real_path(p) for p in self.writable))
+
+    def resolve(self, word: str, cwd: Path | None = None) -> Path:
+        """Expand `~` / `$HOME` / `${HOME}`, make absolute against `cwd` (default the
+        working directory), apply `..` and follow symlinks as far as they exist."""
+        return real_path(Path(cwd or self.cwd) / expand_home(word, self.home))
+
+    def allows_write(self, path: Path) -> bool:
+        """Inside the working directory or one of the writable roots (after resolving)."""
+        target = real_path(path)
+        return any(target.is_relative_to(root) for root in self.roots)
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return (self.cwd, *self.writable)
+
+
+class Risk(enum.IntEnum):
+    """How bad a command can be; ordered, so the worst over a command line is `max`."""
+
+    ORDINARY = 0     # reads, or writes only inside the boundary: runs in every mode
+    DESTRUCTIVE = 1  # hard-to-undo damage inside the boundary (recursive delete, git reset --hard, ...)
+    OPAQUE = 2       # code the policy cannot read (python -c, `| sh` of local text, eval "$x")
+    ESCAPE = 3       # writes, deletes, moves, chmods outside the boundary (what the sandbox blocks)
+    UNCONTAINED = 4  # harm no filesystem sandbox stops: force push, kill -9 -1, curl | sh, mkfs, reboot
+
+
+@dataclass(frozen=True)
+class Verdict:
+    risk: Risk
+    reason: str = ""  # for DESTRUCTIVE and above: a few words naming the path, read by the user and the model
+
+
+ORDINARY = Verdict(Risk.ORDINARY)
+
+
+def worst(verdicts: "list[Verdict] | tuple[Verdict, ...]") -> Verdict:
+    """The most serious verdict; the first one wins a tie, so reasons follow the command's order."""
+    best = ORDINARY
+    for verdict in verdicts:
+        if verdict.risk > best.risk:
+            best = verdict
+    return best
