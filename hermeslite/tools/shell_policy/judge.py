@@ -1,46 +1,27 @@
-"""First cut of the judge: shlex words, the common writers' targets checked against the boundary."""
+"""The entry point: a command line in, the worst verdict over its simple commands out."""
 
 from __future__ import annotations
 
-import shlex
-
-from hermeslite.tools.shell_policy.verdict import ORDINARY, Boundary, Risk, Verdict, worst
-
-WRITERS = {"rm": "deletes", "rmdir": "deletes", "mv": "moves", "cp": "writes", "touch": "writes",
-           "mkdir": "creates", "chmod": "changes permissions of", "chown": "changes the owner of", "tee": "writes"}
-INLINE = {"python": "-c", "python3": "-c", "perl": "-e", "node": "-e", "ruby": "-e"}
+from hermeslite.tools.shell_policy.call import NO_INPUT
+from hermeslite.tools.shell_policy.lex import lex
+from hermeslite.tools.shell_policy.parse import parse
+from hermeslite.tools.shell_policy.tokens import ParseError
+from hermeslite.tools.shell_policy.verdict import Boundary, Verdict
+from hermeslite.tools.shell_policy.walk import Walker
 
 
 def judge(command: str, boundary: Boundary) -> Verdict:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
+    """How risky `command` is when run in `boundary.cwd`, with the reason for anything above ordinary.
+
+    Text bash would refuse is over-read: every command found is judged and every
+    word is taken as a possible target, and the verdict is at least opaque.
+    """
+    walker = Walker(boundary)
+    state = walker.start_state()
     try:
-        tokens = list(lexer)
-    except ValueError:
-        return Verdict(Risk.OPAQUE, "could not parse the command")
-    verdicts, words = [], []
-    for token in tokens + [";"]:
-        if token and set(token) <= set(";&|()<>"):
-            verdicts.append(_simple(words, boundary))
-            words = []
-        else:
-            words.append(token)
-    return worst(verdicts)
-
-
-def _simple(words: list[str], boundary: Boundary) -> Verdict:
-    if not words:
-        return ORDINARY
-    name, args = words[0].rsplit("/", 1)[-1], words[1:]
-    if INLINE.get(name) in args:
-        return Verdict(Risk.OPAQUE, f"runs inline {name} code the policy cannot read")
-    action = WRITERS.get(name)
-    if not action:
-        return ORDINARY
-    for arg in args:
-        if arg.startswith("-"):
-            continue
-        path = boundary.resolve(arg)
-        if not boundary.allows_write(path):
-            return Verdict(Risk.ESCAPE, f"{action} {path}, outside the working directory")
-    return ORDINARY
+        script = parse(lex(command))
+    except ParseError as exc:
+        walker.over_read(command, state, str(exc))
+    else:
+        walker.script(script, state, NO_INPUT)
+    return walker.result()
