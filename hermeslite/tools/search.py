@@ -3,28 +3,29 @@
 ripgrep is much faster and honours .gitignore, but hermeslite must work on a
 machine without it, so a pure-Python walk gives the same output format. Both
 skip the directories nobody means to search (.git, node_modules, virtualenvs).
+Both run as child processes that are killed when the search is cancelled or
+takes longer than SEARCH_TIMEOUT: a backtracking regex can otherwise run for hours.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fnmatch
+import json
 import os
-import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+from hermeslite.tools import search_worker
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.files import resolve
+from hermeslite.tools.search_worker import SKIP_DIRS, Match, display
 
-SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache", ".tox"})
 TEXT_CHARS = 200
-MAX_FILE_BYTES = 20_000_000
 DEFAULT_RESULTS = 100
 MAX_RESULTS = 1000
-
-Match = tuple[str, int, str]
+SEARCH_TIMEOUT = 30.0  # seconds
 
 
 class SearchFilesTool:
@@ -51,10 +52,14 @@ class SearchFilesTool:
         root = resolve(ctx, given)
         if not root.exists():
             return ToolResult(f"error: no such file or directory: {given}", is_error=True)
-        if shutil.which("rg"):
-            found = await _ripgrep(pattern, given, glob, limit, Path(ctx.cwd))
-        else:
-            found = await asyncio.to_thread(_python_search, pattern, root, given, glob, limit)
+        search = (_ripgrep(pattern, given, glob, limit, Path(ctx.cwd)) if shutil.which("rg")
+                  else _python_search(pattern, root, given, glob, limit))
+        try:
+            found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
+        except asyncio.TimeoutError:
+            return ToolResult(f"error: search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
+                              "a pattern with nested repetition like (a+)+ can backtrack for hours: simplify it "
+                              "or search a narrower path", is_error=True)
         if isinstance(found, str):
             return ToolResult(f"error: {found}", is_error=True)
         matches, total = found
@@ -66,12 +71,6 @@ class SearchFilesTool:
 def _clip(text: str) -> str:
     text = text.rstrip("\r\n")
     return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + "…"
-
-
-def _display(given: str, relative: str) -> str:
-    """The path as the model would write it: `src/a.py`, not `./src/a.py`."""
-    joined = os.path.normpath(os.path.join(given, relative)) if relative else given
-    return joined[2:] if joined.startswith("./") else joined
 
 
 async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: Path) -> tuple[list[Match], int] | str:
@@ -96,7 +95,7 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
             number, _, text = rest.partition(":")
             total += 1
             if len(matches) < limit:
-                matches.append((_display(path, ""), int(number) if number.isdigit() else 0, text))
+                matches.append((display(path, ""), int(number) if number.isdigit() else 0, text))
         errors = (await proc.stderr.read()).decode("utf-8", "replace").strip()
         code = await proc.wait()
     except asyncio.CancelledError:
@@ -109,53 +108,26 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
     return matches, total
 
 
-def _glob_matches(glob: str, relative: str) -> bool:
-    """ripgrep-style: a glob without `/` matches the file name at any depth, `!` negates."""
-    negate, glob = glob.startswith("!"), glob.lstrip("!")
-    name = relative.rsplit("/", 1)[-1]
-    hit = fnmatch.fnmatch(relative, glob) or fnmatch.fnmatch(relative, glob.removeprefix("**/"))
-    if "/" not in glob:
-        hit = hit or fnmatch.fnmatch(name, glob)
-    return hit != negate
-
-
-def _files(root: Path, glob: str | None) -> list[tuple[Path, str]]:
-    """(file, path relative to root) in a stable order, pruning skipped directories."""
-    if root.is_file():
-        return [(root, "")]
-    found: list[tuple[Path, str]] = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(names):
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            if glob is None or _glob_matches(glob, relative):
-                found.append((path, relative))
-    return found
-
-
-def _python_search(pattern: str, root: Path, given: str, glob: str | None, limit: int) -> tuple[list[Match], int] | str:
+async def _python_search(pattern: str, root: Path, given: str, glob: str | None,
+                         limit: int) -> tuple[list[Match], int] | str:
+    """The fallback search in a child interpreter, killed if this coroutine is cancelled."""
+    request = {"pattern": pattern, "root": str(root), "given": given, "glob": glob, "limit": limit,
+               "cpu_seconds": int(SEARCH_TIMEOUT) + 5}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", search_worker.__file__, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
     try:
-        regex = re.compile(pattern)
-    except re.error as exc:
-        return f"invalid regex {pattern!r}: {exc}"
-    matches: list[Match] = []
-    total = 0
-    for path, relative in _files(root, glob):
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if b"\0" in data[:8192]:
-            continue
-        lines = data.decode("utf-8", "replace").split("\n")  # only \n ends a line, as in rg
-        if lines[-1] == "":
-            lines.pop()
-        for number, line in enumerate(lines, 1):
-            if regex.search(line):
-                total += 1
-                if len(matches) < limit:
-                    matches.append((_display(given, relative), number, line))
-    return matches, total
+        out, err = await proc.communicate(json.dumps(request).encode())
+    except asyncio.CancelledError:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        raise
+    if proc.returncode != 0:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        return f"search failed: {last[0][:300]}"
+    answer = json.loads(out)
+    if "error" in answer:
+        return str(answer["error"])
+    return [(path, line, text) for path, line, text in answer["matches"]], int(answer["total"])

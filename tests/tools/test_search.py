@@ -1,10 +1,14 @@
 """search_files through ripgrep (when installed) and through the pure-Python fallback, which must agree."""
 
+import asyncio
+import os
 import shutil
+import time
+from pathlib import Path
 
 import pytest
 
-from hermeslite.tools import search
+from hermeslite.tools import search, search_worker
 from hermeslite.tools.search import SearchFilesTool
 
 tool = SearchFilesTool()
@@ -91,4 +95,54 @@ async def test_missing_path_is_an_error(ctx, backend):
     ("!*.py", "c.md", True),
 ])
 def test_glob_semantics(glob, path, expected):
-    assert search._glob_matches(glob, path) is expected
+    assert search_worker.glob_matches(glob, path) is expected
+
+
+CATASTROPHIC = "(a+)+$"  # backtracks 2^n times on n a's followed by something else
+
+
+def workers() -> list[int]:
+    """Live search worker processes started by this test process."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "")
+        if ppid == str(os.getpid()) and b"search_worker" in cmdline and "State:\tZ" not in status:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def backtracking(ctx, monkeypatch):
+    monkeypatch.setattr(search.shutil, "which", lambda name: None)
+    (ctx.cwd / "trap.txt").write_text("a" * 40 + "!\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see child processes")
+async def test_a_catastrophic_regex_ends_with_an_error_and_its_worker_is_killed(ctx, backtracking, monkeypatch):
+    monkeypatch.setattr(search, "SEARCH_TIMEOUT", 1.5)
+    start = time.monotonic()
+    result, _ = await find(ctx, pattern=CATASTROPHIC)
+    assert time.monotonic() - start < 5
+    assert result.is_error and "stopped after 1.5 s" in result.content and "(a+)+" in result.content
+    assert workers() == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see child processes")
+async def test_cancelling_a_search_stops_the_work_promptly(ctx, backtracking):
+    task = asyncio.create_task(tool.run({"pattern": CATASTROPHIC}, ctx))
+    await asyncio.sleep(1.0)
+    assert len(workers()) == 1, "the search runs in its own process"
+    task.cancel()
+    start = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - start < 1
+    assert workers() == []
+    cpu = time.process_time()
+    await asyncio.sleep(0.5)
+    assert time.process_time() - cpu < 0.25, "nothing in this process keeps matching after the cancel"
