@@ -30,6 +30,7 @@ NO_REPLY = "[no reply: the model call failed]"
 # said it), marked so that neither takes it for a finished answer.
 INCOMPLETE_REPLY = "[incomplete reply: the model call failed before the reply was finished]"
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
+MAX_PARALLEL_TOOLS = 8  # tool calls of one reply that run at once; a model may ask for 150
 
 
 @dataclass
@@ -203,9 +204,16 @@ class Agent:
     # -- tools -----------------------------------------------------------------
 
     async def _run_tools(self, calls: list[dict[str, Any]], turn: _Turn) -> None:
-        """Run the calls of one assistant message concurrently; results go in call order."""
+        """Run the calls of one assistant message concurrently, at most MAX_PARALLEL_TOOLS at
+        a time (each may start a process); results go in call order."""
         turn.pending_calls, turn.answered = calls, set()
-        results = await asyncio.gather(*(self._run_tool(call) for call in calls))
+        slots = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
+
+        async def run(call: dict[str, Any]) -> ToolResult:
+            async with slots:
+                return await self._run_tool(call)
+
+        results = await asyncio.gather(*(run(call) for call in calls))
         for call, result in zip(calls, results):
             self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content})
             turn.answered.add(call["id"])

@@ -6,6 +6,8 @@ import asyncio
 import json
 
 from hermeslite.agent import events as ev
+from hermeslite.agent.loop import MAX_PARALLEL_TOOLS
+from hermeslite.tools.base import ToolResult
 from tests.builders import assert_valid
 from tests.server import Reply
 
@@ -42,6 +44,36 @@ async def test_parallel_tool_calls_run_and_feed_back(make_agent, scripted_server
     assert "beta" in read
     second_request = scripted_server.requests[1]["messages"]
     assert [m["role"] for m in second_request][-2:] == ["tool", "tool"]
+    assert_valid(agent.messages)
+
+
+class _Probe:
+    """A tool that records how many of its calls run at the same time."""
+
+    name = "probe"
+    description = "Waits briefly and echoes its number."
+    parameters = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+    def __init__(self) -> None:
+        self.running = self.peak = 0
+
+    async def run(self, args, ctx):
+        self.running += 1
+        self.peak = max(self.peak, self.running)
+        await asyncio.sleep(0.01)
+        self.running -= 1
+        return ToolResult(f"probe {args['n']}")
+
+
+async def test_a_flood_of_tool_calls_runs_a_few_at_a_time_in_call_order(make_agent, scripted_server):
+    probe = _Probe()
+    scripted_server.enqueue(Reply.tool_calls([("probe", {"n": i}) for i in range(150)]), Reply.text("done"))
+    agent, _ = make_agent()
+    agent.deps.registry.register(probe)
+    assert (await agent.run_turn("probe a lot")).ok
+    assert 1 < probe.peak <= MAX_PARALLEL_TOOLS
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results == [f"probe {i}" for i in range(150)]
     assert_valid(agent.messages)
 
 
