@@ -206,7 +206,7 @@ def expand(word: Word, state: State, split: bool = True) -> list[Field]:
             assert isinstance(part, Array)
             fields = _with_value(fields, None, True, split, word.raw)
     out: list[Field] = []
-    for b in fields[:MAX_FIELDS]:
+    for b in fields:
         pattern = "".join(b.pattern)
         if not pattern and not b.quoted and not b.unknown:
             continue  # an unquoted empty expansion is no argument at all
@@ -219,7 +219,9 @@ def expand(word: Word, state: State, split: bool = True) -> list[Field]:
             out.append(Field(text, None, word.raw, "a brace expansion too large to follow", procsub, tuple(subs)))
         for alternative in alternatives or []:
             out.append(Field(unescape(alternative), alternative, word.raw, "", procsub, tuple(subs)))
-    return out[:MAX_FIELDS]
+    if len(out) > MAX_FIELDS:  # dropping some could drop the one that escapes
+        return [Field(word.raw, None, word.raw, "more expansions than the judge follows", procsub, tuple(subs))]
+    return out
 
 
 def _tilde(fields: list[_Builder], text: str, state: State) -> tuple[list[_Builder], str]:

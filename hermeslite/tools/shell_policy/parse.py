@@ -40,6 +40,7 @@ class Block:
     body: "Script"
     subshell: bool
     redirects: list[Redirect] = field(default_factory=list)
+    expanded: list[Word] = field(default_factory=list)  # words expanded before the body runs (`case` subject)
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Loop:
     items: list[Word] | None
     body: "Script"
     redirects: list[Redirect] = field(default_factory=list)
+    expanded: list[Word] = field(default_factory=list)  # the words of `for ((...))`
 
 
 @dataclass
@@ -215,9 +217,10 @@ class _Parser:
 
     def loop(self) -> Loop:
         self.pos += 1
+        expanded: list[Word] = []
         if self.op() == "(":  # for ((i=0; i<n; i++)): no variable the judge can follow
             while self.peek() is not None and self.keyword() != "do":
-                self.pos += 1
+                expanded += self._words(1)
             var, items = "", None
         else:
             var, items = self.keyword() or "", None
@@ -231,10 +234,11 @@ class _Parser:
                     self.pos += 1
         body = self.script(frozenset({"done"}), frozenset())
         self.expect_keyword("done")
-        return Loop(var, items, body, self.redirects())
+        return Loop(var, items, body, self.redirects(), expanded)
 
     def case(self) -> Block:
-        self.pos += 2  # `case WORD`
+        self.pos += 1
+        expanded = self._words(1)  # the subject; patterns below are expanded too
         self.skip_newlines()
         self.expect_keyword("in")
         body: Script = []
@@ -245,13 +249,19 @@ class _Parser:
             if self.op() == "(":
                 self.pos += 1
             while self.peek() is not None and self.op() != ")":
-                self.pos += 1
+                expanded += self._words(1)
             self.pos += 1
             body += self.script(frozenset({"esac"}), frozenset({";;", ";&", ";;&"}))
             if self.op() in (";;", ";&", ";;&"):
                 self.pos += 1
         self.expect_keyword("esac")
-        return Block(body, subshell=False, redirects=self.redirects())
+        return Block(body, subshell=False, redirects=self.redirects(), expanded=expanded)
+
+    def _words(self, count: int) -> list[Word]:
+        """Step over `count` tokens, returning those that are words."""
+        taken = [t for t in self.tokens[self.pos:self.pos + count] if isinstance(t, Word)]
+        self.pos += count
+        return taken
 
     def test_expression(self) -> Simple:
         """`[[ ... ]]` only tests; its `<`, `>` and `&&` are comparisons, not redirections."""

@@ -45,14 +45,17 @@ def is_harmless_device(path: str) -> bool:
 class Paths:
     boundary: Boundary
 
-    def locate(self, field: Field, state: State) -> list[Target]:
+    def locate(self, field: Field, state: State, follow_last: bool = True) -> list[Target]:
+        """Where `field` lands from each possible working directory. With `follow_last`
+        False a final symlink is the target itself (`rm link` removes the link;
+        `rm -r link/` goes through it)."""
         if field.pattern is None:
             return [Target(None, field.raw, f"`{field.unknown}`")]
         pattern = field.pattern
         bases: tuple[Path | None, ...] = (Path("/"),) if pattern.startswith("/") else state.cwds
-        return [self._locate(pattern, base) for base in bases]
+        return [self._locate(pattern, base, follow_last) for base in bases]
 
-    def _locate(self, pattern: str, base: Path | None) -> Target:
+    def _locate(self, pattern: str, base: Path | None, follow_last: bool) -> Target:
         if base is None:
             return Target(None, unescape(pattern), "the working directory after a `cd` it cannot follow")
         parts = pattern.split("/")
@@ -62,7 +65,10 @@ class Paths:
         whole = os.path.normpath(os.path.join(base, unescape(pattern)))
         if glob_at is not None and ".." in (unescape(p) for p in parts[glob_at + 1:]):
             return Target(None, whole, "a `..` after a wildcard")
-        path = real_path(os.path.join(base, *literal))
+        if not follow_last and glob_at is None and literal[-1] not in ("", ".", ".."):
+            path = real_path(os.path.join(base, *literal[:-1])) / literal[-1]
+        else:
+            path = real_path(os.path.join(base, *literal))
         if glob_at is not None:
             return Target(path, whole if str(path) == lexical else f"{whole} (through a symlink to {path})",
                           glob=True, lexical=lexical)
@@ -79,18 +85,18 @@ class Paths:
                 continue
             elif is_disk(target.lexical) or is_disk(str(target.path)):
                 verdicts.append(Verdict(Risk.UNCONTAINED, f"writes raw data over the disk device {target.lexical}"))
-            elif not self.boundary.allows_write(target.path):
+            elif not self.boundary.contains(target.path):
                 verdicts.append(_outside(verb, target))
         return worst(verdicts)
 
     def delete(self, field: Field, state: State, recursive: bool, verb: str = "deletes") -> Verdict:
         """Deleting `field`: outside is an escape; a recursive delete inside is destructive."""
         verdicts = []
-        for target in self.locate(field, state):
+        for target in self.locate(field, state, follow_last=False):
             path = target.path
             if path is None:
                 verdicts.append(_unknown(verb, field, target))
-            elif not self.boundary.allows_write(path):
+            elif not self.boundary.contains(path):
                 verdicts.append(_outside(verb, target))
             elif path in self.boundary.writable and (recursive or target.glob):
                 verdicts.append(Verdict(Risk.ESCAPE, f"{verb} everything in {path}, a directory other programs use"))
@@ -102,7 +108,7 @@ class Paths:
 
     def inside(self, field: Field, state: State) -> bool:
         """Every place `field` can name is inside the boundary."""
-        return all(t.path is not None and self.boundary.allows_write(t.path) for t in self.locate(field, state))
+        return all(t.path is not None and self.boundary.contains(t.path) for t in self.locate(field, state))
 
     def resolved(self, field: Field, state: State) -> list[Path | None]:
         return [t.path for t in self.locate(field, state)]

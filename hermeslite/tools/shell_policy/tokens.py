@@ -56,6 +56,13 @@ class Array:
 Part = Lit | Param | Sub | Arith | Array
 
 
+def part_subs(part: Part) -> tuple[Sub, ...]:
+    """The command substitutions a part runs when it is expanded."""
+    if isinstance(part, Sub):
+        return (part,)
+    return part.subs if isinstance(part, (Param, Arith)) else ()
+
+
 @dataclass(frozen=True)
 class Word:
     parts: tuple[Part, ...]

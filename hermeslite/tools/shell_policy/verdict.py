@@ -54,8 +54,11 @@ class Boundary:
 
     def allows_write(self, path: Path) -> bool:
         """Inside the working directory or one of the writable roots (after resolving)."""
-        target = real_path(path)
-        return any(target.is_relative_to(root) for root in self.roots)
+        return self.contains(real_path(path))
+
+    def contains(self, resolved: Path) -> bool:
+        """`resolved` (already resolved, so no symlink is followed again) is inside a root."""
+        return any(resolved.is_relative_to(root) for root in self.roots)
 
     @property
     def roots(self) -> tuple[Path, ...]:

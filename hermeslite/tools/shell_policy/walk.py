@@ -16,7 +16,7 @@ from hermeslite.tools.shell_policy.lex import lex
 from hermeslite.tools.shell_policy.parse import Block, Function, Loop, Node, Script, Simple, parse
 from hermeslite.tools.shell_policy.paths import Paths
 from hermeslite.tools.shell_policy.rules import RULES, rule_for
-from hermeslite.tools.shell_policy.tokens import Array, Lit, Op, Param, ParseError, Sub, Word
+from hermeslite.tools.shell_policy.tokens import Array, Lit, Op, ParseError, Sub, Word, part_subs
 from hermeslite.tools.shell_policy.unwrap import DOWNLOADERS, output_of, unwrap
 from hermeslite.tools.shell_policy.verdict import Boundary, Risk, Verdict, worst
 
@@ -118,6 +118,8 @@ class Walker:
             self.function(node, state)
             return NO_INPUT
         self.redirects(node.redirects, state)
+        for word in node.expanded:
+            self.substitutions(word, state)
         if isinstance(node, Loop):
             self.loop(node, state, stdin)
         else:
@@ -142,7 +144,7 @@ class Walker:
         or in the background is a fork bomb."""
         body_names = _called_names(node.body)
         if node.name in body_names and _forks(node.body):
-            self.flag(Verdict(Risk.UNCONTAINED, f"fork bomb: `{node.name}` starts copies of itself until the machine stalls"))
+            self.flag(Verdict(Risk.UNCONTAINED, f"is a fork bomb: `{node.name}` starts copies of itself until the machine stalls"))
         self.node(node.body, state.copy(), NO_INPUT)
 
     # -- simple commands ---------------------------------------------------------
@@ -163,8 +165,7 @@ class Walker:
     def substitutions(self, word: Word, state: State) -> None:
         """`$(...)`, backticks and `<(...)` run before the command: judge them too."""
         for part in word.parts:
-            subs = (part,) if isinstance(part, Sub) else part.subs if isinstance(part, Param) else ()
-            for sub in subs:
+            for sub in part_subs(part):
                 self.sub(sub, state)
             if isinstance(part, Array):
                 self.tokens(part.tokens, state)

@@ -113,7 +113,7 @@ def eval_(call: Call) -> None:
         call.flag(Risk.UNCONTAINED, "runs a script downloaded from the internet (eval of a download)")
     else:
         raw = " ".join(a.raw for a in call.args)
-        call.flag(Risk.OPAQUE, f"eval runs a command built at run time ({raw}), which the policy cannot read")
+        call.flag(Risk.OPAQUE, f"runs a command built at run time (eval {raw}), which the policy cannot read")
 
 
 def source(call: Call) -> None:
@@ -203,7 +203,7 @@ def awk(call: Call) -> None:
     if not programs and not opts.value("-f", "--file", "-E", "--exec"):
         programs, files = files[:1], files[1:]
     if any(p.pattern is None or AWK_RUNS.search(p.text) for p in programs):
-        call.flag(Risk.OPAQUE, "the awk program runs shell commands, which the policy cannot read")
+        call.flag(Risk.OPAQUE, "runs shell commands from an awk program, which the policy cannot read")
     if "inplace" in (v.text for v in opts.value("-i", "--include")):
         for target in files:
             call.write(target, "edits")

@@ -34,7 +34,7 @@ def delete_each(call: Call) -> None:
 def shred(call: Call) -> None:
     for target in call.opts("ns", {"--iterations", "--size", "--random-source"}).operands:
         if not call.write(target, "overwrites").risk:
-            call.flag(Risk.DESTRUCTIVE, f"shred destroys {target.text} beyond recovery")
+            call.flag(Risk.DESTRUCTIVE, f"destroys {target.text} beyond recovery (shred)")
 
 
 def mv(call: Call) -> None:
@@ -81,7 +81,7 @@ def rsync(call: Call) -> None:
             call.flag(Risk.UNCONTAINED, f"deletes files on the remote host {dest.text.split(':', 1)[0]}")
         return
     if not call.write(dest, "syncs into").risk and deletes:
-        call.flag(Risk.DESTRUCTIVE, f"rsync --delete removes files in {dest.text} that are not in the source")
+        call.flag(Risk.DESTRUCTIVE, f"removes files in {dest.text} that are not in the source (rsync --delete)")
 
 
 def scp(call: Call) -> None:
@@ -178,7 +178,7 @@ def tar(call: Call) -> None:
     long_mode = next((m for m in ("--extract", "--get", "--create", "--append", "--update", "--delete",
                                   "--concatenate") if opts.has(m)), "")
     if opts.has("--to-command"):
-        call.flag(Risk.OPAQUE, "tar --to-command runs a command the policy cannot read")
+        call.flag(Risk.OPAQUE, "runs a command the policy cannot read (tar --to-command)")
     if mode == "x" or long_mode in ("--extract", "--get"):
         for target in (opts.value("-C", "--directory")[-1:] or [literal_field(".")]):
             call.write(target, "extracts into")

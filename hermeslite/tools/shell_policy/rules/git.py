@@ -46,15 +46,15 @@ def git(call: Call) -> None:
     if _reads_only(sub, rest):
         return
     for target in extra:
-        call.write(target, f"git {sub} writes in")
+        call.write(target, f"runs git {sub} in")
     if sub == "clone":
         _clone(repo)
     elif sub == "config":
         _config(repo)
     elif sub == "init":
         operands = repo.opts("", {"--template", "--separate-git-dir", "--object-format", "-b", "--initial-branch"}).operands
-        repo.write(operands[0] if operands else literal_field("."), "git init writes in")
-    elif not repo.write(literal_field("."), f"git {sub} writes in").risk:
+        repo.write(operands[0] if operands else literal_field("."), "runs git init in")
+    elif not repo.write(literal_field("."), f"runs git {sub} in").risk:
         _discards(repo, sub)
 
 
@@ -80,28 +80,28 @@ def _discards(repo: Call, sub: str) -> None:
     texts = [a.text for a in repo.args]
     reason = ""
     if sub == "reset" and opts.has("--hard", "--merge", "--keep"):
-        reason = "git reset --hard discards uncommitted changes"
+        reason = "discards uncommitted changes (git reset --hard)"
     elif sub == "clean" and opts.has("-f", "--force") and not opts.has("-n", "--dry-run"):
-        reason = "git clean -f deletes untracked files"
+        reason = "deletes untracked files (git clean -f)"
     elif sub == "checkout" and (opts.has("-f", "--force") or "." in texts or _paths_after_dashes(texts)):
-        reason = "git checkout of paths discards uncommitted changes to them"
+        reason = "discards uncommitted changes to the named paths (git checkout)"
     elif sub == "restore" and (opts.has("-W", "--worktree") or not opts.has("-S", "--staged")):
-        reason = "git restore discards uncommitted changes"
+        reason = "discards uncommitted changes (git restore)"
     elif sub == "switch" and opts.has("-f", "--force", "--discard-changes"):
-        reason = "git switch --discard-changes discards uncommitted changes"
+        reason = "discards uncommitted changes (git switch --discard-changes)"
     elif sub == "branch" and (opts.has("-D") or (opts.has("-d", "--delete") and opts.has("-f", "--force"))):
-        reason = f"git branch -D deletes the branch {' '.join(a.text for a in opts.operands)} even if unmerged"
+        reason = f"deletes the branch {' '.join(a.text for a in opts.operands)} even if unmerged (git branch -D)"
     elif sub == "stash" and texts[:1] in (["clear"], ["drop"]):
-        reason = f"git stash {texts[0]} deletes stashed changes"
+        reason = f"deletes stashed changes (git stash {texts[0]})"
     elif sub in ("filter-branch", "filter-repo"):
-        reason = f"git {sub} rewrites the repository's history"
+        reason = f"rewrites the repository's history (git {sub})"
     elif (sub == "reflog" and texts[:1] in (["expire"], ["delete"])) or sub == "prune" or (
             sub == "gc" and any(t.startswith("--prune") for t in texts)):
-        reason = f"git {sub} can make lost commits unrecoverable"
+        reason = f"can make lost commits unrecoverable (git {sub})"
     elif sub == "update-ref" and opts.has("-d"):
-        reason = "git update-ref -d deletes a ref"
+        reason = "deletes a ref (git update-ref -d)"
     elif sub == "worktree" and texts[:1] == ["remove"] and opts.has("-f", "--force"):
-        reason = "git worktree remove --force deletes a worktree with its changes"
+        reason = "deletes a worktree with its changes (git worktree remove --force)"
     if reason:
         repo.flag(Risk.DESTRUCTIVE, reason)
 
@@ -115,7 +115,7 @@ def _push(repo: Call) -> None:
     refspecs = opts.operands[1:]
     if opts.has("-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror") or any(
             r.text.startswith("+") for r in refspecs):
-        repo.flag(Risk.UNCONTAINED, "force push rewrites remote history")
+        repo.flag(Risk.UNCONTAINED, "force-pushes, rewriting history on the remote")
     if opts.has("-d", "--delete", "--prune") or any(r.text.startswith(":") for r in refspecs):
         repo.flag(Risk.UNCONTAINED, "deletes branches on the remote")
 
@@ -131,7 +131,7 @@ def _clone(repo: Call) -> None:
     else:
         name = opts.operands[0].text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         target = literal_field(name or ".")
-    repo.write(target, "git clone writes")
+    repo.write(target, "clones into")
 
 
 def _config(repo: Call) -> None:
@@ -147,7 +147,7 @@ def _config(repo: Call) -> None:
     if opts.has("--system"):
         files.append(literal_field("/etc/gitconfig"))
     for target in files or [literal_field(".")]:
-        repo.write(target, "git config writes")
+        repo.write(target, "writes git settings to")
 
 
 GIT_RULES: dict[str, Rule] = {"git": git}
