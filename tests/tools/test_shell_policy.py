@@ -8,6 +8,9 @@ allowed writable root. Commands name these with <proj>, <home>, <tmpdir> and
 
 from __future__ import annotations
 
+import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -202,6 +205,7 @@ RISKY = [
     # Damage inside the working directory that is hard to undo.
     ("rm -rf .", DESTRUCTIVE),
     ("rm -rf build/", DESTRUCTIVE),
+    ("rm -rf ./node_modules", DESTRUCTIVE),
     ("rm -r -f build", DESTRUCTIVE),
     ("rm -rf *", DESTRUCTIVE),
     ('rm -rf "~"/x', DESTRUCTIVE),
@@ -233,6 +237,8 @@ RISKY = [
     ("git push origin --delete feature", UNCONTAINED),
     ("git push origin :feature", UNCONTAINED),
     ("kill -9 -1", UNCONTAINED),
+    ("kill -- -1", UNCONTAINED),
+    ("kill -s KILL -1", UNCONTAINED),
     ("shutdown -h now", UNCONTAINED),
     ("sudo reboot", UNCONTAINED),
     ("systemctl reboot", UNCONTAINED),
@@ -319,7 +325,7 @@ SAFE = [
     "rm link",
     "command -v rm",
     "cat ~/.ssh/id_rsa.pub > key.pub",
-    "rm -rf node_modules __pycache__",
+    "kill -1 1234",
     "touch \"$(date +%F).md\"",
     "[[ -f x ]] && echo yes",
     "test -d build || mkdir build",
@@ -385,6 +391,15 @@ def test_a_cd_in_a_subshell_or_pipe_does_not_move_the_rest(boundary: Boundary):
     assert run("cd ~ | rm -rf x", boundary).risk == DESTRUCTIVE
 
 
+def test_variables_of_the_command_environment_resolve(boundary: Boundary):
+    """`$TMPDIR` is known only when the boundary says what environment the command runs with."""
+    assert run("echo x > $TMPDIR/t", boundary).risk == ESCAPE
+    known = Boundary(boundary.cwd, boundary.home, boundary.writable, env={"TMPDIR": str(boundary.writable[0])})
+    assert run("echo x > $TMPDIR/t", known).risk == ORDINARY
+    assert run('rm -rf "$TMPDIR"/../proj', known).risk == DESTRUCTIVE
+    assert run('TMPDIR=/elsewhere; echo x > $TMPDIR/t', known).risk == ESCAPE
+
+
 def test_boundary_resolves_home_relative_and_symlinks(boundary: Boundary):
     home, cwd = boundary.home, boundary.cwd
     assert boundary.resolve("~/a") == home / "a"
@@ -407,13 +422,117 @@ def test_boundary_resolves_the_roots_it_is_given(tmp_path: Path):
     assert boundary.allows_write(tmp_path / "alias" / "f")
 
 
+# Run for real by bash in a scratch tree (HOME is the scratch home; nothing names a system path):
+# the first list must change something outside the boundary, the second must not.
+REALLY_ESCAPES = [
+    "rm -rf ~/x",
+    "rm -r ~/x",
+    "rm -rf $HOME/x",
+    'rm -rf "$HOME"/x',
+    "rm -rf <home>/x",
+    "cd ~ && rm -rf x",
+    "(cd ~ && rm -rf x)",
+    "cd; rm -rf x",
+    'bash -c "rm -rf ~/x"',
+    "bash -c 'rm -rf \"$1\"' _ ~/x",
+    'eval "rm -rf ~/x"',
+    "echo 'rm -rf ~/x' | sh",
+    "sh <<EOF\nrm -rf ~/x\nEOF",
+    "find ~/x -delete",
+    "find ~/x -exec rm -rf {} +",
+    "echo ~/x | xargs rm -rf",
+    'D=~/x; rm -rf "$D"',
+    'for d in ~/x; do rm -rf "$d"; done',
+    ": > ~/notes.txt",
+    "chmod -R 000 ~/x",
+    "sed -i 's/a/b/' ~/notes.txt",
+    "mv ~/notes.txt .",
+    "cp a.txt ~/copy.txt",
+    "tar -cf a.tar a.txt && tar -xf a.tar -C ~",
+    "rm -rf link/",
+    "echo x > link/file",
+    "cd link && touch y",
+    "rm -rf ../other",
+    "cd sub && rm -rf ../../other",
+    "rm -rf {a.txt,../other}",
+    "echo x | tee -a ~/notes.txt",
+]
+REALLY_STAYS_INSIDE = [
+    "ls -la ~",
+    "cat ~/notes.txt",
+    "du -s ~",
+    "echo x > out.txt && rm -f out.txt",
+    "mkdir -p build && rm -rf build",
+    "cd sub && touch f",
+    "rm link",
+    "cp ~/notes.txt .",
+    "ln -s ~/x data",
+    "echo x > <tmpdir>/t",
+    'for f in *.txt; do rm "$f"; done',
+    "sed -i 's/a/b/' a.txt",
+    'touch "$(date +%F).md"',
+    "(cd ~) && rm -f a.txt",
+    "cd ~ | rm -f a.txt",
+    'rm -rf "~"/x',
+    "find . -name '*.txt' -delete",
+    "tar -cf a.tar a.txt && tar -xf a.tar",
+    "echo 'ls ~' | sh",
+]
+
+
+def _scratch(root: Path) -> Boundary:
+    for folder in ("proj/sub", "home/x", "other", "tmpdir"):
+        (root / folder).mkdir(parents=True)
+    (root / "proj" / "a.txt").write_text("a\n")
+    (root / "home" / "notes.txt").write_text("a\n")
+    (root / "home" / "x" / "f").write_text("f\n")
+    (root / "other" / "f").write_text("f\n")
+    (root / "proj" / "link").symlink_to(root / "home" / "x")
+    return Boundary(cwd=root / "proj", home=root / "home", writable=(root / "tmpdir",))
+
+
+def _outside(root: Path) -> dict[str, tuple]:
+    """Everything outside proj/ and tmpdir/: names, kinds, modes, sizes and contents' times."""
+    seen = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in ("proj", "tmpdir"):
+            continue
+        info = path.lstat()
+        seen[str(relative)] = (info.st_mode, info.st_size, info.st_mtime_ns)
+    return seen
+
+
+def _run_for_real(command: str, tmp_path: Path) -> tuple[Verdict, bool]:
+    boundary = _scratch(tmp_path)
+    verdict = run(command, boundary)
+    before = _outside(tmp_path)
+    real = command.replace("<home>", str(boundary.home)).replace("<tmpdir>", str(tmp_path / "tmpdir"))
+    subprocess.run(["bash", "-c", real], cwd=boundary.cwd, env={"HOME": str(boundary.home), "PATH": os.environ["PATH"]},
+                   capture_output=True, timeout=20)
+    return verdict, _outside(tmp_path) != before
+
+
+@pytest.mark.parametrize("command", REALLY_ESCAPES, ids=REALLY_ESCAPES)
+def test_commands_that_really_escape_are_judged_escapes(command: str, tmp_path: Path):
+    verdict, changed = _run_for_real(command, tmp_path)
+    assert changed, "bash changed nothing outside: the test itself is wrong"
+    assert verdict.risk >= ESCAPE, verdict
+
+
+@pytest.mark.parametrize("command", REALLY_STAYS_INSIDE, ids=REALLY_STAYS_INSIDE)
+def test_commands_that_really_stay_inside_are_not_escapes(command: str, tmp_path: Path):
+    verdict, changed = _run_for_real(command, tmp_path)
+    assert not changed, "bash changed something outside: the test itself is wrong"
+    assert verdict.risk <= DESTRUCTIVE, verdict
+
+
 def test_symlink_loops_do_not_raise(boundary: Boundary):
     (boundary.cwd / "loop").symlink_to(boundary.cwd / "loop")
     assert run("rm loop/x", boundary).risk == ORDINARY
 
 
 def test_a_long_line_is_judged_quickly(boundary: Boundary):
-    import time
     line = " && ".join(f"echo {i} > out{i}.txt" for i in range(300)) + " && rm -rf ~/x"
     start = time.perf_counter()
     assert run(line, boundary).risk == ESCAPE

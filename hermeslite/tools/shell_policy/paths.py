@@ -18,9 +18,6 @@ from hermeslite.tools.shell_policy.verdict import ORDINARY, Boundary, Risk, Verd
 HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/stdin",
                               "/dev/tty", "/dev/random", "/dev/urandom"})
 HARMLESS_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/")
-# Caches their tools rebuild on the next run: deleting one takes nothing that cannot come back.
-REGENERABLE = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules",
-                         ".tox", ".nox", ".parcel-cache", ".turbo"})
 DISK_NAMES = ("sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "sr", "nbd", "disk/", "mapper/", "root")
 
 
@@ -102,7 +99,7 @@ class Paths:
                 verdicts.append(Verdict(Risk.ESCAPE, f"{verb} everything in {path}, a directory other programs use"))
             elif recursive and path == self.boundary.cwd and not target.glob:
                 verdicts.append(Verdict(Risk.DESTRUCTIVE, f"{verb} the working directory {path} and everything in it"))
-            elif recursive and not (path.name in REGENERABLE and not target.glob):
+            elif recursive:
                 verdicts.append(Verdict(Risk.DESTRUCTIVE, f"recursively {verb} {target.shown}"))
         return worst(verdicts) if verdicts else ORDINARY
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -39,6 +40,9 @@ class Boundary:
     cwd: Path                        # resolved working directory
     home: Path                       # the user's home ($HOME), resolved
     writable: tuple[Path, ...] = ()  # other resolved roots where writes are allowed (temp dir, tools.writable_paths)
+    # The environment commands run with: `$TMPDIR/x` is judged where it really points. A variable
+    # not in it (or set by the command line itself to something unknown) is never assumed inside.
+    env: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         # Callers are asked for resolved paths; resolving again costs little and keeps

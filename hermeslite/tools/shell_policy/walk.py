@@ -42,7 +42,9 @@ class Walker:
         return worst(self.verdicts)
 
     def start_state(self) -> State:
-        return State(cwds=(self.boundary.cwd,), vars={"HOME": Value((escape(str(self.boundary.home)),))})
+        known = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
+        known["HOME"] = Value((escape(str(self.boundary.home)),))
+        return State(cwds=(self.boundary.cwd,), vars=known)
 
     # -- text ------------------------------------------------------------------
 

@@ -16,13 +16,13 @@ LISTING_FLAGS = frozenset({"-l", "--list", "-p", "--print", "print", "--version"
 
 
 def kill(call: Call) -> None:
-    """`kill -9 -1` signals every process the user may signal; `kill -1 PID` is only SIGHUP."""
+    """`kill -9 -1` signals every process the user may signal; in `kill -1 PID` the -1 is SIGHUP."""
     args = [a.text for a in call.args]
     i = 0
     if args[:1] and args[0] in ("-s", "-n"):
         i = 2
-    elif args[:1] and args[0].startswith("-") and args[0] not in ("--", "-1"):
-        i = 1
+    elif args[:1] and args[0].startswith("-") and args[0] != "--":
+        i = 1  # the first option is the signal
     if "-1" in [a for a in args[i:] if a != "--"]:
         call.flag(Risk.UNCONTAINED, "kills every process you own")
 
