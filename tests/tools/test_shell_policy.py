@@ -142,6 +142,9 @@ RISKY = [
     ("xargs -a list.txt rm", ESCAPE),
     ("xargs rm -rf < list.txt", ESCAPE),
     ("ls | xargs -I{} rm -rf {}", DESTRUCTIVE),
+    ("ls -d ~/x/* | xargs rm -rf", ESCAPE),
+    ("find ~/x -name '*.log' | sort | head -n 5 | xargs rm", ESCAPE),
+    ("find . -name '*.log' | sed 's|^|../|' | xargs rm", ESCAPE),
     # Other writers aimed outside.
     ("mv ~/x .", ESCAPE),
     ("mv notes.txt ~/", ESCAPE),
@@ -306,6 +309,7 @@ SAFE = [
     "find . -name '*.py'",
     "find . -name '*.pyc' -delete",
     "find . -name '*.pyc' | xargs rm -f",
+    "find . -name '*.log' | sort | head -n 5 | xargs rm",
     "find . -name '*.tmp' -exec rm {} +",
     "tar czf out.tgz src",
     "tar xzf a.tgz",

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from hermeslite.tools.shell_policy.tokens import Arith, Array, Lit, Param, Sub, Word
+from hermeslite.tools.shell_policy.tokens import Arith, Lit, Param, Part, Sub, Word, part_subs
 
 GLOB_CHARS = frozenset("*?[")
+PROCESS_SUBS = frozenset({"<(", ">("})
 SPECIAL = frozenset("\\*?[]{},")
 MAX_FIELDS = 32
 NUMERIC_PARAMS = frozenset({"$", "?", "#", "!", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID",
@@ -169,59 +170,59 @@ class _Builder:
 
 def expand(word: Word, state: State, split: bool = True) -> list[Field]:
     """The fields `word` becomes; `split=False` for assignments, which neither split nor glob."""
-    fields = [_Builder()]
-    procsub: Sub | None = None
-    subs: list[Sub] = []
+    builders = [_Builder()]
     for index, part in enumerate(word.parts):
-        if isinstance(part, Lit):
-            text = part.text
-            if index == 0 and not part.quoted:
-                name, eq, value = text.partition("=")
-                if text.startswith("~"):
-                    fields, text = _tilde(fields, text, state)
-                elif eq and value.startswith("~") and name.isidentifier():
-                    for b in fields:  # bash expands `of=~/x` like an assignment
-                        b.add(name + "=", name + "=")
-                    fields, text = _tilde(fields, value, state)
-            for b in fields:
-                b.add(escape(text) if part.quoted else text, text)
-                b.quoted = b.quoted or part.quoted
-        elif isinstance(part, Param):
-            subs += part.subs
-            value = state.lookup(part.name) if part.plain else None
-            fields = _with_value(fields, value, part.quoted, split, part.raw)
-        elif isinstance(part, Sub) and part.kind in ("<(", ">("):
-            procsub = part
-            for b in fields:
-                b.add("/dev/fd/63", "/dev/fd/63")
-        elif isinstance(part, Sub):
-            subs.append(part)
-            value = (_dirs_value(state.cwds) if is_pwd(part) else
-                     Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
-            fields = _with_value(fields, value, part.quoted, split, part.raw)
-        elif isinstance(part, Arith):
-            for b in fields:
-                b.add("0", "0")
-        else:
-            assert isinstance(part, Array)
-            fields = _with_value(fields, None, True, split, word.raw)
+        builders = _add_part(builders, index, part, state, split, word.raw)
+    procsub = next((p for p in word.parts if isinstance(p, Sub) and p.kind in PROCESS_SUBS), None)
+    subs = tuple(sub for p in word.parts for sub in part_subs(p) if sub.kind not in PROCESS_SUBS)
     out: list[Field] = []
-    for b in fields:
+    for b in builders:
         pattern = "".join(b.pattern)
         if not pattern and not b.quoted and not b.unknown:
             continue  # an unquoted empty expansion is no argument at all
         text = "".join(b.text)
-        if b.unknown:
-            out.append(Field(text, None, word.raw, b.unknown, procsub, tuple(subs)))
-            continue
-        alternatives = expand_braces(pattern) if split else [pattern]
+        alternatives = None if b.unknown else expand_braces(pattern) if split else [pattern]
         if alternatives is None:
-            out.append(Field(text, None, word.raw, "a brace expansion too large to follow", procsub, tuple(subs)))
+            out.append(Field(text, None, word.raw, b.unknown or "a brace expansion too large to follow", procsub, subs))
         for alternative in alternatives or []:
-            out.append(Field(unescape(alternative), alternative, word.raw, "", procsub, tuple(subs)))
+            out.append(Field(unescape(alternative), alternative, word.raw, "", procsub, subs))
     if len(out) > MAX_FIELDS:  # dropping some could drop the one that escapes
-        return [Field(word.raw, None, word.raw, "more expansions than the judge follows", procsub, tuple(subs))]
+        return [Field(word.raw, None, word.raw, "more expansions than the judge follows", procsub, subs)]
     return out
+
+
+def _add_part(builders: list[_Builder], index: int, part: Part, state: State, split: bool,
+              raw: str) -> list[_Builder]:
+    """`builders` with one more part of the word appended to each."""
+    if isinstance(part, Lit):
+        text = part.text
+        if index == 0 and not part.quoted:
+            name, eq, value = text.partition("=")
+            if text.startswith("~"):
+                builders, text = _tilde(builders, text, state)
+            elif eq and value.startswith("~") and name.isidentifier():
+                for b in builders:  # bash expands `of=~/x` like an assignment
+                    b.add(name + "=", name + "=")
+                builders, text = _tilde(builders, value, state)
+        for b in builders:
+            b.add(escape(text) if part.quoted else text, text)
+            b.quoted = b.quoted or part.quoted
+        return builders
+    if isinstance(part, Param):
+        return _with_value(builders, state.lookup(part.name) if part.plain else None, part.quoted, split, part.raw)
+    if isinstance(part, Sub) and part.kind in PROCESS_SUBS:
+        for b in builders:
+            b.add("/dev/fd/63", "/dev/fd/63")
+        return builders
+    if isinstance(part, Sub):
+        value = (_dirs_value(state.cwds) if is_pwd(part) else
+                 Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
+        return _with_value(builders, value, part.quoted, split, part.raw)
+    if isinstance(part, Arith):
+        for b in builders:
+            b.add("0", "0")
+        return builders
+    return _with_value(builders, None, True, split, raw)  # an array
 
 
 def _tilde(fields: list[_Builder], text: str, state: State) -> tuple[list[_Builder], str]:

@@ -42,7 +42,13 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     "su": ("cgGs", frozenset({"--command", "--group", "--supp-group", "--shell"}), 0),
 }
 CHDIR_OPTIONS = ("-D", "--chdir", "-C")
-FILTERS = frozenset({"sort", "uniq", "head", "tail", "tac", "cat", "grep", "egrep", "fgrep", "rg", "tee", "cut"})
+# Commands that pass their input lines through (filtered, sorted, cut) when given no file:
+# name -> (short options taking a value, how many operands are not files).
+FILTERS: dict[str, tuple[str, int]] = {
+    "sort": ("ktoST", 0), "uniq": ("fsw", 0), "head": ("nc", 0), "tail": ("nc", 0), "tac": ("s", 0),
+    "cat": ("", 0), "tee": ("", 99), "cut": ("dfcb", 0), "grep": ("efmABCd", 1), "egrep": ("efmABCd", 1),
+    "fgrep": ("efmABCd", 1), "rg": ("efmABCgtT", 1),
+}
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "lwp-request"})
 
 
@@ -59,18 +65,15 @@ def unwrap(name: str, args: list[Field], walker: Runner, state: State) -> tuple[
     if name == "env":
         while command and _is_assignment(command[0]):
             command = command[1:]
-        for text in opts.value("-S", "--split-string"):
-            walker.run_text(" ".join([text.text] + [c.text for c in command]), state)
+        split = opts.value("-S", "--split-string")
+        if split:
+            walker.run_text(" ".join([split[-1].text] + [c.text for c in command]), state)
             return [], state
-    if name in ("flock", "su", "watch"):
-        for code in opts.value("-c", "--command"):
-            walker.run_text(code.text, state)
-            return [], state
-        if name == "su":
-            return [], state  # `su user` without -c only opens a shell
-        if name == "watch":
-            walker.run_text(" ".join(c.text for c in command), state)
-            return [], state
+    code = opts.value("-c", "--command") if name in ("flock", "su", "watch") else []
+    if code or name in ("su", "watch"):  # `su user` without -c only opens a shell
+        text = code[-1].text if code else " ".join(c.text for c in command) if name == "watch" else ""
+        walker.run_text(text, state)
+        return [], state
     if name == "time":
         for target in opts.value("-o", "--output"):
             walker.flag(walker.paths.write(target, state))
@@ -96,10 +99,14 @@ def output_of(name: str, args: list[Field], stdin: Stdin, state: State) -> Stdin
     if name in ("find", "fd", "fdfind"):
         return Stdin("paths", name, items=tuple(_listed(name, args)))
     if name == "ls" or (name == "git" and args[:1] and args[0].text == "ls-files"):
-        return Stdin("paths", name, items=(Field("*", "*", "*"),))
-    operands = [a for a in args if not a.text.startswith("-")]
-    if name in FILTERS and stdin.kind != "none" and len(operands) <= (1 if name in ("grep", "egrep", "fgrep", "rg") else 0):
-        return stdin
+        # Names of entries (relative to here, as the next command reads them), or the paths
+        # given, which ls prints as written when they are files.
+        given = parse_options(args, "IwT").operands if name == "ls" else []
+        return Stdin("paths", name, items=(Field("*", "*", "*"), *given))
+    if name in FILTERS and stdin.kind != "none":
+        short, not_files = FILTERS[name]
+        if len(parse_options(args, short).operands) <= not_files:
+            return stdin
     return Stdin("opaque", name)
 
 
