@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
+from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
 from hermeslite.store.sessions import SessionNotFound, SessionStore, default_sessions_path
 
@@ -100,7 +101,7 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
         elif text == "/compress" or text.startswith("/compress "):
             await agent.compress_now(text[len("/compress"):].strip() or None)
         elif text.startswith("/"):
-            sys.stderr.write(f"unknown command {text.split()[0]}; /help lists them\n")
+            sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
         else:
             await agent.run_turn(text)
 
@@ -124,4 +125,4 @@ def list_sessions() -> str:
     for s in rows:
         when = datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
         lines.append(f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.title or ''}")
-    return "\n".join(lines) + "\n"
+    return neutralize("\n".join(lines) + "\n")

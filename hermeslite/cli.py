@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from hermeslite import __version__
 from hermeslite.config import ConfigError, LoadedSettings, default_config_paths, format_settings, load_settings
+from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
 
 PROG = "hermeslite"
@@ -85,8 +86,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _complain(message: str) -> None:
-    """Errors and warnings go to stderr with the program name, as Unix tools do."""
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """Errors and warnings go to stderr with the program name, as Unix tools do.
+
+    Neutralized: an error can quote a server's reply or a file's contents.
+    """
+    print(f"{PROG}: {neutralize(message)}", file=sys.stderr)
 
 
 def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:

@@ -1,7 +1,10 @@
 """Text conventions shared by every front end (the TUI and the headless printer).
 
 Both show the same numbers and the same one-line description of a tool call,
-so they are written once here rather than kept in step by hand.
+so they are written once here rather than kept in step by hand. And both pass
+every text they did not write themselves (the model's reply, tool output,
+file contents, error bodies from a server) through `neutralize` before it
+reaches a terminal.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import json
 
 from hermeslite.context.result import format_tokens
 
-__all__ = ["KEY_ARGUMENTS", "format_tokens", "key_argument"]
+__all__ = ["KEY_ARGUMENTS", "format_tokens", "key_argument", "neutralize"]
 
 # The argument worth showing for each kind of tool call, in order of preference.
 KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target")
@@ -31,6 +34,36 @@ def key_argument(arguments: str, limit: int = 60) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """`text` on one line, cut to `limit` characters with an ellipsis."""
-    text = " ".join(text.split())
+    """`text` on one line, cut to `limit` characters with an ellipsis, safe to print."""
+    text = neutralize(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _control_pictures() -> dict[int, str]:
+    """C0 controls and DEL as their Unicode control pictures (ESC -> ␛); C1 controls as `\\x9b`.
+
+    Newline and tab are layout, not commands, and stay. C1 controls are
+    included because some terminals obey the 8-bit forms (0x9b is a CSI).
+    """
+    table = {code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)}
+    table[0x7F] = "␡"
+    table.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
+    return table
+
+
+_PICTURES = _control_pictures()
+
+
+def neutralize(text: str) -> str:
+    """`text` with every terminal control character shown, not obeyed.
+
+    A model's reply, a file a tool printed or a server's error message can
+    carry escape sequences that set the window title (OSC 0), write the
+    clipboard (OSC 52), clear the screen, or ask the terminal a question whose
+    answer is typed into our input (DSR). Written raw, the terminal would act
+    on them; here they become visible characters (`␛]52;c;...`). A CR before a
+    newline is dropped (it only ends a Windows line); a lone CR, which would
+    let later text overwrite a line, is shown. The transcript keeps the raw
+    text: this is for display only.
+    """
+    return text.replace("\r\n", "\n").translate(_PICTURES)

@@ -2,7 +2,8 @@
 
 Keeping the reply alone on stdout makes `hermeslite -p "..." > answer.txt`
 and pipes work; tool activity, compaction notices and errors still reach the
-person at the terminal through stderr.
+person at the terminal through stderr. Everything printed passes through
+`neutralize`, so no reply or tool output can send the terminal commands.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import PressureLevel
-from hermeslite.display import format_tokens, key_argument
+from hermeslite.display import format_tokens, key_argument, neutralize
 
 PREVIEW_CHARS = 100
 
@@ -34,11 +35,11 @@ class HeadlessPrinter:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
-        self.err.write(text + "\n")
+        self.err.write(neutralize(text) + "\n")
         self.err.flush()
 
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
-        self.out.write(event.text)
+        self.out.write(neutralize(event.text))
         self.out.flush()
         self._mid_line = not event.text.endswith("\n")
 

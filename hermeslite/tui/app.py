@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Static
 
 from hermeslite.config import Settings
+from hermeslite.display import neutralize
 
 from . import commands, history
 from .format import short_path
@@ -166,8 +167,14 @@ class HermesApp(App[int]):
         self.warning_bar.show(pressure)
 
     def watch_activity(self, activity: str) -> None:
-        text = f"● {activity}" if activity else ""
+        text = f"● {neutralize(activity)}" if activity else ""
         self.activity_label.update(text)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast is neutralized: many repeat a provider's, a tool's or the model's words."""
+        super().notify(neutralize(message), title=neutralize(title), severity=severity, timeout=timeout,
+                       markup=markup)
 
     # -- agent events ----------------------------------------------------------------
 

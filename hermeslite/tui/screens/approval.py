@@ -18,6 +18,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from hermeslite.display import neutralize
+
 ONCE, SESSION, DENY = "once", "session", "deny"
 
 
@@ -36,8 +38,8 @@ class ApprovalScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
             yield Static("⚠ This command needs your approval", id="approval-title")
-            yield Static(Content(self.request.command), id="approval-command")
-            yield Static(Content(f"Why: {self.request.reason}."), id="approval-reason")
+            yield Static(Content(neutralize(self.request.command)), id="approval-command")
+            yield Static(Content(neutralize(f"Why: {self.request.reason}.")), id="approval-reason")
             with Horizontal(id="approval-buttons"):
                 yield Button("Allow once (y)", id=ONCE, variant="warning")
                 yield Button("Allow for this session (a)", id=SESSION)

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from hermeslite.display import neutralize
+
 
 def when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
@@ -19,7 +21,7 @@ def when(timestamp: float) -> str:
 
 def session_label(info, current: str | None) -> Content:
     mark = "● " if info.id == current else "  "
-    title = info.title or "(untitled)"
+    title = neutralize(info.title or "(untitled)")
     return Content.assemble(mark, (when(info.updated_at), "dim"), "  ", (f"{info.message_count:>4} msgs", "dim"),
                             "  ", title)
 

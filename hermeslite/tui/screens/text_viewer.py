@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from hermeslite.display import neutralize
+
 
 class TextViewer(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
@@ -20,7 +22,7 @@ class TextViewer(ModalScreen[None]):
     def __init__(self, title: str, body: str | Content) -> None:
         super().__init__()
         self.title_text = title
-        self.body = body if isinstance(body, Content) else Content(body)
+        self.body = body if isinstance(body, Content) else Content(neutralize(body))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="viewer"):

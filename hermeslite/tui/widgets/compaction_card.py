@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 
+from hermeslite.display import neutralize
+
 from ..format import k
 from .spinner import Spinner
 
@@ -48,10 +50,10 @@ class CompactionCard(Vertical):
     def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
-        self.focus = focus
+        self.focus = neutralize(focus) if focus else focus
         self.state = "running"
         self.border_title = f"⟳ compaction · {trigger}"
-        self._spinner = Spinner(started_text(messages, tokens, focus), classes="compaction-status")
+        self._spinner = Spinner(started_text(messages, tokens, self.focus), classes="compaction-status")
 
     def compose(self) -> ComposeResult:
         yield self._spinner
@@ -63,13 +65,15 @@ class CompactionCard(Vertical):
 
     async def finish(self, result) -> None:
         state, lines = outcome_lines(result)
+        lines = [neutralize(line) for line in lines]   # they can quote a provider's error
         self._set_state(state)
         if self.focus:
             lines.append(f"focus: {self.focus}")
         self._spinner.stop(lines[0])
         await self.mount_all(Static(Content(line), classes="compaction-line") for line in lines[1:])
         if result.summary and not result.aborted and result.changed:
-            await self.mount(Collapsible(Markdown(result.summary), title="summary (what the model now sees)",
+            await self.mount(Collapsible(Markdown(neutralize(result.summary)),
+                                         title="summary (what the model now sees)",
                                          collapsed=True, classes="compaction-summary"))
 
     def cancel(self) -> None:

@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from hermeslite.display import neutralize
+
 TITLE_CHARS = 24
 
 
@@ -22,11 +24,11 @@ class HeaderBar(Widget):
 
     def render(self) -> Content:
         model = f"{self.model} (loading…)" if self.starting else self.model
-        title = self.session_title or "new session"
+        title = neutralize(self.session_title or "new session")
         if len(title) > TITLE_CHARS:
             title = title[: TITLE_CHARS - 1] + "…"
         # $variables are substituted as plain text: no model name or title can inject markup.
         return Content.from_markup(
             "[b]⚕ hermeslite[/b]  [$accent]$model[/]  │  $title  │  [dim]$cwd[/]",
-            model=model, title=title, cwd=self.cwd,
+            model=neutralize(model), title=title, cwd=neutralize(self.cwd),
         )

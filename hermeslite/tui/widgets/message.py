@@ -5,7 +5,8 @@ fragments that arrive faster than the widget can re-parse: appending a token
 at a time would re-render the whole message per token and fall behind a fast
 model. Markdown is imported when the first reply arrives, not at start-up.
 All model and user text is shown without markup parsing, so a reply
-containing `[bold]` or `[/]` cannot break the screen.
+containing `[bold]` or `[/]` cannot break the screen, and with its control
+characters made visible (`neutralize`), so it cannot command the terminal.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
+
+from hermeslite.display import neutralize
 
 from .frozen_markdown import FrozenMarkdown, freeze, thaw
 
@@ -29,7 +32,7 @@ class UserMessage(Static):
     """What the user sent, styled apart from the replies."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Content(text), markup=False)
+        super().__init__(Content(neutralize(text)), markup=False)
         self.text = text
 
 
@@ -75,7 +78,7 @@ class AssistantMessage(Vertical):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
-        self._initial = segments(text) if text else []
+        self._initial = segments(neutralize(text)) if text else []
         self._current: Markdown | None = None
         self._current_text = ""
         self._stream: PacedStream | None = None
@@ -124,6 +127,7 @@ class AssistantMessage(Vertical):
 
     async def write(self, fragment: str) -> None:
         """Queue a fragment; the stream renders pending fragments in one go when it can."""
+        fragment = neutralize(fragment)
         self.streamed_chars += len(fragment)
         if len(self._current_text) >= SEGMENT_CHARS:
             cut = split_point(self._current_text, fragment)
@@ -172,7 +176,7 @@ class NoteLine(Static):
     """A one-line remark from hermeslite itself: a cancellation, a notice, a command's answer."""
 
     def __init__(self, text: str, *, classes: str = "") -> None:
-        super().__init__(Content(text), markup=False, classes=classes)
+        super().__init__(Content(neutralize(text)), markup=False, classes=classes)
         self.text = text
 
 

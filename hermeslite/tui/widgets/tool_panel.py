@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from hermeslite.display import key_argument
+from hermeslite.display import key_argument, neutralize
 
 from ..format import preview, result_summary
 from .spinner import FRAMES, INTERVAL
@@ -22,7 +22,7 @@ class ToolPanel(Collapsible):
 
     def __init__(self, call_id: str, name: str, arguments: str) -> None:
         self.call_id = call_id
-        self.tool_name = name
+        self.tool_name = neutralize(name)
         self.argument = key_argument(arguments)
         self.state = "running"          # running | ok | error | cancelled
         self._frame = 0
@@ -52,7 +52,7 @@ class ToolPanel(Collapsible):
         self.add_class(f"-{state}")
         self.state = state
         self.title = self._label(mark, outcome)  # type: ignore[assignment]
-        self._body.update(Content(body))
+        self._body.update(Content(neutralize(body)))
 
     def finish(self, content: str, is_error: bool) -> None:
         """Show the outcome: exit code and size in the title, the head of the output inside."""
