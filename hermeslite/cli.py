@@ -4,11 +4,15 @@ Every command is a function `(args, loaded) -> exit code` attached with
 `set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
 or an interactive chat) is the default command, `config` and `sessions` are
 subcommands. Errors reach the user as one line on stderr, never a traceback.
+When the reader of our output goes away (`hermeslite -p ... | head`), the
+program stops quietly, as Unix tools do.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Callable
 
@@ -19,6 +23,7 @@ from hermeslite.errors import UserFacingError
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
+EXIT_READER_GONE = 128 + signal.SIGPIPE   # 141: what a shell reports for a tool that SIGPIPE ended
 
 Command = Callable[[argparse.Namespace, LoadedSettings], int]
 
@@ -64,6 +69,14 @@ def _add_config_option(parser: argparse.ArgumentParser, *, default: object) -> N
 
 def main(argv: list[str] | None = None) -> int:
     """Run hermeslite and return the exit code, rather than exiting, so tests can call it."""
+    _ensure_standard_streams()
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -83,6 +96,47 @@ def main(argv: list[str] | None = None) -> int:
     except UserFacingError as exc:
         _complain(str(exc))
         return 1
+
+
+def _ensure_standard_streams() -> None:
+    """Point a closed stdin, stdout or stderr (`2>&-`) at /dev/null.
+
+    Python leaves the stream of a closed descriptor as None, so the first
+    note would fail; worse, the next file opened (the session database) would
+    get descriptor 2 and receive whatever is written to stderr.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            _point_at_devnull(fd)
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
+
+
+def _reader_gone() -> int:
+    """The reader of stdout or stderr has gone: stop without a word, with the shell's SIGPIPE status.
+
+    Whichever stream can no longer be flushed is pointed at /dev/null, so
+    Python's own flush at exit does not fail a second time.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            _point_at_devnull(stream.fileno())
+    return EXIT_READER_GONE
+
+
+def _point_at_devnull(fd: int) -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    if null != fd:
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def _complain(message: str) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
+
 from tests.server import Reply
-from tests.test_cli_chat import hermeslite, model_args, sessions_db
+from tests.test_cli_chat import env_for, hermeslite, model_args, sessions_db
 from tests.test_display import is_control
 
 # A reply that, printed raw, would set the window title, put a command on the
@@ -35,3 +39,54 @@ def test_escape_sequences_are_shown_not_obeyed_and_the_transcript_keeps_them(scr
     command_output, file_output = (m["content"] for m in transcript if m["role"] == "tool")
     assert "\x1b]0;from-tool\x07 \x1b]52;c;aGk=\x07 \x1b[6n done" in command_output
     assert "\x1b]0;from-file\x07 \x1b]52;c;aGk=\x07 \x1b[6n done" in file_output
+
+
+LONG_REPLY = "".join(f"line {n} of a reply far longer than a pipe holds\n" for n in range(8_000))  # ~400 kB
+
+
+def hermeslite_into_pipe(args: list[str], home, cwd, *, stderr, closed_stderr: bool = False):
+    """Start hermeslite writing into a pipe we read 100 bytes from and then close, like `| head -c 100`."""
+    command = [sys.executable, "-m", "hermeslite", *args]
+    if closed_stderr:   # as `2>&-` in a shell
+        command = ["bash", "-c", 'exec 2>&-; exec "$@"', "bash", *command]
+    proc = subprocess.Popen(command, cwd=cwd, env=env_for(home), stdout=subprocess.PIPE, stderr=stderr)
+    head = proc.stdout.read(100)
+    proc.stdout.close()
+    return proc.wait(timeout=120), head
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400))
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as err:
+        code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path,
+                                          stderr=err)
+    assert head == LONG_REPLY[:100].encode()
+    assert code == 141, "the exit status of a tool ended by SIGPIPE"
+    assert errors.read_text() == "", "no traceback, no 'Exception ignored' at exit"
+
+
+def test_stdout_and_stderr_on_the_same_closed_pipe(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo step"})]), Reply.text(LONG_REPLY, chunks=400))
+    code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path,
+                                      stderr=subprocess.STDOUT)
+    assert head.startswith("» terminal: echo step".encode())
+    assert code == 141
+
+
+def test_a_closed_stderr_still_gives_the_answer_and_a_sound_database(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo step"})]), Reply.text("the answer"))
+    done = subprocess.run(["bash", "-c", 'exec 2>&-; exec "$@"', "bash", sys.executable, "-m", "hermeslite",
+                           "-p", "go", *model_args(scripted_server)],
+                          cwd=tmp_path, env=env_for(home), capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "the answer\n")
+    store = sessions_db(home)
+    assert store.load_transcript(store.latest_session_id())[-1] == {"role": "assistant", "content": "the answer"}
+    with sqlite3.connect(home / "data" / "sessions.db") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+    scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400))
+    code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], home, tmp_path,
+                                      stderr=None, closed_stderr=True)
+    assert (code, head) == (141, LONG_REPLY[:100].encode())
