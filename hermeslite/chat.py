@@ -78,32 +78,37 @@ def run_chat(
 
 
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
-    """A plain line-by-line chat for terminals without the TUI, and for scripts."""
+    """A plain line-by-line chat for terminals without the TUI, and for scripts.
+
+    The exit code is 1 when any turn or /compress failed, as with `-p`: a
+    script feeding prompts on stdin must be able to tell that an answer is missing.
+    """
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
+    failed = False
     while True:
         if interactive:
             sys.stderr.write("> ")
             sys.stderr.flush()
         line = await asyncio.to_thread(sys.stdin.readline)
-        if not line:
-            return 0
         text = line.strip()
+        if not line or text in ("/quit", "/exit"):
+            return 1 if failed else 0
         if not text:
             continue
-        if text in ("/quit", "/exit"):
-            return 0
         if text == "/help":
             sys.stderr.write(REPL_HELP + "\n")
         elif text == "/new":
             agent = _new_session(agent, settings, store)
         elif text == "/compress" or text.startswith("/compress "):
-            await agent.compress_now(text[len("/compress"):].strip() or None)
+            result = await agent.compress_now(text[len("/compress"):].strip() or None)
+            failed = failed or result.aborted
         elif text.startswith("/"):
             sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
         else:
-            await agent.run_turn(text)
+            finished = await agent.run_turn(text)
+            failed = failed or not finished.ok
 
 
 def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":

@@ -101,3 +101,11 @@ def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
     assert "/compress [focus]" in done.stderr
     assert "unknown command /bogus" in done.stderr
     assert "compressing (manual)" in done.stderr and "focus: database schema" in done.stderr
+
+
+def test_line_chat_exits_non_zero_when_a_turn_failed(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.text("second answer"))
+    done = hermeslite([*model_args(scripted_server)], tmp_path / "home", tmp_path, input="first\nsecond\n")
+    assert done.returncode == 1, "a script must be able to tell that an answer is missing"
+    assert "second answer" in done.stdout, "the chat goes on after a failed turn"
+    assert "error:" in done.stderr and "Traceback" not in done.stderr
