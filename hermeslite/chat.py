@@ -52,15 +52,16 @@ def pick_session(store: SessionStore, *, continue_latest: bool, resume: str | No
 
 def run_chat(
     settings: Settings, *, prompt: str | None, model: str | None = None, api_base: str | None = None,
-    continue_latest: bool = False, resume: str | None = None,
+    continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
 ) -> int:
+    """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr."""
     settings = with_overrides(settings, model=model, api_base=api_base)
     store = SessionStore(default_sessions_path())
     session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
     if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
         from hermeslite.tui import run_tui
 
-        return run_tui(settings, session_id, store=store)
+        return run_tui(settings, session_id, store=store, notices=notices)
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent
     from hermeslite.headless import HeadlessPrinter

@@ -2,8 +2,8 @@
 
 Every command is a function `(args, loaded) -> exit code` attached with
 `set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
-or an interactive chat) is the default command, `config` and `sessions` are
-subcommands. Errors reach the user as one line on stderr, never a traceback.
+or an interactive chat) is the default command, `config`, `sessions` and
+`trust` are subcommands. Errors reach the user as one line on stderr, never a traceback.
 When the reader of our output goes away (`hermeslite -p ... | head`), the
 program stops quietly, as Unix tools do.
 """
@@ -15,11 +15,16 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from hermeslite import __version__
-from hermeslite.config import ConfigError, LoadedSettings, default_config_paths, format_settings, load_settings
+from hermeslite.config import (
+    PROJECT_FILE, ConfigError, LoadedSettings, Settings, default_config_paths, display_path, format_settings,
+    load_settings, project_guarded_values,
+)
 from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
+from hermeslite.trust import Trust, TrustStore
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
@@ -43,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                        help="continue the most recent session")
     which.add_argument("--resume", metavar="ID", help="continue the session with this id (or a unique prefix)")
-    parser.set_defaults(run=_run_chat)
+    parser.set_defaults(run=_run_chat, uses_settings=True)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     config = commands.add_parser(
         "config", help="show which config file is used and the effective settings",
@@ -55,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
                                    description="List saved sessions: id, last activity, messages, model, title.")
     _add_config_option(sessions, default=argparse.SUPPRESS)
     sessions.set_defaults(run=_run_sessions)
+    trust = commands.add_parser(
+        "trust", help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
+        description=f"Trust ./{PROJECT_FILE} as it is now. Until then, the keys in it that choose where "
+        "the conversation and your key go, or let tools do more without asking, are ignored. "
+        "A changed file needs trusting again.",
+    )
+    trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
+    trust.set_defaults(run=_run_trust, uses_settings=False)   # it reads ./hermeslite.yaml itself
     return parser
 
 
@@ -83,7 +96,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors end argparse this way
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        loaded = load_settings(args.config)
+        loaded = load_settings(args.config) if args.uses_settings else LoadedSettings(Settings(), None)
     except ConfigError as exc:
         _complain(str(exc))
         return EXIT_USAGE
@@ -154,6 +167,8 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(f"# no config file found (looked for {looked}); using built-in defaults")
     else:
         print(f"# settings from {loaded.source}")
+    if loaded.trust is not None:
+        print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
 
@@ -162,11 +177,47 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     return 0
 
 
+def _trust_state(trust: Trust, ignored: list[str]) -> str:
+    """The project file's trust, and what it costs: the one line `hermeslite config` adds for it."""
+    state = f"project file, {trust.value}"
+    if ignored:
+        return f"{state}: ignored {', '.join(ignored)}; `hermeslite trust` to use them"
+    if trust is Trust.TRUSTED:
+        return f"{state} (`hermeslite trust --revoke` to undo)"
+    return f"{state}: it sets nothing that needs trust"
+
+
+def _run_trust(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    """Trust (or forget) ./hermeslite.yaml as it is now, and say what that lets it set."""
+    path = Path.cwd() / PROJECT_FILE
+    shown = display_path(path)
+    store = TrustStore()
+    if args.revoke:
+        print(f"{shown} is no longer trusted" if store.revoke(path) else f"{shown} was not trusted")
+        return 0
+    if not path.is_file():
+        raise UserFacingError(f"there is no {PROJECT_FILE} in {Path.cwd()}: nothing to trust")
+    data = path.read_bytes()
+    try:
+        guarded = project_guarded_values(path, data)
+    except ConfigError as exc:
+        raise UserFacingError(str(exc)) from None
+    store.trust(path, data)
+    if guarded:
+        settings = ", ".join(f"{key}: {value}" for key, value in guarded.items())
+        print(neutralize(f"trusted {shown}; from now on it sets {settings}"))
+    else:
+        print(f"trusted {shown} (it sets nothing that needs trust yet)")
+    print("a changed file needs `hermeslite trust` again; `hermeslite trust --revoke` undoes this")
+    return 0
+
+
 def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """`-p TEXT` answers once; without it, the TUI on a terminal, else a line chat on stdin."""
     from hermeslite.chat import run_chat
 
     return run_chat(loaded.settings, prompt=args.prompt, model=args.model, api_base=args.api_base,
+                    notices=tuple(loaded.warnings),
                     continue_latest=args.continue_latest, resume=args.resume)
 
 

@@ -6,6 +6,10 @@ and `max` metadata (see `hermeslite.context.settings`), so the loader
 validates, warns about typos and renders every section the same way: a new
 section is one dataclass plus one field here. Every key is documented in
 `config.example.yaml`, which a test keeps in step with the dataclasses.
+
+A `./hermeslite.yaml` found by looking (not named with `--config` or
+`$HERMESLITE_CONFIG`) may have come with a cloned repository: the keys in
+`GUARDED_KEYS` are taken from it only once the user trusts it (see trust.py).
 """
 
 from __future__ import annotations
@@ -13,23 +17,34 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from hermeslite.config_file import ConfigError, parse_yaml, read_file
 from hermeslite.context.fieldspec import check_and_normalize, spec, validate_fields
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
+from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
 PROJECT_FILE = "hermeslite.yaml"
 USER_FILE = "config.yaml"
 
 
-class ConfigError(Exception):
-    """A config file that cannot be used. `str()` is the message for the user: names the file, no traceback."""
+# Keys a project file may set only when trusted: they choose where the conversation,
+# the files tools read and the user's key are sent (a model name picks the
+# provider, so a repository could move a user of a local model onto a cloud one
+# whose key is in the environment), or widen what tools may do without asking.
+GUARDED_KEYS = (
+    "model.name", "model.api_base", "model.api_key_env", "compression.summary_model",
+    "tools.approval", "tools.sandbox", "tools.writable_paths", "tools.readable_paths", "tools.pass_env",
+    "memory.dir",
+)
+# Values of guarded keys that loosen nothing, so an untrusted file may still set them.
+HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")}
 
 
 @dataclass
@@ -119,11 +134,24 @@ class Settings:
 
 @dataclass
 class LoadedSettings:
-    """The settings plus where they came from (None: built-in defaults) and anything the user should hear about."""
+    """The settings plus where they came from (None: built-in defaults) and anything the user should hear about.
+
+    `trust` is None unless the source is a project file found in the
+    directory; `ignored` lists the guarded keys left at their defaults
+    because that file is not trusted.
+    """
 
     settings: Settings
     source: Path | None
     warnings: list[str] = field(default_factory=list)
+    trust: Trust | None = None
+    ignored: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    path: Path
+    project: bool    # ./hermeslite.yaml found by looking, not named by the user: guarded keys need trust
 
 
 def default_config_paths(cwd: Path | None = None) -> list[Path]:
@@ -131,7 +159,7 @@ def default_config_paths(cwd: Path | None = None) -> list[Path]:
     return [(cwd or Path.cwd()) / PROJECT_FILE, config_dir() / USER_FILE]
 
 
-def find_config_file(cli_path: str | None = None, *, cwd: Path | None = None) -> Path | None:
+def find_config_file(cli_path: str | None = None, *, cwd: Path | None = None) -> ConfigSource | None:
     """The config file to use, or None for defaults.
 
     A file the user named explicitly must exist: silently falling back to
@@ -144,51 +172,83 @@ def find_config_file(cli_path: str | None = None, *, cwd: Path | None = None) ->
             path = base / Path(name).expanduser()
             if not path.exists():
                 raise ConfigError(f"config file {path} (from {origin}) does not exist")
-            return path
-    return next((path for path in default_config_paths(base) if path.exists()), None)
+            return ConfigSource(path, project=False)
+    project, user = default_config_paths(base)
+    if project.exists():
+        return ConfigSource(project, project=True)
+    return ConfigSource(user, project=False) if user.exists() else None
 
 
 def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> LoadedSettings:
-    """Find, parse and validate the config file; raises ConfigError when it cannot be used."""
-    path = find_config_file(cli_path, cwd=cwd)
-    if path is None:
+    """Find, parse and validate the config file; raises ConfigError when it cannot be used.
+
+    From an untrusted project file the guarded keys are left at their
+    defaults, with one warning naming them and the command that trusts it.
+    """
+    source = find_config_file(cli_path, cwd=cwd)
+    if source is None:
         return LoadedSettings(Settings(), None)
     warnings: list[str] = []
-    settings = _settings_from(_read_yaml(path), path, warnings)
-    return LoadedSettings(settings, path, warnings)
+    data = read_file(source.path)
+    settings = _settings_from(parse_yaml(source.path, data, warnings), source.path, warnings)
+    if not source.project:
+        return LoadedSettings(settings, source.path, warnings)
+    store = TrustStore()
+    trust = store.check(source.path, data)
+    if store.problem:
+        warnings.append(store.problem)
+    ignored = [] if trust is Trust.TRUSTED else list(guarded_values(settings))
+    if ignored:
+        settings = _with_defaults(settings, ignored)
+        warnings.append(_untrusted_warning(source.path, ignored, trust))
+    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored)
+
+
+def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
+    """The guarded keys the config file `path` (with bytes `data`) would set, with their values."""
+    return guarded_values(_settings_from(parse_yaml(path, data, []), path, []))
+
+
+def guarded_values(settings: Settings) -> dict[str, Any]:
+    """Guarded keys whose values differ from the default and are not harmless, by dotted name."""
+    defaults = Settings()
+    found: dict[str, Any] = {}
+    for dotted in GUARDED_KEYS:
+        section, key = dotted.split(".")
+        values = asdict(getattr(settings, section))
+        if key not in values:   # a key this version of the settings does not have
+            continue
+        value = values[key]
+        if value != asdict(getattr(defaults, section))[key] and value not in HARMLESS_VALUES.get(dotted, ()):
+            found[dotted] = value
+    return found
+
+
+def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
+    defaults = Settings()
+    for dotted in dotted_keys:
+        section, key = dotted.split(".")
+        default = getattr(getattr(defaults, section), key)
+        settings = replace(settings, **{section: replace(getattr(settings, section), **{key: default})})
+    return settings
+
+
+def _untrusted_warning(path: Path, ignored: list[str], trust: Trust) -> str:
+    shown = display_path(path)
+    if trust is Trust.CHANGED:
+        return (f"ignored {', '.join(ignored)} from {shown}: it changed since you trusted it; "
+                "run `hermeslite trust` again to use them")
+    return f"ignored {', '.join(ignored)} from {shown}: this folder is not trusted; run `hermeslite trust` to use them"
+
+
+def display_path(path: Path) -> str:
+    """`./hermeslite.yaml` for a file in the current directory, else the path as it is."""
+    return f"./{path.name}" if path.parent == Path.cwd() else str(path)
 
 
 def format_settings(settings: Settings) -> str:
     """The effective settings as YAML; saved to a file, it loads back to the same settings."""
     return yaml.safe_dump(asdict(settings), sort_keys=False, default_flow_style=False, allow_unicode=True)
-
-
-def _read_yaml(path: Path) -> Any:
-    """Parse the file, turning every read or syntax failure into a ConfigError that names the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(_yaml_error_message(path, exc)) from None
-
-
-def _yaml_error_message(path: Path, exc: yaml.YAMLError) -> str:
-    """`<file>: invalid YAML at line L, column C: <problem>`, using yaml's 0-based mark.
-
-    yaml's context, when it has one, leads the problem: alone, a problem such
-    as "but found another document" reads as half a sentence.
-    """
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-    problem = ", ".join(part for part in parts if part) or str(exc).splitlines()[0]
-    if mark is None:
-        return f"{path}: invalid YAML: {problem}"
-    return f"{path}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def _section_classes() -> dict[str, type]:

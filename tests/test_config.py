@@ -160,9 +160,9 @@ def test_empty_file_or_empty_section_gives_defaults(workdir: Path, text: str) ->
 
 
 def test_partial_section_keeps_other_defaults(workdir: Path) -> None:
-    write(workdir / "hermeslite.yaml", "compression:\n  max_passes: 5\n  summary_model: openai/gpt-4o-mini\n")
+    write(workdir / "hermeslite.yaml", "compression:\n  max_passes: 5\n  summary_timeout: 30\n")
     compression = load_settings().settings.compression
-    assert compression == CompressionConfig(max_passes=5, summary_model="openai/gpt-4o-mini")
+    assert compression == CompressionConfig(max_passes=5, summary_timeout=30)
 
 
 def test_invalid_yaml_names_file_line_column_and_problem(workdir: Path) -> None:
@@ -285,3 +285,29 @@ def _assert_commented(lines: list[str], key: str, indent: str) -> None:
     assert len(at) == 1, f"{key} must appear once in config.example.yaml"
     above = lines[at[0] - 1]
     assert re.fullmatch(rf"{indent}# \S.*", above), f"{key} needs a one-line comment above it, found {above!r}"
+
+
+# --- duplicated keys ---------------------------------------------------------------
+
+
+def test_a_duplicated_section_warns_with_file_and_lines(workdir: Path) -> None:
+    path = write(workdir / "hermeslite.yaml",
+                 "model:\n  context_window: 4096\ncompression:\n  threshold: 0.6\nmodel:\n  context_window: 8192\n")
+    loaded = load_settings()
+    assert loaded.warnings == [f"{path}: model appears twice (lines 1 and 5); only the last one is used"]
+    assert loaded.settings.model.context_window == 8192 and loaded.settings.compression.threshold == 0.6
+
+
+def test_a_duplicated_key_inside_a_section_warns_with_its_dotted_name(workdir: Path) -> None:
+    path = write(workdir / "hermeslite.yaml",
+                 "compression:\n  threshold: 0.6\n  max_passes: 2\n  threshold: 0.7\n  threshold: 0.8\n")
+    loaded = load_settings()
+    assert loaded.warnings == [f"{path}: compression.threshold appears 3 times (lines 2, 4 and 5); "
+                               "only the last one is used"]
+    assert loaded.settings.compression.threshold == 0.8
+
+
+def test_equal_keys_in_different_sections_are_not_duplicates(workdir: Path) -> None:
+    write(workdir / "hermeslite.yaml", "compression:\n  note: a\nmemory:\n  note: b\n")
+    warnings = load_settings().warnings
+    assert len(warnings) == 2 and all("unknown key" in w and "appears" not in w for w in warnings)

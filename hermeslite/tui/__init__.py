@@ -13,10 +13,15 @@ if TYPE_CHECKING:
     from hermeslite.config import Settings
 
 
-def run_tui(settings: "Settings", session_id: str | None = None, *, cwd: Path | None = None, store=None) -> int:
-    """Run the app until the user quits; returns the exit code. The session is saved as it goes."""
+def run_tui(settings: "Settings", session_id: str | None = None, *, cwd: Path | None = None, store=None,
+            notices: tuple[str, ...] = ()) -> int:
+    """Run the app until the user quits; returns the exit code. The session is saved as it goes.
+
+    `notices` are warnings from start-up (an untrusted project config) shown in the chat.
+    """
     from .app import HermesApp
 
-    app = HermesApp(settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True)
+    app = HermesApp(settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True,
+                    notices=notices)
     code = app.run()
     return code if isinstance(code, int) else 0

@@ -58,8 +58,9 @@ class HermesApp(App[int]):
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None, session_id: str | None = None,
                  llm: Any = None, store: Any = None, motion: bool = True, cwd_label: str | None = None,
-                 tune_gc: bool = False) -> None:
+                 tune_gc: bool = False, notices: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.notices = notices        # start-up warnings the user must see here: stderr is hidden
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
         self.motion = motion          # False: no spinners, no cursor blink (snapshots, screenshots)
@@ -101,6 +102,8 @@ class HermesApp(App[int]):
         self.prompt.cursor_blink = self.motion
         self.prompt.focus()
         await self.chat.add_note(WELCOME, kind="welcome")
+        for notice in self.notices:
+            await self.chat.add_note(f"⚠ {notice}", kind="warning")
         self._drawer = asyncio.create_task(self._draw_events(), name="hermeslite-draw")
         if self.gc.enabled:
             self.set_interval(0.5, lambda: self.gc.maybe_collect(time.monotonic() - self.prompt.last_key))

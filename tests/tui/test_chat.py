@@ -251,3 +251,12 @@ async def test_a_failed_start_is_one_line_and_the_next_send_retries(make_app):
         assert llm.attempts == 2 and not app.query_one(HeaderBar).starting
         assert app.chat.query(AssistantMessage).last().source == "fine now"
         assert len(app.chat.query(ErrorLine)) == 1
+
+
+async def test_start_up_warnings_are_shown_in_the_chat(make_app):
+    """stderr is hidden behind the app, so a config warning (an untrusted project file) is repeated inside it."""
+    warning = "ignored tools.approval from ./hermeslite.yaml: this folder is not trusted; run `hermeslite trust` to use them"
+    app = make_app(notices=(warning,))
+    async with app.run_test(size=(140, 24)) as pilot:
+        await pilot.pause()
+        assert f"⚠ {warning}" in screen_text(app)
