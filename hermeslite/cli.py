@@ -22,6 +22,7 @@ from hermeslite.config import (
     PROJECT_FILE, ConfigError, LoadedSettings, Settings, default_config_paths, display_path, format_settings,
     load_settings, project_guarded_values,
 )
+from hermeslite.config_file import read_file
 from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
 from hermeslite.trust import Trust, TrustStore
@@ -164,9 +165,9 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """Print the source as a comment, then the settings, so the output can be saved as a config file."""
     if loaded.source is None:
         looked = " or ".join(str(path) for path in default_config_paths())
-        print(f"# no config file found (looked for {looked}); using built-in defaults")
+        print(neutralize(f"# no config file found (looked for {looked}); using built-in defaults"))
     else:
-        print(f"# settings from {loaded.source}")
+        print(neutralize(f"# settings from {loaded.source}"))
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
     print(format_settings(loaded.settings), end="")
@@ -197,8 +198,8 @@ def _run_trust(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         return 0
     if not path.is_file():
         raise UserFacingError(f"there is no {PROJECT_FILE} in {Path.cwd()}: nothing to trust")
-    data = path.read_bytes()
     try:
+        data = read_file(path)
         guarded = project_guarded_values(path, data)
     except ConfigError as exc:
         raise UserFacingError(str(exc)) from None

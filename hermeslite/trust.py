@@ -20,6 +20,7 @@ import os
 from enum import Enum
 from pathlib import Path
 
+from hermeslite.errors import UserFacingError
 from hermeslite.paths import data_dir, ensure_dir
 
 FILE_NAME = "trusted_projects.json"
@@ -79,11 +80,16 @@ class TrustStore:
 
     def _save(self, entries: dict[str, str]) -> None:
         """Write the whole list to a temporary file and rename it, so a crash never leaves half a list."""
-        ensure_dir(self.path.parent)
         temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(json.dumps({"version": VERSION, "trusted": entries}, indent=2) + "\n", encoding="utf-8")
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, self.path)
+        try:
+            ensure_dir(self.path.parent)
+            temporary.write_text(json.dumps({"version": VERSION, "trusted": entries}, indent=2) + "\n",
+                                 encoding="utf-8")
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            raise UserFacingError(f"cannot save the list of trusted projects {self.path}: "
+                                  f"{exc.strerror or exc}") from None
 
 
 def _key(config: Path) -> str:

@@ -199,3 +199,15 @@ def test_the_key_does_not_reach_an_untrusted_project_server_until_trusted(
     trusted = run(["-p", "hello", "--model", "openai/gpt-4o"])
     assert trusted.returncode == 0 and trusted.stdout == "collected\n"
     assert scripted_server.request_headers[-1]["authorization"] == "Bearer sk-users-own-key"
+
+
+def test_a_trust_list_that_cannot_be_saved_is_one_line(
+    workdir: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project_file(workdir)
+    home.mkdir()
+    (home / "data").write_text("a file where the data directory should be", encoding="utf-8")
+    assert main(["trust"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"hermeslite: cannot save the list of trusted projects {home / 'data'}")
+    assert err.count("\n") == 1 and "Traceback" not in err
