@@ -49,10 +49,11 @@ def _duplicate_keys(node: yaml.Node | None, prefix: str = "") -> list[str]:
     lines: dict[str, list[int]] = {}
     problems: list[str] = []
     for key_node, value_node in node.value:
-        name = f"{prefix}{key_node.value}" if isinstance(key_node, yaml.ScalarNode) else None
-        if name is not None:
-            lines.setdefault(name, []).append(key_node.start_mark.line + 1)
-            problems.extend(_duplicate_keys(value_node, f"{name}."))
+        if not isinstance(key_node, yaml.ScalarNode):   # a mapping used as a key: not a config file
+            continue
+        name = f"{prefix}{key_node.value}"
+        lines.setdefault(name, []).append(key_node.start_mark.line + 1)
+        problems.extend(_duplicate_keys(value_node, f"{name}."))
     for name, where in lines.items():
         if len(where) > 1:
             times = "twice" if len(where) == 2 else f"{len(where)} times"
