@@ -31,8 +31,9 @@ def test_missing_key_is_named_at_once_and_never_retried(tmp_path):
 
 
 def test_configured_key_variable_is_named(tmp_path):
-    write_config(tmp_path, "model:\n  name: anthropic/claude-sonnet-4-5\n  api_key_env: TEAM_ANTHROPIC_KEY\n")
-    done = hermeslite(["-p", "hi"], tmp_path / "home", tmp_path)
+    # Named with --config: from an untrusted ./hermeslite.yaml these two keys would be ignored.
+    path = write_config(tmp_path, "model:\n  name: anthropic/claude-sonnet-4-5\n  api_key_env: TEAM_ANTHROPIC_KEY\n")
+    done = hermeslite(["-p", "hi", "--config", str(path)], tmp_path / "home", tmp_path)
     assert done.returncode == 1
     assert error_lines(done.stderr) == [
         "error: model.api_key_env names TEAM_ANTHROPIC_KEY, but TEAM_ANTHROPIC_KEY is not set; "
