@@ -3,7 +3,13 @@
 Every command gets its own session (process group, no controlling terminal):
 a password prompt fails at once instead of stealing the TUI's keyboard, and a
 timeout or a cancelled turn can kill everything the command started, not just
-bash, so no `sleep 999 &` or dev server outlives the turn by accident.
+bash, so no `sleep 999 &` or dev server outlives the turn by accident; groups
+still alive are killed when hermeslite exits (see `process_groups`).
+
+The approval policy decides whether a command runs, asks or is refused, and
+whether it runs inside the Landlock sandbox. Every command starts through the
+`sandbox_exec` launcher (resource limits, and the sandbox when on) with an
+environment stripped of provider credentials.
 """
 
 from __future__ import annotations
@@ -11,19 +17,27 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any
 
+from hermeslite.tools import process_groups
 from hermeslite.tools.approval import check_approval
 from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.environment import tool_environment
 from hermeslite.tools.output import CappedBuffer
+from hermeslite.tools.sandbox import PACKAGE_ROOT, launch_argv
 
 KILL_GRACE = 2.0    # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 0.5   # seconds to wait for output still in flight after bash exits
 TIMED_OUT_CODE = 124  # what coreutils `timeout` reports, so the line stays parseable
 CHUNK = 65536
-QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+# What a write or a signal stopped by the sandbox prints (EACCES, EPERM, EROFS).
+BLOCKED = re.compile(r"Permission denied|Operation not permitted|Read-only file system", re.IGNORECASE)
+BLOCKED_NOTE = ("[sandbox: this command may write only inside the working directory, the temp dir and "
+                "tools.writable_paths, and signal only processes it started; if it must do more, "
+                "ask the user to run it or to allow the path]")
 
 
 class TerminalTool:
@@ -38,47 +52,60 @@ class TerminalTool:
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "the bash command line to run"},
-            "timeout": {"type": "number", "description": "seconds before the command is killed (default from config)"},
+            "timeout": {"type": "number",
+                        "description": "seconds before the command is killed (default and maximum from config)"},
         },
         "required": ["command"],
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = args["command"]
-        timeout = float(args.get("timeout") or ctx.terminal_timeout)
+        asked = float(args.get("timeout") or ctx.terminal_timeout)
         if not command.strip():
             return ToolResult("error: empty command", is_error=True)
-        if timeout <= 0:
+        if asked <= 0:
             return ToolResult("error: timeout must be a positive number of seconds", is_error=True)
         if not Path(ctx.cwd).is_dir():
             return ToolResult(f"error: working directory {ctx.cwd} does not exist", is_error=True)
-        refusal = await check_approval(command, ctx, tool=self.name)
-        if refusal:
-            return ToolResult(refusal, is_error=True)
-        code, output, notes = await run_command(command, Path(ctx.cwd), timeout, ctx.output_limit)
+        decision = await check_approval(command, ctx)
+        if decision.refusal:
+            return ToolResult(decision.refusal, is_error=True)
+        sandbox = ctx.sandbox if decision.sandboxed else None
+        env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
+        timeout = min(asked, ctx.terminal_timeout)
+        code, output, notes = await run_command(
+            launch_argv(command, Path(ctx.cwd), sandbox), env, timeout, ctx.output_limit)
+        if sandbox is not None and code != 0 and BLOCKED.search(output):
+            notes.append(BLOCKED_NOTE)
+        if asked > timeout and code == TIMED_OUT_CODE:
+            notes.append(f"[{asked:g} s was asked; tools.terminal_timeout caps commands at {timeout:g} s]")
         body = output.rstrip("\n")
         lines = ([body] if body else []) + notes + [f"[exit code: {code}]"]
         return ToolResult("\n".join(lines), is_error=code != 0)
 
 
-async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> tuple[int, str, list[str]]:
+async def run_command(argv: list[str], env: dict[str, str], timeout: float,
+                      limit: int) -> tuple[int, str, list[str]]:
     """Exit code, capped output and notes about what was killed; kills the group if cancelled.
 
-    Output goes through a pipe we own rather than asyncio's, because asyncio's
-    `wait()` also waits for the pipes to close, and a background child holding
-    them would make a finished command look like it hangs.
+    `argv` is a launcher command line (`launch_argv`), so it starts in the
+    package root and moves to the command's cwd itself. Output goes through a
+    pipe we own rather than asyncio's, because asyncio's `wait()` also waits
+    for the pipes to close, and a background child holding them would make a
+    finished command look like it hangs.
     """
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd, stderr=write_fd, start_new_session=True, env={**os.environ, **QUIET_ENV},
+            *argv, cwd=str(PACKAGE_ROOT), stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd, stderr=write_fd, start_new_session=True, env=env,
         )
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
+    process_groups.track(proc.pid)
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     buffer = CappedBuffer(limit)
     notes: list[str] = []
@@ -113,6 +140,8 @@ async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> tu
             transport.close()  # closes the pipe too
         else:
             pipe.close()
+        if not _group_alive(proc.pid):  # a server left running stays tracked until hermeslite exits
+            process_groups.untrack(proc.pid)
     code = TIMED_OUT_CODE if timed_out else _exit_code(proc.returncode)
     return code, buffer.text(), notes
 

@@ -1,0 +1,64 @@
+"""Every live tool process group, so none outlives hermeslite.
+
+Terminal commands run in their own sessions (no controlling terminal), so
+closing the terminal does not reach them and neither does a SIGTERM aimed at
+hermeslite. The terminal tool records each group here while any process in it
+lives (a server started with `&` keeps its group tracked after bash exits),
+and `install_exit_cleanup` kills them all on every way out: normal exit, an
+uncaught exception (both through atexit), SIGTERM and SIGHUP.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import threading
+from types import FrameType
+
+_live: set[int] = set()
+_installed = False
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def track(pgid: int) -> None:
+    _live.add(pgid)
+
+
+def untrack(pgid: int) -> None:
+    _live.discard(pgid)
+
+
+def live() -> frozenset[int]:
+    return frozenset(_live)
+
+
+def kill_all() -> None:
+    """SIGKILL every tracked group; a group that is already gone is skipped."""
+    for pgid in list(_live):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _live.discard(pgid)
+
+
+def _on_exit_signal(signum: int, _frame: FrameType | None) -> None:
+    """Kill the tool processes, then die of the same signal as we would have without this handler."""
+    kill_all()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def install_exit_cleanup() -> None:
+    """Called once by each front end. Handlers someone else installed for these signals are left alone."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    atexit.register(kill_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in EXIT_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _on_exit_signal)
