@@ -55,6 +55,9 @@ def run_chat(
     continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
 ) -> int:
     """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr."""
+    from hermeslite.tools.process_groups import install_exit_cleanup
+
+    install_exit_cleanup()  # tool processes die with hermeslite, however it ends
     settings = with_overrides(settings, model=model, api_base=api_base)
     store = SessionStore(default_sessions_path())
     session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
@@ -66,12 +69,15 @@ def run_chat(
     from hermeslite.agent.factory import build_agent
     from hermeslite.headless import HeadlessPrinter
     from hermeslite.llm.errors import LLMError
+    from hermeslite.tools.sandbox import unavailable_reason
 
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
     agent.subscribe(HeadlessPrinter(sys.stdout, sys.stderr))
+    if unconfined := unavailable_reason(settings.tools.sandbox):
+        sys.stderr.write(f"hermeslite: note: {unconfined}\n")
     if prompt is not None:
         finished = asyncio.run(agent.run_turn(prompt))
         return 0 if finished.ok else 1

@@ -162,7 +162,10 @@ def _complain(message: str) -> None:
 
 
 def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    """Print the source as a comment, then the settings, so the output can be saved as a config file."""
+    """Print the source and the sandbox as comments, then the settings, so the output can be saved
+    as a config file."""
+    from hermeslite.tools.sandbox import status
+
     if loaded.source is None:
         looked = " or ".join(str(path) for path in default_config_paths())
         print(neutralize(f"# no config file found (looked for {looked}); using built-in defaults"))
@@ -170,6 +173,8 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(neutralize(f"# settings from {loaded.source}"))
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
+    tools = loaded.settings.tools
+    print(neutralize(f"# sandbox: {status(tools.sandbox, tools.writable_paths, Path.cwd())}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
 

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from hermeslite.config_file import ConfigError, parse_yaml, read_file
-from hermeslite.context.fieldspec import check_and_normalize, spec, validate_fields
+from hermeslite.context.fieldspec import check_and_normalize, from_yaml, spec, validate_fields
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
 from hermeslite.trust import Trust, TrustStore
@@ -90,10 +90,21 @@ class ToolsConfig:
     """What tools may do without asking."""
 
     approval: str = field(default="ask", metadata=spec(
-        "choice", "dangerous terminal commands: ask (the UI asks; headless denies), allow, or deny",
-        choices=("ask", "allow", "deny")))
+        "choice", "risky commands and file access outside the project: ask (headless denies), auto "
+        "(destructive commands inside the project run in the sandbox too), allow (no sandbox, no questions), "
+        "or deny", choices=("ask", "auto", "allow", "deny")))
+    sandbox: str = field(default="auto", metadata=spec(
+        "choice", "auto: terminal commands run under Landlock where the kernel has it; off: never",
+        choices=("auto", "off")))
+    writable_paths: list[str] = field(default_factory=list, metadata=spec(
+        "paths", "more directories commands and write_file may write without asking (~ allowed)"))
+    readable_paths: list[str] = field(default_factory=list, metadata=spec(
+        "paths", "more directories read_file may read without asking (~ allowed)"))
+    pass_env: list[str] = field(default_factory=list, metadata=spec(
+        "env_names", "credential variables (such as *_API_KEY) to pass to tool processes anyway"))
     terminal_timeout: float = field(default=120, metadata=spec(
-        "number", "seconds before a terminal command is killed", lo=1, hi=86_400))
+        "number", "seconds before a terminal command is killed, and the most the model may ask for",
+        lo=1, hi=86_400))
     output_limit: int = field(default=30_000, metadata=spec(
         "whole", "characters of tool output kept per call; longer output keeps its head and tail",
         lo=1_000, hi=1_000_000))
@@ -288,8 +299,9 @@ def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[s
     metadata-driven validator, which reads only field metadata and so serves
     any section; constructing directly would stop at a joined ValueError.
     """
-    known = [f.name for f in fields(cls)]
-    values = {key: value for key, value in raw.items() if key in known}
+    metas = {f.name: f.metadata for f in fields(cls)}
+    known = list(metas)
+    values = {key: from_yaml(metas[key], value) for key, value in raw.items() if key in known}
     warnings.extend(
         _unknown_key_warning(path, f"{name}.{key}", str(key), known) for key in raw if key not in known
     )

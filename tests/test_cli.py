@@ -40,9 +40,10 @@ def test_config_without_file_shows_defaults_and_where_it_looked(
         monkeypatch.delenv(key, raising=False)  # no key: the embedded model and its 8,192-token window
     assert main(["config"]) == 0
     out = capsys.readouterr().out
-    first, rest = out.split("\n", 1)
+    first, second, rest = out.split("\n", 2)
     assert first.startswith("# no config file found")
     assert str(workdir / "hermeslite.yaml") in first and str(home / "config" / "config.yaml") in first
+    assert second.startswith("# sandbox: ")
     settings, threshold = rest.rsplit("\n# compaction for ", 1)
     assert settings + "\n" == format_settings(Settings())
     assert threshold == "local/smollm2: 6,144 tokens: 75% of the 8,192-token window " \
@@ -62,6 +63,25 @@ def test_config_names_the_file_and_shows_its_values(
     assert captured.out.startswith(f"# settings from {path}\n")
     assert "  threshold: 0.7\n" in captured.out
     assert captured.err == ""
+
+
+def test_config_shows_what_confines_terminal_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermeslite.tools.landlock import abi_version
+
+    path = tmp_path / "mine.yaml"
+    path.write_text("tools:\n  writable_paths: [~/.cache]\n", encoding="utf-8")
+    assert main(["--config", str(path), "config"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    if abi_version():
+        assert line.startswith(f"# sandbox: Landlock ABI {abi_version()}, writes limited to {Path.cwd()}, ")
+        assert str(Path("~/.cache").expanduser()) in line
+    else:
+        assert line.startswith("# sandbox: no Landlock sandbox on ")
+    path.write_text("tools:\n  sandbox: off\n", encoding="utf-8")   # YAML reads a bare off as false
+    assert main(["--config", str(path), "config"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("# sandbox: sandbox off (tools.sandbox: off)")
 
 
 def test_config_error_is_one_message_and_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,8 @@ from hermeslite.store.sessions import RecallTool, SessionStore, default_sessions
 from hermeslite.store.todos import TodoList, TodoTool
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.registry import default_registry
+from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
+from hermeslite.tools.shell_policy import Boundary
 
 from .deps import AgentDeps
 from .loop import Agent
@@ -42,6 +44,19 @@ def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
     model = resolve_model(settings.model)
     window = settings.compression.context_length or make_client(model).context_window()
     return model.name or "", resolve_threshold(settings.compression, window, model.name)
+
+
+def tool_context(settings: Settings, cwd: Path) -> ToolContext:
+    """The boundary, sandbox and limits every tool call of this agent runs with, built once."""
+    tools = settings.tools
+    writable = expand_paths(tools.writable_paths, cwd)
+    return ToolContext(
+        cwd=cwd, approve=deny_all, approval_policy=tools.approval,
+        terminal_timeout=tools.terminal_timeout, output_limit=tools.output_limit,
+        boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
+        sandbox=sandbox_for(tools.sandbox, tools.writable_paths, cwd),
+        readable_paths=(*expand_paths(tools.readable_paths, cwd), *writable), pass_env=tuple(tools.pass_env),
+        hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else ())
 
 
 def open_store() -> SessionStore:
@@ -74,9 +89,7 @@ def build_agent(
         TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
         RecallTool(store, lambda: session_id),
     ])
-    tool_ctx = ToolContext(
-        cwd=cwd, approve=deny_all, approval_policy=settings.tools.approval,
-        terminal_timeout=settings.tools.terminal_timeout, output_limit=settings.tools.output_limit)
+    tool_ctx = tool_context(settings, cwd)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout),

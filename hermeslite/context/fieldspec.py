@@ -24,6 +24,8 @@ KIND_WORDS = {
     "text_or_null": "a string or null",
     "names": "a list of tool names",
     "fractions": "a mapping of model-name parts to numbers",
+    "paths": "a list of paths",
+    "env_names": "a list of environment variable names",
     "choice": "one of",
 }
 
@@ -37,7 +39,7 @@ def spec(kind: str, help_text: str, *, lo: float | None = None, hi: float | None
 def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
     if kind == "bool":
         return isinstance(value, bool)
-    if kind == "names":
+    if kind in ("names", "paths", "env_names"):
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))
@@ -57,6 +59,13 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def from_yaml(meta: dict, value: Any) -> Any:
+    """YAML 1.1 reads a bare `off` as false: for a choice offering "off", that is what was meant."""
+    if meta.get("kind") == "choice" and value is False and "off" in meta.get("choices", ()):
+        return "off"
+    return value
 
 
 def _expected(meta: dict) -> str:

@@ -1,262 +1,124 @@
-"""Spotting shell commands that can do damage no one can undo, and asking first.
+"""Whether a command or file access runs, runs in the sandbox, asks the user, or is refused.
 
-This is a seat belt against a model's mistakes, not a sandbox against a
-determined attacker: it looks for the well-known ways to wipe a disk, a home
-directory or a remote branch, through the usual wrappers (`sudo`, `env`,
-`bash -c`, chains, pipes, subshells). It errs towards asking; a false alarm
-costs the user one keypress, a miss can cost their data.
+The parsed policy (`shell_policy.judge`) says how risky a command is; the
+approval mode (`tools.approval`) says what to do about each risk:
+
+    risk          ask                       auto            deny      allow
+    ORDINARY      run                       run             run       run, no sandbox
+    DESTRUCTIVE   ask                       run             refuse    run, no sandbox
+    OPAQUE        run (ask if no sandbox)   as ask          as ask*   run, no sandbox
+    ESCAPE        ask, then run unconfined  ask             refuse    run, no sandbox
+    UNCONTAINED   ask                       ask             refuse    run, no sandbox
+
+(* deny refuses whatever would ask.) Outside `allow`, everything that runs
+runs in the Landlock sandbox when it is available; an approved ESCAPE runs
+without it, because writing outside is exactly what the user approved. With no
+one to ask (headless), whatever would ask is denied with the reason and how
+to permit it, as an error the model can act on. The file tools ask the same
+way, treating a path outside the boundary as an ESCAPE.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
+import enum
+from dataclasses import dataclass
+from pathlib import Path
 
 from hermeslite.tools.base import ApprovalRequest, ToolContext, deny_all
+from hermeslite.tools.shell_policy import Risk, judge
 
-SYSTEM_DIRS = frozenset(
-    "/bin /boot /dev /etc /home /lib /lib32 /lib64 /media /mnt /opt /proc /root "
-    "/sbin /srv /sys /usr /var".split()
-)
-HOME_NAMES = frozenset({"~", "$HOME", "${HOME}"})
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-DOWNLOADERS = frozenset({"curl", "wget"})
-INTERPRETERS = SHELLS | {"python", "python3", "perl", "ruby", "node"}
-# Wrappers that run the command after them, with those of their options that take a value.
-WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset("-u -g -C -D -h -p -r -t -U -T --user --group".split()),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir"}),
-    "nice": frozenset({"-n"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "xargs": frozenset("-I -L -n -P -s -d -E -a".split()),
-    **{name: frozenset() for name in ("command", "builtin", "exec", "nohup", "time")},
+MODES = ("ask", "auto", "allow", "deny")
+
+
+class Action(enum.Enum):
+    RUN = "run"
+    ASK = "ask"
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True)
+class Plan:
+    action: Action
+    sandboxed: bool  # whether it runs in the sandbox (also after the user approves it)
+
+
+def plan(risk: Risk, mode: str, sandbox: bool) -> Plan:
+    """The decision table above: what `mode` does with `risk`, given whether a sandbox exists."""
+    if mode == "allow":
+        return Plan(Action.RUN, sandboxed=False)
+    runs = (risk == Risk.ORDINARY or (risk == Risk.DESTRUCTIVE and mode == "auto")
+            or (risk == Risk.OPAQUE and sandbox))
+    if runs:
+        return Plan(Action.RUN, sandboxed=sandbox)
+    return Plan(Action.REFUSE if mode == "deny" else Action.ASK, sandboxed=sandbox and risk != Risk.ESCAPE)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """May it run, and where; `refusal` is the error the model reads when it may not."""
+
+    sandboxed: bool = False
+    refusal: str | None = None
+
+
+HINTS = {
+    Risk.DESTRUCTIVE: "set tools.approval: auto (runs it in the sandbox) or allow",
+    Risk.OPAQUE: "run where the Landlock sandbox is available, or set tools.approval: allow",
+    Risk.ESCAPE: "add the directory to tools.writable_paths, or set tools.approval: allow",
+    Risk.UNCONTAINED: "set tools.approval: allow",
 }
-KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "$"})
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-SEPARATORS = re.compile(r"^[;&|()`<]+$")
-REDIRECT = re.compile(r"^[&|<>]*>[&|<>]*$")
-DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)")
-SYSTEM_FILE = re.compile(r"^/(etc|boot|bin|sbin|usr|lib|lib64)/")
-CRITICAL_FILE = re.compile(r"^/etc/(passwd|shadow|group|gshadow|sudoers)$")
-FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*&?\s*\1\s*&")
-# `bash <(curl ..)`, `sh -c "$(wget ..)"`, `eval "$(curl ..)"`: remote code without a pipe.
-SHELL_OF_DOWNLOAD = re.compile(r"\b(?:(?:ba|z|da|k)?sh|eval|source)\b[^;&|]*?(?:<\s*\(|\$\(|`)\s*(?:curl|wget)\b")
-SHUTDOWN = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+READ_HINT = "add the directory to tools.readable_paths, or set tools.approval: allow"
 
 
-def dangerous_reason(command: str) -> str | None:
-    """Why `command` is dangerous in a few words, or None when it looks ordinary."""
-    if FORK_BOMB.search(command):
-        return "fork bomb: spawns processes until the machine hangs"
-    if SHELL_OF_DOWNLOAD.search(command):
-        return "runs a script downloaded from the internet"
-    return _scan(_tokens(command), depth=0)
+async def check_approval(command: str, ctx: ToolContext) -> Decision:
+    """Judge a terminal command and apply the approval mode, asking the user when it says so."""
+    verdict = judge(command, ctx.boundary)
+    decided = plan(verdict.risk, ctx.approval_policy, ctx.sandbox is not None)
+    if decided.action is Action.RUN:
+        return Decision(sandboxed=decided.sandboxed)
+    reason = verdict.reason or "needs approval"
+    request = ApprovalRequest(tool="terminal", command=command, reason=reason,
+                              scope=f"terminal commands flagged: {reason}")
+    hint = HINTS.get(verdict.risk, HINTS[Risk.UNCONTAINED])
+    refusal = await _ask_or_refuse(ctx, request, decided.action, "this command", hint)
+    return Decision(sandboxed=decided.sandboxed, refusal=refusal)
 
 
-def _tokens(command: str) -> list[str]:
-    """Shell words and operators; quotes are removed so `"$HOME"` compares like `$HOME`."""
-    text = command.replace("\\\n", " ").replace("\n", " ; ")
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>`")
-    lexer.whitespace_split = True
-    lexer.commenters = ""  # `#` inside a word is not a comment; over-reading is the safe side
-    try:
-        return list(lexer)
-    except ValueError:  # unbalanced quotes: still look at the plain words
-        return re.findall(r"[;&|()<>`]+|[^\s;&|()<>`]+", text)
+async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> str | None:
+    """None when `tool` may read or write the resolved `path`, else the refusal the model reads.
 
-
-def _scan(tokens: list[str], depth: int) -> str | None:
-    """Split into simple commands and judge each, remembering what feeds a pipe."""
-    segments: list[tuple[str, list[str]]] = []  # (operator before it, words with redirections)
-    before, current = "", []
-    for token in tokens:
-        if SEPARATORS.match(token) and token not in ("<", "<<", "<<<"):
-            segments.append((before, current))
-            before, current = token, []
-        else:
-            current.append(token)
-    segments.append((before, current))
-    downloading = False  # a downloader feeds the current pipeline
-    for joined_by, words in segments:
-        reason = _redirect_reason(words)
-        if reason:
-            return reason
-        argv = _unwrap(_without_redirects(words))
-        piped = joined_by in ("|", "|&")
-        name = _name(argv[0]) if argv else ""
-        if piped and downloading and name in INTERPRETERS:
-            return "runs a script downloaded from the internet (download piped into a shell)"
-        downloading = (downloading and piped) or name in DOWNLOADERS
-        reason = _command_reason(argv, depth)
-        if reason:
-            return reason
-    return None
-
-
-def _redirect_reason(words: list[str]) -> str | None:
-    for op, target in zip(words, words[1:]):
-        if not REDIRECT.match(op):
-            continue
-        if DISK.match(target):
-            return f"overwrites the disk device {target}"
-        if CRITICAL_FILE.match(target) or (">>" not in op and SYSTEM_FILE.match(target)):
-            return f"overwrites the system file {target}"
-    return None
-
-
-def _without_redirects(words: list[str]) -> list[str]:
-    """The words a command sees: `2>/dev/null` and `< in` removed."""
-    out: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif REDIRECT.match(word) or word in ("<", "<<", "<<<"):
-            if out and out[-1].isdigit():  # the `2` of `2>`
-                out.pop()
-            skip = True
-        else:
-            out.append(word)
-    return out
-
-
-def _name(word: str) -> str:
-    return word.rsplit("/", 1)[-1]
-
-
-def _unwrap(argv: list[str]) -> list[str]:
-    """Drop env assignments, shell keywords and wrappers such as `sudo -u root` or `timeout 5`."""
-    i = 0
-    while i < len(argv):
-        word, name = argv[i], _name(argv[i])
-        if word in KEYWORDS or ASSIGNMENT.match(word):
-            i += 1
-        elif name in WRAPPERS:
-            i += 1
-            while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-                if argv[i] == "--":
-                    i += 1
-                    break
-                i += 2 if argv[i] in WRAPPERS[name] else 1
-            if name == "timeout":  # its duration comes before the command
-                i += 1
-        else:
-            break
-    return argv[i:]
-
-
-def _target(word: str) -> str:
-    """`/etc/`, `/etc/*` and `//etc/.` all name /etc; `~/*` and `"$HOME"/` name the home directory."""
-    word = re.sub(r"/+", "/", word)
-    while len(word) > 1 and (word.endswith("/") or word.endswith("/*") or word.endswith("/.")):
-        word = word[:-2] if word.endswith(("/*", "/.")) else word[:-1]
-    return "/" if word in ("", "/*", "/.") else word
-
-
-def _vital(word: str) -> str | None:
-    target = _target(word)
-    if target == "/":
-        return "the root filesystem"
-    if target in HOME_NAMES:
-        return "the home directory"
-    if target in SYSTEM_DIRS:
-        return f"the system directory {target}"
-    return None
-
-
-def _split_options(args: list[str]) -> tuple[set[str], list[str]]:
-    """Options (long ones whole, short ones one letter each) and operands."""
-    options: set[str] = set()
-    operands: list[str] = []
-    ended = False
-    for arg in args:
-        if ended or not arg.startswith("-") or arg == "-":
-            operands.append(arg)
-        elif arg == "--":
-            ended = True
-        elif arg.startswith("--"):
-            options.add(arg.split("=", 1)[0])
-        else:
-            options.update("-" + letter for letter in arg[1:])
-    return options, operands
-
-
-def _command_reason(argv: list[str], depth: int) -> str | None:
-    if not argv:
+    Writes are free inside the boundary (cwd, temp dir, tools.writable_paths);
+    reads inside the cwd and `ctx.readable_paths` (tools.readable_paths and
+    tools.writable_paths). Anything else is an escape: it asks, or is
+    refused, like an escaping command.
+    """
+    boundary = ctx.boundary
+    if write:
+        inside = boundary.allows_write(path)
+    else:
+        inside = any(path.is_relative_to(root) for root in (boundary.cwd, *ctx.readable_paths))
+    decided = plan(Risk.ORDINARY if inside else Risk.ESCAPE, ctx.approval_policy, sandbox=False)
+    if decided.action is Action.RUN:
         return None
-    name, args = _name(argv[0]), argv[1:]
-    options, operands = _split_options(args)
-    recursive = bool(options & {"-r", "-R", "--recursive"})
-    if name in SHELLS and "-c" in options and operands and depth < 3:
-        return _scan(_tokens(operands[0]), depth + 1)
-    if name == "eval" and args and depth < 3:
-        return _scan(_tokens(" ".join(args)), depth + 1)
-    if name == "rm" and recursive:
-        victim = next((_vital(op) for op in operands if _vital(op)), None)
-        return f"deletes {victim}" if victim else None
-    if name in ("chmod", "chown", "chgrp") and recursive:
-        victim = next((_vital(op) for op in operands if _vital(op)), None)
-        if victim:
-            what = "permissions" if name == "chmod" else "ownership"
-            return f"recursively changes {what} of {victim}"
-    if name.startswith("mkfs") or name in ("mke2fs", "wipefs"):
-        return "formats a filesystem, erasing what is on it"
-    if name == "dd":
-        out = next((a[3:] for a in args if a.startswith("of=")), "")
-        if out.startswith("/dev/") and out not in ("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr"):
-            return f"writes raw data over the device {out}"
-    if name in SHUTDOWN or (name == "systemctl" and set(operands) & {"poweroff", "reboot", "halt"}):
-        return "shuts down or reboots the machine"
-    if name in ("init", "telinit") and operands[:1] in (["0"], ["6"]):
-        return "shuts down or reboots the machine"
-    if name == "kill":
-        return _kill_reason(args)
-    if name == "git":
-        return _git_reason(args)
-    if name == "tee" and "-a" not in options and "--append" not in options:
-        hit = next((op for op in operands if SYSTEM_FILE.match(op) or DISK.match(op)), None)
-        return f"overwrites the system file {hit}" if hit else None
-    return None
+    verb = "writes" if write else "reads"
+    where = "the working directory and tools.writable_paths" if write else \
+        "the working directory and tools.readable_paths"
+    request = ApprovalRequest(tool=tool, command=f"{'write' if write else 'read'} {path}",
+                              reason=f"{verb} {path}, outside {where}",
+                              scope=f"{tool} {verb} in {path.parent}")
+    return await _ask_or_refuse(ctx, request, decided.action, "this write" if write else "this read",
+                                HINTS[Risk.ESCAPE] if write else READ_HINT)
 
 
-def _kill_reason(args: list[str]) -> str | None:
-    """`kill -9 -1` signals every process the user may signal; `kill -1 PID` is only SIGHUP."""
-    i = 0
-    if args[:1] and args[0] in ("-s", "-n"):
-        i = 2
-    elif args[:1] and args[0].startswith("-") and args[0] != "--":
-        i = 1
-    rest = [a for a in args[i:] if a != "--"]
-    return "kills every process you own" if "-1" in rest else None
-
-
-def _git_reason(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):  # git -C dir -c k=v push ...
-        i += 2 if args[i] in ("-C", "-c") else 1
-    if args[i:i + 1] != ["push"]:
-        return None
-    rest = args[i + 1:]
-    options, operands = _split_options(rest)
-    forced = options & {"--force", "-f", "--force-with-lease", "--force-if-includes"}
-    if forced or any(op.startswith("+") for op in operands):
-        return "force push rewrites remote history"
-    return None
-
-
-async def check_approval(command: str, ctx: ToolContext, tool: str = "terminal") -> str | None:
-    """None when `command` may run; otherwise the refusal the model reads, saying who refused and why."""
-    reason = dangerous_reason(command)
-    if reason is None or ctx.approval_policy == "allow":
-        return None
-    if ctx.approval_policy == "deny":
-        return (f"error: refused: this command {reason}, and the approval policy is deny "
-                "(tools.approval: deny); do not retry it, find a safer way or ask the user")
+async def _ask_or_refuse(ctx: ToolContext, request: ApprovalRequest, action: Action, subject: str,
+                         hint: str) -> str | None:
+    """None when the user approves; the refusal for deny mode, headless mode or a user's no."""
+    if action is Action.REFUSE:
+        return (f"error: refused ({request.reason}): the approval policy is deny (tools.approval: deny); "
+                "do not retry it, find another way or ask the user")
     if ctx.approve is deny_all:
-        return (f"error: denied: no one to ask for approval in headless mode; set tools.approval: allow "
-                f"to permit (this command {reason})")
-    if await ctx.approve(ApprovalRequest(tool=tool, command=command, reason=reason)):
+        return (f"error: denied ({request.reason}): no one can approve {subject} in headless mode; "
+                f"to permit it, {hint}")
+    if await ctx.approve(request):
         return None
-    return f"error: the user denied this command ({reason}); do not retry it, ask the user how to proceed"
+    return f"error: the user denied {subject} ({request.reason}); do not retry it, ask the user how to proceed"

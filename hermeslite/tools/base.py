@@ -11,14 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
+from hermeslite.tools.sandbox import Sandbox, temp_dir
+from hermeslite.tools.shell_policy import Boundary
+
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A dangerous command waiting for the user's yes or no."""
+    """A command or file access waiting for the user's yes or no."""
 
     tool: str
-    command: str
-    reason: str  # why it is considered dangerous, in a few words
+    command: str  # the command line, or `write /path` / `read /path` for the file tools
+    reason: str   # why it needs approval, in a few words naming the path
+    scope: str    # what "allow for this session" covers, in words; also the key it is remembered by
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
@@ -35,10 +39,19 @@ class ToolContext:
 
     cwd: Path
     approve: Approver = deny_all
-    approval_policy: str = "ask"          # ask | allow | deny
+    approval_policy: str = "ask"          # ask | auto | allow | deny
     terminal_timeout: float = 120.0
     output_limit: int = 30_000
+    boundary: Boundary | None = None      # where writes need no approval; None: cwd and the temp dir
+    sandbox: Sandbox | None = None        # None: commands run without Landlock (off or unavailable)
+    readable_paths: tuple[Path, ...] = ()  # resolved roots besides cwd read_file may read without asking
+    pass_env: tuple[str, ...] = ()        # secret-looking variables passed to tool processes anyway
+    hidden_env: tuple[str, ...] = ()      # more variables never passed (model.api_key_env)
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.boundary is None:
+            self.boundary = Boundary(Path(self.cwd), Path.home(), (temp_dir(),))
 
 
 @dataclass

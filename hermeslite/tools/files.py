@@ -4,34 +4,49 @@ Reads are numbered and paged so the model can cite lines and come back for
 more without flooding its context. Writes are atomic so an interrupted turn
 never leaves a half-written file. Patches are exact-match so an edit lands
 exactly where the model meant, or fails loudly instead of landing elsewhere.
+
+Every path is resolved first (`~`, `..`, symlinks, including a link inside
+the project that points out of it) and checked against the boundary: writing
+outside the working directory and `tools.writable_paths`, or reading outside
+it and `tools.readable_paths`, goes through the same approval as an escaping
+terminal command. Only regular files are read, without blocking, in bounded
+memory and off the event loop: a FIFO, a device or a 1 GB single-line file
+cannot freeze the app.
 """
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.line_window import Window, read_window
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
 MAX_LINE_CHARS = 2000
 BINARY_SNIFF = 8192
 DIFF_LINES = 40
+MAX_PATCH_BYTES = 8 << 20  # patch holds the file twice in memory; bigger files are edited another way
+FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def resolve(ctx: ToolContext, path: str) -> Path:
-    """`~` expanded, relative paths taken from the tool's cwd, not the process's."""
-    return Path(ctx.cwd) / Path(os.path.expanduser(path))
+    """The file really touched: `~` expanded, relative to the tool's cwd, `..` applied, symlinks followed."""
+    return ctx.boundary.resolve(path, cwd=Path(ctx.cwd))
 
 
 def shown(ctx: ToolContext, path: Path) -> str:
     """Relative to cwd when inside it, so results stay short and match what the model typed."""
     try:
-        return str(path.relative_to(ctx.cwd))
+        return str(path.relative_to(ctx.boundary.cwd))
     except ValueError:
         return str(path)
 
@@ -40,21 +55,39 @@ def _error(text: str) -> ToolResult:
     return ToolResult(f"error: {text}", is_error=True)
 
 
-def _unreadable(ctx: ToolContext, path: Path) -> ToolResult | None:
-    """The error for a path that is not a readable text file, else None."""
+async def _refused(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
+    refusal = await check_path(ctx, tool, path, write=write)
+    return ToolResult(refusal, is_error=True) if refusal else None
+
+
+def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
+    """A read-only descriptor on a regular file that is not binary, or the error to report.
+
+    Opened non-blocking and checked with fstat, so a FIFO put in the file's
+    place after the check still cannot make the read wait.
+    """
     name = shown(ctx, path)
-    if not path.exists():
-        return _error(f"no such file: {name}")
-    if path.is_dir():
-        return _error(f"{name} is a directory, not a file; list it with the terminal tool (ls) or search_files")
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(BINARY_SNIFF)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return _error(f"no such file: {name}")
     except PermissionError:
         return _error(f"permission denied: {name}")
-    if b"\0" in head:
-        return _error(f"{name} looks like a binary file (it contains NUL bytes); not shown")
-    return None
+    except OSError as exc:
+        return _error(f"cannot open {name}: {exc.strerror or exc}")
+    mode = os.fstat(fd).st_mode
+    problem = None
+    if stat.S_ISDIR(mode):
+        problem = f"{name} is a directory, not a file; list it with the terminal tool (ls) or search_files"
+    elif not stat.S_ISREG(mode):
+        kind = next((word for test, word in FILE_KINDS if test(mode)), "not a regular file")
+        problem = f"{name} is {kind}; only regular files can be read"
+    elif b"\0" in os.pread(fd, BINARY_SNIFF, 0):
+        problem = f"{name} looks like a binary file (it contains NUL bytes); not shown"
+    if problem:
+        os.close(fd)
+        return _error(problem)
+    return fd
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -107,36 +140,38 @@ class ReadFileTool:
         offset, limit = int(args.get("offset") or 1), int(args.get("limit") or MAX_LINES)
         if offset < 1 or limit < 1:
             return _error("offset and limit must be 1 or more")
-        problem = _unreadable(ctx, path)
-        if problem:
-            return problem
-        limit = min(limit, MAX_LINES)
-        name = shown(ctx, path)
-        out: list[str] = []
-        size, total, cut_by_size = 0, 0, False
-        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-            for total, line in enumerate(handle, 1):
-                if total < offset or len(out) >= limit or cut_by_size:
-                    continue
-                text = line.rstrip("\r\n")
-                if len(text) > MAX_LINE_CHARS:
-                    text = text[:MAX_LINE_CHARS] + f" …[line cut, {len(text)} chars]"
-                entry = f"{total:>6}\t{text}"
-                if out and size + len(entry) > MAX_CHARS:
-                    cut_by_size = True
-                    continue
-                out.append(entry)
-                size += len(entry) + 1
-        if total == 0:
-            return ToolResult(f"{name} is empty")
-        if offset > total:
-            return _error(f"offset {offset} is past the end of {name}, which has {total} lines")
-        last = offset + len(out) - 1
-        header = f"{name}: lines {offset}-{last} of {total}"
-        if last < total:
-            why = " (size cap)" if cut_by_size else ""
-            out.append(f"[{total - last} more lines{why}; call read_file with offset={last + 1} to continue]")
-        return ToolResult(header + "\n" + "\n".join(out))
+        refused = await _refused(ctx, self.name, path, write=False)
+        if refused:
+            return refused
+        window = await asyncio.to_thread(_read, ctx, path, offset, min(limit, MAX_LINES))
+        return window if isinstance(window, ToolResult) else _numbered(shown(ctx, path), window, offset)
+
+
+def _read(ctx: ToolContext, path: Path, offset: int, limit: int) -> Window | ToolResult:
+    opened = _open_text(ctx, path)
+    if isinstance(opened, ToolResult):
+        return opened
+    try:
+        return read_window(opened, offset, limit, MAX_CHARS, MAX_LINE_CHARS)
+    finally:
+        os.close(opened)
+
+
+def _numbered(name: str, window: Window, offset: int) -> ToolResult:
+    """The header, the numbered lines and, when more follow, how to continue."""
+    total = window.lines_seen
+    if total == 0:
+        return ToolResult(f"{name} is empty")
+    if offset > total:
+        return _error(f"offset {offset} is past the end of {name}, which has {total} lines")
+    last = offset + len(window.entries) - 1
+    of = str(total) if window.complete else f"at least {total} (counting stopped)"
+    out = [f"{name}: lines {offset}-{last} of {of}", *window.entries]
+    if last < total or not window.complete:
+        more = f"{total - last} more lines" if window.complete else "more lines"
+        why = " (size cap)" if window.cut_by_size else ""
+        out.append(f"[{more}{why}; call read_file with offset={last + 1} to continue]")
+    return ToolResult("\n".join(out))
 
 
 class WriteFileTool:
@@ -156,6 +191,9 @@ class WriteFileTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, content = resolve(ctx, args["path"]), args["content"]
+        refused = await _refused(ctx, self.name, path, write=True)
+        if refused:
+            return refused
         if path.is_dir():
             return _error(f"{shown(ctx, path)} is a directory")
         data = content.encode("utf-8")
@@ -191,14 +229,21 @@ class PatchTool:
             return _error("old is empty; give the exact text to replace (to create a file, use write_file)")
         if old == new:
             return _error("old and new are the same; nothing to change")
-        problem = _unreadable(ctx, path)
-        if problem:
-            return problem
+        refused = await _refused(ctx, self.name, path, write=True)
+        if refused:
+            return refused
+        opened = _open_text(ctx, path)
+        if isinstance(opened, ToolResult):
+            return opened
         try:
-            with open(path, encoding="utf-8", newline="") as handle:
+            if os.fstat(opened).st_size > MAX_PATCH_BYTES:
+                return _error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
+            with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
                 before = handle.read()
         except UnicodeDecodeError:
             return _error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
+        finally:
+            os.close(opened)
         count = before.count(old)
         if count == 0 and "\r\n" in before and "\r" not in old:  # model wrote \n, file uses \r\n
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")

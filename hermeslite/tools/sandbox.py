@@ -81,6 +81,12 @@ def unavailable_reason(mode: str) -> str | None:
             "only the approval policy guards them, and commands it cannot read ask first")
 
 
+def status(mode: str, writable_paths: Iterable[str], cwd: Path) -> str:
+    """One line for `hermeslite config`: what confines terminal commands run in `cwd`."""
+    sandbox = sandbox_for(mode, writable_paths, cwd)
+    return sandbox.describe(cwd) if sandbox else str(unavailable_reason(mode))
+
+
 def launch_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> list[str]:
     """`bash -c command` started through the launcher (run it with cwd=PACKAGE_ROOT)."""
     argv = [sys.executable, "-S", "-E", "-m", LAUNCHER, "--cwd", str(cwd)]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.tools import search_worker
+from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.files import resolve
 from hermeslite.tools.search_worker import SKIP_DIRS, Match, display
@@ -50,6 +51,9 @@ class SearchFilesTool:
         glob = args.get("glob") or None
         limit = max(1, min(int(args.get("max_results") or DEFAULT_RESULTS), MAX_RESULTS))
         root = resolve(ctx, given)
+        refusal = await check_path(ctx, self.name, root, write=False)   # reading outside asks, as read_file
+        if refusal:
+            return ToolResult(refusal, is_error=True)
         if not root.exists():
             return ToolResult(f"error: no such file or directory: {given}", is_error=True)
         search = (_ripgrep(pattern, given, glob, limit, Path(ctx.cwd)) if shutil.which("rg")

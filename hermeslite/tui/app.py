@@ -142,6 +142,8 @@ class HermesApp(App[int]):
         await self.show_agent(message.agent, replay_transcript=len(message.agent.messages) > 1)
         if warning := self.host.window_warning():
             self.notify(warning, severity="warning", markup=False)
+        if unconfined := self.host.sandbox_warning():
+            self.notify(unconfined, severity="warning", markup=False, timeout=10)
 
     @on(BootFailed)
     async def _on_boot_failed(self, message: BootFailed) -> None:

@@ -121,6 +121,12 @@ class AgentHost:
     def window_warning(self) -> str | None:
         return getattr(self._llm, "context_window_warning", None)
 
+    def sandbox_warning(self) -> str | None:
+        """Why terminal commands run without the Landlock sandbox, said once at start-up; None when confined."""
+        from hermeslite.tools.sandbox import unavailable_reason
+
+        return unavailable_reason(self.settings.tools.sandbox)
+
     def close(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
+
+import pytest
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.loop import MAX_PARALLEL_TOOLS
@@ -126,19 +129,28 @@ async def test_cancel_during_a_tool_kills_it_and_answers_the_call(make_agent, sc
     assert not marker.exists()
 
 
-async def test_dangerous_command_is_denied_headless(make_agent, scripted_server, tmp_path):
-    victim = tmp_path / "keep.txt"
-    victim.write_text("precious")
+@pytest.fixture
+def fake_home(tmp_path_factory, monkeypatch):
+    """A home outside the agent's cwd, and a temp dir that does not contain it (the real one is writable)."""
+    home = tmp_path_factory.mktemp("home")
+    (home / "keep.txt").write_text("precious")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    return home
+
+
+async def test_dangerous_command_is_denied_headless(make_agent, scripted_server, fake_home):
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "rm -rf ~"})]), Reply.text("ok, I won't"))
     agent, rec = make_agent()
     assert (await agent.run_turn("clean up my home")).ok
     result = agent.messages[3]
-    assert result["role"] == "tool" and "denied" in result["content"].lower()
-    assert victim.exists()
+    assert result["role"] == "tool" and "no one can approve this command in headless mode" in result["content"]
+    assert (fake_home / "keep.txt").exists()
 
 
-async def test_interactive_approval_asks_the_front_end(make_agent, scripted_server):
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "git push --force"})]), Reply.text("done"))
+async def test_interactive_approval_asks_the_front_end(make_agent, scripted_server, fake_home):
+    command = f"touch {fake_home}/flag"
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": command})]), Reply.text("done"))
     agent, rec = make_agent(interactive=True)
     asked = []
 
@@ -148,9 +160,10 @@ async def test_interactive_approval_asks_the_front_end(make_agent, scripted_serv
             event.answer.set_result(False)
 
     agent.subscribe(answer)
-    assert (await agent.run_turn("push it")).ok
-    assert asked and "force" in asked[0].reason.lower()
-    assert "denied" in agent.messages[3]["content"].lower()
+    assert (await agent.run_turn("touch it")).ok
+    assert asked and asked[0].command == command and str(fake_home) in asked[0].reason
+    assert "the user denied this command" in agent.messages[3]["content"]
+    assert not (fake_home / "flag").exists()
 
 
 async def test_max_iterations_stops_a_runaway_loop(make_agent, scripted_server):

@@ -1,12 +1,19 @@
-"""A ToolContext rooted in the test's own directory, with small limits so tests stay fast."""
+"""A ToolContext rooted in the test's own directory, and a scratch home for the safety tests."""
 
 from __future__ import annotations
 
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from hermeslite.tools.base import ToolContext
+from hermeslite.tools.base import Approver, ToolContext, deny_all
+from hermeslite.tools.landlock import abi_version
+from hermeslite.tools.sandbox import Sandbox
+from hermeslite.tools.shell_policy import Boundary
+
+needs_landlock = pytest.mark.skipif(abi_version() < 1, reason="this kernel has no Landlock")
 
 
 @pytest.fixture
@@ -14,3 +21,50 @@ def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "project"
     root.mkdir()
     return ToolContext(cwd=root, terminal_timeout=10, output_limit=1000)
+
+
+@dataclass
+class Scratch:
+    """A fake user: `home` with files in it, the project `proj` inside it, and a private temp dir.
+
+    The temp dir is moved too, because the real one (where pytest puts
+    tmp_path) is writable inside the sandbox and would hide every escape.
+    """
+
+    home: Path
+    proj: Path
+    tmp: Path
+
+    def ctx(self, mode: str = "ask", *, approve: Approver = deny_all, sandbox: bool = True,
+            writable: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> ToolContext:
+        return ToolContext(
+            cwd=self.proj, approve=approve, approval_policy=mode, terminal_timeout=20, output_limit=4000,
+            boundary=Boundary(self.proj, self.home, (self.tmp, *writable)),
+            sandbox=Sandbox(abi_version(), writable) if sandbox and abi_version() else None,
+            readable_paths=readable)
+
+    def snapshot(self) -> dict[str, tuple[int, bytes]]:
+        """Every path under home outside the project, with its mode and content: what must not change."""
+        seen = {}
+        for path in sorted(self.home.rglob("*")):
+            if path == self.proj or self.proj in path.parents:
+                continue
+            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+            seen[str(path.relative_to(self.home))] = (path.lstat().st_mode, data)
+        return seen
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scratch:
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    proj = home / "proj"
+    for folder in (home / "x" / "sub", proj, tmp):
+        folder.mkdir(parents=True)
+    (home / "x" / "keep.txt").write_text("precious\n")
+    (home / "x" / "sub" / "deep.txt").write_text("deep\n")
+    (home / "notes.txt").write_text("my notes\n")
+    (proj / "main.py").write_text("print('hi')\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return Scratch(home=home, proj=proj, tmp=tmp)

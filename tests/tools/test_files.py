@@ -1,7 +1,10 @@
 """read_file, write_file and patch."""
 
+import asyncio
 import os
 import stat
+import time
+import tracemalloc
 
 import pytest
 
@@ -50,14 +53,15 @@ async def test_read_caps_at_about_100_kb(ctx):
 async def test_read_cuts_very_long_lines(ctx):
     (ctx.cwd / "min.js").write_text("z" * 50_000)
     result = await read.run({"path": "min.js"}, ctx)
-    assert "[line cut, 50000 chars]" in result.content and len(result.content) < 3000
+    assert "[line cut, 50000 bytes]" in result.content and len(result.content) < 3000
 
 
-async def test_read_path_relative_to_ctx_cwd_and_home_expanded(ctx, tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / "notes.txt").write_text("from home\n")
-    result = await read.run({"path": "~/notes.txt"}, ctx)
-    assert "from home" in result.content
+async def test_read_path_relative_to_ctx_cwd_and_home_expanded(scratch):
+    (scratch.proj / "sub").mkdir()
+    (scratch.proj / "sub" / "a.txt").write_text("in the project\n")
+    ctx = scratch.ctx(readable=(scratch.home,))
+    assert "in the project" in (await read.run({"path": "sub/../sub/a.txt"}, ctx)).content
+    assert "my notes" in (await read.run({"path": "~/notes.txt"}, ctx)).content
 
 
 @pytest.mark.parametrize("setup, path, message", [
@@ -74,11 +78,14 @@ async def test_read_errors(ctx, setup, path, message):
 
 async def test_read_permission_denied(ctx, monkeypatch):
     (ctx.cwd / "secret").write_text("x")
+    real_open = os.open
 
-    def forbidden(*args, **kwargs):
-        raise PermissionError(13, "Permission denied")
+    def forbidden(path, *args, **kwargs):
+        if str(path).endswith("secret"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(files, "open", forbidden, raising=False)
+    monkeypatch.setattr(files.os, "open", forbidden)
     result = await read.run({"path": "secret"}, ctx)
     assert result.is_error and "permission denied: secret" in result.content
 
@@ -184,3 +191,108 @@ async def test_patch_matches_crlf_files(ctx):
     result = await patch.run({"path": "w.txt", "old": "one\ntwo", "new": "1\n2"}, ctx)
     assert not result.is_error
     assert (ctx.cwd / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+# the boundary
+
+TOOLS = [
+    (write, {"content": "pwned\n"}, True),
+    (patch, {"old": "my notes", "new": "pwned"}, True),
+    (read, {}, False),
+]
+
+
+@pytest.mark.parametrize("tool, extra, writes", TOOLS, ids=["write_file", "patch", "read_file"])
+@pytest.mark.parametrize("path", ["~/notes.txt", "../notes.txt", "{home}/notes.txt", "link/notes.txt"])
+async def test_outside_the_boundary_is_refused_headless(scratch, tool, extra, writes, path):
+    (scratch.proj / "link").symlink_to(scratch.home)   # inside the project, pointing out of it
+    before = (scratch.home / "notes.txt").read_text()
+    result = await tool.run({"path": path.format(home=scratch.home), **extra}, scratch.ctx("ask"))
+    assert result.is_error and "no one can approve this " + ("write" if writes else "read") in result.content
+    assert str(scratch.home / "notes.txt") in result.content, "the resolved path is named"
+    assert "my notes" not in result.content
+    assert (scratch.home / "notes.txt").read_text() == before
+
+
+@pytest.mark.parametrize("tool, extra, writes", TOOLS, ids=["write_file", "patch", "read_file"])
+@pytest.mark.parametrize("answer", [True, False])
+async def test_outside_the_boundary_asks_and_obeys_the_answer(scratch, tool, extra, writes, answer):
+    requests = []
+
+    async def approver(request):
+        requests.append(request)
+        return answer
+
+    result = await tool.run({"path": "~/notes.txt", **extra}, scratch.ctx("ask", approve=approver))
+    (request,) = requests
+    assert request.tool == tool.name and str(scratch.home / "notes.txt") in request.reason
+    assert request.scope == f"{tool.name} {'writes' if writes else 'reads'} in {scratch.home}"
+    changed = (scratch.home / "notes.txt").read_text() != "my notes\n"
+    assert changed is (answer and writes)
+    assert result.is_error is not answer
+    if answer and not writes:
+        assert "my notes" in result.content
+
+
+async def test_deny_mode_refuses_outside_writes_and_allow_mode_does_them(scratch):
+    denied = await write.run({"path": "~/new.txt", "content": "x"}, scratch.ctx("deny"))
+    assert denied.is_error and "approval policy is deny" in denied.content
+    assert not (scratch.home / "new.txt").exists()
+    done = await write.run({"path": "~/new.txt", "content": "x"}, scratch.ctx("allow"))
+    assert not done.is_error and (scratch.home / "new.txt").read_text() == "x"
+
+
+async def test_writable_paths_need_no_approval(scratch):
+    ctx = scratch.ctx("ask", writable=(scratch.home / "x",))
+    result = await write.run({"path": "~/x/new.txt", "content": "ok"}, ctx)
+    assert not result.is_error and (scratch.home / "x" / "new.txt").read_text() == "ok"
+
+
+async def test_a_fifo_is_refused_at_once(ctx):
+    os.mkfifo(ctx.cwd / "pipe")
+    started = time.monotonic()
+    result = await asyncio.wait_for(read.run({"path": "pipe"}, ctx), 5)
+    assert time.monotonic() - started < 1
+    assert result.is_error and "pipe is a FIFO (named pipe); only regular files can be read" in result.content
+    patched = await asyncio.wait_for(patch.run({"path": "pipe", "old": "a", "new": "b"}, ctx), 5)
+    assert patched.is_error and "FIFO" in patched.content
+
+
+async def test_a_device_is_refused(ctx):
+    ctx.approval_policy = "allow"   # /dev is outside the project
+    result = await read.run({"path": "/dev/zero"}, ctx)
+    assert result.is_error and "is a character device" in result.content
+
+
+async def test_a_huge_single_line_file_is_read_in_bounded_memory(ctx):
+    size = 40 << 20  # more than the 16 MB counting budget
+    with open(ctx.cwd / "huge.min.js", "wb") as handle:
+        for _ in range(size >> 20):
+            handle.write(b"a" * (1 << 20))
+    tracemalloc.start()
+    try:
+        result = await read.run({"path": "huge.min.js"}, ctx)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, f"peak {peak} bytes"
+    lines = result.content.splitlines()
+    assert lines[0] == "huge.min.js: lines 1-1 of at least 1 (counting stopped)"
+    assert lines[1].startswith("     1\taaaa") and "…[line cut, more than " in lines[1] and len(lines[1]) < 2100
+    assert "offset=2" in lines[-1]
+
+
+async def test_lines_after_a_full_window_are_counted(ctx):
+    (ctx.cwd / "many.txt").write_text("".join(f"{n}\n" for n in range(1, 5001)) + "last, no newline")
+    result = await read.run({"path": "many.txt", "limit": 3}, ctx)
+    assert result.content.splitlines()[0] == "many.txt: lines 1-3 of 5001"
+    assert "[4998 more lines; call read_file with offset=4 to continue]" in result.content
+    tail = await read.run({"path": "many.txt", "offset": 5001}, ctx)
+    assert tail.content.splitlines()[1] == numbered(5001, "last, no newline")
+
+
+async def test_patch_refuses_files_too_large_to_hold(ctx, monkeypatch):
+    monkeypatch.setattr(files, "MAX_PATCH_BYTES", 100)
+    (ctx.cwd / "big.txt").write_text("x" * 200)
+    result = await patch.run({"path": "big.txt", "old": "x", "new": "y", "replace_all": True}, ctx)
+    assert result.is_error and "larger than" in result.content and (ctx.cwd / "big.txt").read_text() == "x" * 200

@@ -146,3 +146,13 @@ async def test_cancelling_a_search_stops_the_work_promptly(ctx, backtracking):
     cpu = time.process_time()
     await asyncio.sleep(0.5)
     assert time.process_time() - cpu < 0.25, "nothing in this process keeps matching after the cancel"
+
+
+async def test_searching_outside_the_project_is_refused_headless(scratch):
+    from hermeslite.tools.search import SearchFilesTool
+
+    result = await SearchFilesTool().run({"pattern": "notes", "path": "~"}, scratch.ctx("ask"))
+    assert result.is_error and "no one can approve this read" in result.content
+    assert "my notes" not in result.content
+    allowed = await SearchFilesTool().run({"pattern": "notes", "path": "~"}, scratch.ctx("ask", readable=(scratch.home,)))
+    assert "my notes" in allowed.content

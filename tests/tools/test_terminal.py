@@ -140,7 +140,7 @@ async def test_background_child_with_redirected_output_keeps_running(ctx):
 
 async def test_dangerous_command_is_refused_headless(ctx):
     result = await run(ctx, "touch ran; true || reboot")
-    assert result.is_error and "no one to ask for approval in headless mode" in result.content
+    assert result.is_error and "no one can approve this command in headless mode" in result.content
     assert not (ctx.cwd / "ran").exists()
 
 
@@ -168,11 +168,11 @@ async def test_ask_policy_calls_the_approver(ctx, answer):
     ctx.approve = approver
     result = await run(ctx, "touch ran; true || reboot")
     assert [r.command for r in requests] == ["touch ran; true || reboot"]
-    assert "shuts down" in requests[0].reason
+    assert "reboot" in requests[0].reason
     assert (ctx.cwd / "ran").exists() is answer
     assert result.is_error is not answer
     if not answer:
-        assert "the user denied" in result.content
+        assert "the user denied this command" in result.content
 
 
 async def test_ordinary_commands_do_not_ask(ctx):
@@ -196,3 +196,50 @@ async def test_missing_cwd_is_an_error(ctx):
     ctx.cwd = ctx.cwd / "absent"
     result = await run(ctx, "echo hi")
     assert result.is_error and "does not exist" in result.content
+
+
+async def test_a_model_supplied_timeout_is_capped_by_the_configured_one(ctx):
+    ctx.terminal_timeout = 0.5
+    started = time.monotonic()
+    result = await run(ctx, "sleep 30", timeout=600)
+    assert time.monotonic() - started < 5
+    assert "[timed out after 0.5 s; process group killed]" in result.content
+    assert "600 s was asked; tools.terminal_timeout caps commands at 0.5 s" in result.content
+
+
+async def test_provider_keys_do_not_reach_tool_processes(ctx, monkeypatch):
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                 "REPLICATE_API_TOKEN", "MY_CLIENT_SECRET", "CORP_LLM_CREDENTIAL", "GROQ_API_KEY"):
+        monkeypatch.setenv(name, f"value-of-{name}")
+    monkeypatch.setenv("ORDINARY_SETTING", "kept")
+    ctx.hidden_env = ("CORP_LLM_CREDENTIAL",)    # model.api_key_env
+    ctx.pass_env = ("GROQ_API_KEY",)             # tools.pass_env
+    ctx.output_limit = 1_000_000
+    result = await run(ctx, "env")
+    assert "ORDINARY_SETTING=kept" in result.content
+    assert "GROQ_API_KEY=value-of-GROQ_API_KEY" in result.content
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                 "REPLICATE_API_TOKEN", "MY_CLIENT_SECRET", "CORP_LLM_CREDENTIAL"):
+        assert f"value-of-{name}" not in result.content, name
+
+
+async def test_tool_processes_get_no_core_dumps_and_a_process_cap(ctx):
+    result = await run(ctx, "ulimit -c; ulimit -u")
+    core, nproc = result.content.splitlines()[:2]
+    assert core == "0"
+    assert nproc != "unlimited" and int(nproc) < int(Path("/proc/loadavg").read_text().split()[3].split("/")[1]) + 2000
+
+
+async def test_finished_commands_leave_no_tracked_group_and_servers_stay_tracked(ctx):
+    from hermeslite.tools import process_groups
+
+    before = process_groups.live()
+    await run(ctx, "echo quick")
+    assert process_groups.live() == before
+    await run(ctx, "sleep 30 > /dev/null 2>&1 & echo $! > bg.pid")
+    pid = int((ctx.cwd / "bg.pid").read_text())
+    try:
+        assert process_groups.live() - before, "a server left running is remembered so exit can kill it"
+    finally:
+        process_groups.kill_all()
+    assert gone_within(pid)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine, NoteLine, UserMessage
@@ -138,29 +140,35 @@ async def test_esc_kills_a_running_tool(make_app, scripted_server):
         assert tool_results and "cancelled by the user" in tool_results[-1]["content"]
 
 
-async def test_dangerous_commands_ask_and_can_be_allowed_for_the_session(make_app, scripted_server):
-    push = ("terminal", {"command": "git push --force origin main"})
-    scripted_server.enqueue(Reply.tool_calls([push]), Reply.text("denied, fine"),
-                            Reply.tool_calls([push]), Reply.text("ran it"),
-                            Reply.tool_calls([push]), Reply.text("ran it again"))
+async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
+        make_app, scripted_server, tmp_path_factory, monkeypatch):
+    outside = tmp_path_factory.mktemp("outside")   # outside the project and (below) the temp dir
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    touch = ("terminal", {"command": f"touch {outside}/flag"})
+    scripted_server.enqueue(Reply.tool_calls([touch]), Reply.text("denied, fine"),
+                            Reply.tool_calls([touch]), Reply.text("ran it"),
+                            Reply.tool_calls([touch]), Reply.text("ran it again"))
     app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await send(pilot, "push", wait=False)
+        await send(pilot, "touch", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        assert "Why: force push rewrites remote history." in screen_text(app)
+        text = screen_text(app)
+        assert "Why: " in text and str(outside) in text and "For this session covers: " in text
         await pilot.press("n")
         await settle(pilot)
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
-        assert "the user denied this command" in results[-1]
-        await send(pilot, "push again", wait=False)
+        assert "the user denied this command" in results[-1] and not (outside / "flag").exists()
+        await send(pilot, "touch again", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("a")
         await settle(pilot)
+        assert (outside / "flag").exists()
+        (outside / "flag").unlink()
         await send(pilot, "and again")   # no modal this time: allowed for the session
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert "denied" not in results[-1] and "denied" not in results[-2]
-        assert "[exit code:" in results[-1]
+        assert "[exit code: 0]" in results[-1] and (outside / "flag").exists()
 
 
 async def test_turns_are_refused_while_one_runs(make_app, scripted_server):

@@ -1,10 +1,12 @@
-"""Asking before a dangerous terminal command runs: allow once, for this session, or deny.
+"""Asking before a risky command or file access: allow once, for this session, or deny.
 
-The agent waits on a future; this screen resolves it. "Allow for this session"
-means: do not ask again for commands flagged for the same reason (say "force
-push rewrites remote history") until the app exits. If the turn is
-cancelled meanwhile (Esc, quit) the future is cancelled and the screen closes
-itself, so a stale question never lingers over the chat.
+The agent waits on a future; this screen resolves it. The dialog shows what
+would run, why it needs approval, and what "allow for this session" covers:
+the request's scope, such as commands flagged for the same reason (which
+names the path) or file writes in one directory. An allowed scope is not asked
+about again until the app exits. If the turn is cancelled meanwhile (Esc,
+quit) the future is cancelled and the screen closes itself, so a stale
+question never lingers over the chat.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ class ApprovalScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
-            yield Static("⚠ This command needs your approval", id="approval-title")
+            yield Static(f"⚠ This {self.request.tool} call needs your approval", id="approval-title")
             yield Static(Content(neutralize(self.request.command)), id="approval-command")
             yield Static(Content(neutralize(f"Why: {self.request.reason}.")), id="approval-reason")
+            yield Static(Content(neutralize(f"For this session covers: {self.request.scope}.")), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 yield Button("Allow once (y)", id=ONCE, variant="warning")
                 yield Button("Allow for this session (a)", id=SESSION)
@@ -65,14 +68,14 @@ class ApprovalScreen(ModalScreen[str]):
 
 
 class Approvals:
-    """Which kinds of danger this session already allowed, and asking about the rest."""
+    """Which scopes this session already allowed, and asking about the rest."""
 
     def __init__(self) -> None:
-        self.allowed_reasons: set[str] = set()
+        self.allowed_scopes: set[str] = set()
 
     def ask(self, app, request, answer: asyncio.Future) -> None:
-        """Resolve `answer` at once if this kind was allowed for the session, else open the modal."""
-        if request.reason in self.allowed_reasons:
+        """Resolve `answer` at once if its scope was allowed for the session, else open the modal."""
+        if request.scope in self.allowed_scopes:
             if not answer.done():
                 answer.set_result(True)
             return
@@ -82,7 +85,7 @@ class Approvals:
         def decided(choice: str | None) -> None:
             app.activity = previous
             if choice == SESSION:
-                self.allowed_reasons.add(request.reason)
+                self.allowed_scopes.add(request.scope)
             if not answer.done():
                 answer.set_result(choice in (ONCE, SESSION))
                 verb = "Denied" if choice in (DENY, None) else "Allowed"

@@ -1,0 +1,203 @@
+"""Real commands against a scratch home: what the modes and the kernel let through, checked on disk.
+
+Every command below reached the user's home through the terminal tool before
+the sandbox existed. Each runs here for real, in each mode, with `HOME` and the
+boundary pointing at a scratch home; the test then compares the home with a
+snapshot. In `allow` mode the same commands must change it, which proves the
+commands (and so these tests) can do the damage they are checked against.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hermeslite.tools.base import deny_all
+from hermeslite.tools.terminal import BLOCKED_NOTE, TerminalTool
+
+from .conftest import needs_landlock
+from .test_terminal import alive, gone_within
+
+tool = TerminalTool()
+PAYLOAD = base64.b64encode(b"rm -rf ~/x\n").decode()
+ISSUE_COMMANDS = [
+    "rm -rf ~/x",
+    "rm -r ~/x",
+    "rm -rf $HOME/x",
+    'rm -rf "$HOME"/x',
+    "rm -rf {home}/x",
+    "cd ~ && rm -rf x",
+    'bash -c "rm -rf ~/x"',
+    "find ~/x -delete",
+    "python3 -c \"import os, shutil; shutil.rmtree(os.path.expanduser('~/x'))\"",
+    f"echo {PAYLOAD} | base64 -d | sh",
+    ": > ~/notes.txt",
+    "chmod -R 000 ~/x",
+]
+
+
+async def no(request):
+    return False
+
+
+async def must_not_ask(request):
+    raise AssertionError(f"asked about {request.command}")
+
+
+MODES = {
+    "ask-headless": ("ask", deny_all),
+    "ask-user-says-no": ("ask", no),
+    "auto": ("auto", no),
+    "deny": ("deny", must_not_ask),
+}
+
+
+async def run(ctx, command: str):
+    return await tool.run({"command": command}, ctx)
+
+
+@needs_landlock
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("command", ISSUE_COMMANDS)
+async def test_commands_aimed_at_the_home_leave_it_unchanged(scratch, mode, command):
+    approval, approver = MODES[mode]
+    before = scratch.snapshot()
+    await run(scratch.ctx(approval, approve=approver), command.format(home=scratch.home))
+    assert scratch.snapshot() == before
+
+
+@pytest.mark.parametrize("command", ISSUE_COMMANDS)
+async def test_in_allow_mode_the_same_commands_do_the_damage(scratch, command):
+    before = scratch.snapshot()
+    result = await run(scratch.ctx("allow", approve=must_not_ask), command.format(home=scratch.home))
+    assert scratch.snapshot() != before, result.content
+
+
+@needs_landlock
+async def test_the_kernel_blocks_unreadable_code_that_writes_outside(scratch):
+    # Inline Python the policy cannot read runs without a question in auto mode: only Landlock stops it.
+    script = "open(__import__('os').path.expanduser('~/notes.txt'), 'w').write('pwned')"
+    before = scratch.snapshot()
+    result = await run(scratch.ctx("auto", approve=must_not_ask), f'python3 -c "{script}"')
+    assert scratch.snapshot() == before
+    assert "Permission denied" in result.content and BLOCKED_NOTE in result.content
+    assert result.content.endswith("[exit code: 1]")
+
+
+@needs_landlock
+async def test_writes_inside_the_project_and_the_temp_dir_work_under_the_sandbox(scratch):
+    command = ("mkdir -p d/e && echo one > d/e/f && mv d/e/f d/g && ln -s g d/link && truncate -s 2 d/g "
+               "&& mkfifo d/pipe && echo tmp > $TMPDIR/t && echo x > /dev/null && rm -r d/e && cat d/link")
+    result = await run(scratch.ctx("auto", approve=must_not_ask), command)
+    assert result.content == "on\n[exit code: 0]"
+    assert (scratch.proj / "d" / "g").read_text() == "on" and (scratch.tmp / "t").read_text() == "tmp\n"
+
+
+@needs_landlock
+async def test_writable_paths_are_writable_in_the_sandbox(scratch):
+    ctx = scratch.ctx("auto", approve=must_not_ask, writable=(scratch.home / "x",))
+    result = await run(ctx, "python3 -c \"open('../x/made.txt', 'w').write('ok')\"")
+    assert result.content == "[exit code: 0]" and (scratch.home / "x" / "made.txt").read_text() == "ok"
+
+
+@needs_landlock
+async def test_a_sandboxed_command_cannot_signal_processes_it_did_not_start(scratch):
+    outsider = subprocess.Popen(["sleep", "60"])
+    try:
+        result = await run(scratch.ctx("auto", approve=must_not_ask), f"kill -TERM {outsider.pid}")
+        assert "Operation not permitted" in result.content and BLOCKED_NOTE in result.content
+        time.sleep(0.2)
+        assert alive(outsider.pid)
+        own = await run(scratch.ctx("auto", approve=must_not_ask), "sleep 60 & kill -TERM $!; wait $!; echo $?")
+        assert own.content.startswith("143"), "its own children it may signal"
+    finally:
+        outsider.kill()
+        outsider.wait()
+
+
+@needs_landlock
+async def test_an_approved_escape_runs_outside_the_sandbox(scratch):
+    async def yes(request):
+        return True
+
+    await run(scratch.ctx("ask", approve=yes), "rm -rf ~/x")
+    assert not (scratch.home / "x").exists()
+
+
+async def test_without_a_sandbox_unreadable_code_asks(scratch):
+    requests = []
+
+    async def approver(request):
+        requests.append(request)
+        return False
+
+    before = scratch.snapshot()
+    result = await run(scratch.ctx("ask", approve=approver, sandbox=False), "python3 -c 'print(1)'")
+    assert requests and result.is_error and "the user denied this command" in result.content
+    assert scratch.snapshot() == before
+
+
+# -- tool processes die with hermeslite ---------------------------------------------------------
+
+HOST = textwrap.dedent("""
+    import asyncio, sys
+    from pathlib import Path
+    from hermeslite.tools import process_groups
+    from hermeslite.tools.base import ToolContext
+    from hermeslite.tools.terminal import TerminalTool
+
+    async def main(cwd, command):
+        process_groups.install_exit_cleanup()
+        ctx = ToolContext(cwd=Path(cwd), approval_policy="allow", terminal_timeout=300)
+        await TerminalTool().run({"command": command}, ctx)
+        print("command finished", flush=True)
+        if sys.argv[3] == "wait":
+            await asyncio.sleep(300)
+
+    asyncio.run(main(*sys.argv[1:3]))
+""")
+
+
+def _host(tmp_path: Path, command: str, then: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), command, then], env=env,
+                            stdout=subprocess.PIPE, text=True)
+
+
+def _pids(tmp_path: Path, *names: str) -> list[int]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if all((tmp_path / n).exists() and (tmp_path / n).read_text().strip() for n in names):
+            return [int((tmp_path / n).read_text()) for n in names]
+        time.sleep(0.02)
+    raise AssertionError(f"{names} never appeared")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_running_command_dies_when_hermeslite_is_signalled(tmp_path, sig):
+    host = _host(tmp_path, "echo $$ > sh.pid; sleep 300 & echo $! > bg.pid; sleep 300", "wait")
+    try:
+        shell, background = _pids(tmp_path, "sh.pid", "bg.pid")
+        host.send_signal(sig)
+        assert host.wait(10) == -sig, "hermeslite still dies of the signal"
+        assert gone_within(shell) and gone_within(background)
+    finally:
+        host.kill()
+
+
+def test_a_server_left_running_dies_when_hermeslite_exits_normally(tmp_path):
+    host = _host(tmp_path, "sleep 300 > /dev/null 2>&1 & echo $! > bg.pid", "exit")
+    try:
+        (server,) = _pids(tmp_path, "bg.pid")
+        assert host.wait(20) == 0
+        assert gone_within(server)
+    finally:
+        host.kill()
