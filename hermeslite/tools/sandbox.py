@@ -29,7 +29,8 @@ from hermeslite.tools.landlock import abi_version
 # Device files ordinary commands write to or open for ioctl (`> /dev/null`, a terminal query).
 DEVICE_PATHS = tuple(Path(p) for p in (
     "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/shm"))
-LAUNCHER = "hermeslite.tools.sandbox_exec"
+# `-c` rather than `-m`: runpy's imports would cost a few milliseconds on every command.
+LAUNCHER = "import sys; from hermeslite.tools.sandbox_exec import main; sys.exit(main(sys.argv[1:]))"
 # The directory holding the `hermeslite` package: the launcher starts there to import it.
 PACKAGE_ROOT = Path(hermeslite.__file__).resolve().parent.parent
 
@@ -89,7 +90,7 @@ def status(mode: str, writable_paths: Iterable[str], cwd: Path) -> str:
 
 def launch_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> list[str]:
     """`bash -c command` started through the launcher (run it with cwd=PACKAGE_ROOT)."""
-    argv = [sys.executable, "-S", "-E", "-m", LAUNCHER, "--cwd", str(cwd)]
+    argv = [sys.executable, "-S", "-E", "-c", LAUNCHER, "--cwd", str(cwd)]
     if sandbox is not None:
         argv.append("--landlock")
         for root in sandbox.writable(cwd):

@@ -1,9 +1,9 @@
 """The launcher every terminal command starts through: limit, confine, then exec.
 
-    cd <package root> && python -S -E -m hermeslite.tools.sandbox_exec \\
+    cd <package root> && python -S -E -c 'import sys; from hermeslite.tools.sandbox_exec import main; ...' \\
         --cwd DIR [--landlock] [--write DIR]... -- PROGRAM ARGS...
 
-It runs as its own single-threaded process, so restricting itself cannot
+(`sandbox.launch_argv` builds this line.) It runs as its own single-threaded process, so restricting itself cannot
 deadlock the way code run between fork and exec of a multi-threaded parent
 can, and whatever it execs inherits the limits. It is started in the
 directory holding the `hermeslite` package (with -S -E nothing else puts it on
@@ -92,6 +92,3 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         return complain(f"cannot run {program[0]}: {exc.strerror or exc}")
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
