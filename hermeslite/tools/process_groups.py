@@ -33,6 +33,42 @@ def live() -> frozenset[int]:
     return frozenset(_live)
 
 
+def alive(pgid: int) -> bool:
+    """True while a live (not zombie) process remains in the group.
+
+    `killpg(pgid, 0)` alone counts zombies, and where PID 1 does not reap
+    (many containers) an orphaned zombie would keep the group "alive" forever.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def prune() -> None:
+    """Forget groups whose processes have all ended on their own (a server that stopped)."""
+    for pgid in list(_live):
+        if not alive(pgid):
+            _live.discard(pgid)
+
+
 def kill_all() -> None:
     """SIGKILL every tracked group; a group that is already gone is skipped."""
     for pgid in list(_live):

@@ -46,7 +46,9 @@ class TerminalTool:
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
         "Long output keeps its head and tail. To keep a server running, start it in the background "
-        "with its output redirected to a file (cmd > log 2>&1 &)."
+        "with its output redirected to a file (cmd > log 2>&1 &). Commands run in a sandbox that lets "
+        "them write only inside the working directory and the temp dir; writing elsewhere, recursive "
+        "deletes and the like need the user's approval."
     )
     parameters: dict[str, Any] = {
         "type": "object",
@@ -94,6 +96,7 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float,
     for the pipes to close, and a background child holding them would make a
     finished command look like it hangs.
     """
+    process_groups.prune()
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -140,7 +143,7 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float,
             transport.close()  # closes the pipe too
         else:
             pipe.close()
-        if not _group_alive(proc.pid):  # a server left running stays tracked until hermeslite exits
+        if not process_groups.alive(proc.pid):  # a server left running stays tracked until hermeslite exits
             process_groups.untrack(proc.pid)
     code = TIMED_OUT_CODE if timed_out else _exit_code(proc.returncode)
     return code, buffer.text(), notes
@@ -167,41 +170,12 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-def _group_alive(pgid: int) -> bool:
-    """True while a live (not zombie) process remains in the group.
-
-    `killpg(pgid, 0)` alone counts zombies, and where PID 1 does not reap
-    (many containers) an orphaned zombie would keep the group "alive" forever.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
 async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
     """SIGTERM the whole group, SIGKILL whatever is left after the grace, and reap bash."""
     _signal_group(proc.pid, signal.SIGTERM)
     deadline = asyncio.get_running_loop().time() + KILL_GRACE
     while asyncio.get_running_loop().time() < deadline:
-        if proc.returncode is not None and not _group_alive(proc.pid):
+        if proc.returncode is not None and not process_groups.alive(proc.pid):
             break
         await asyncio.sleep(0.05)
     _signal_group(proc.pid, signal.SIGKILL)

@@ -243,3 +243,13 @@ async def test_finished_commands_leave_no_tracked_group_and_servers_stay_tracked
     finally:
         process_groups.kill_all()
     assert gone_within(pid)
+
+
+async def test_groups_that_died_on_their_own_are_forgotten(ctx):
+    from hermeslite.tools import process_groups
+
+    await run(ctx, "sleep 0.3 > /dev/null 2>&1 & echo $! > bg.pid")
+    pid = int((ctx.cwd / "bg.pid").read_text())
+    assert gone_within(pid)
+    await run(ctx, "true")   # every command first forgets dead groups
+    assert not process_groups.live()
