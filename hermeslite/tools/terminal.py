@@ -46,16 +46,13 @@ class TerminalTool:
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
         "Long output keeps its head and tail. To keep a server running, start it in the background "
-        "with its output redirected to a file (cmd > log 2>&1 &). Commands run in a sandbox that lets "
-        "them write only inside the working directory and the temp dir; writing elsewhere, recursive "
-        "deletes and the like need the user's approval."
+        "with its output redirected to a file (cmd > log 2>&1 &)."
     )
     parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "the bash command line to run"},
-            "timeout": {"type": "number",
-                        "description": "seconds before the command is killed (default and maximum from config)"},
+            "timeout": {"type": "number", "description": "seconds before the command is killed (default from config)"},
         },
         "required": ["command"],
     }
