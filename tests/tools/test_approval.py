@@ -51,9 +51,9 @@ ASKS = [
     "echo 'x ALL=(ALL) ALL' >> /etc/sudoers", "echo x | sudo tee /etc/passwd", "rm -rf ~/projects/foo/build",
     "echo '127.0.0.1 x' >> /etc/hosts",
 ]
-INSIDE = ["rm -rf build/", "rm -rf ./node_modules", "rm -rf {tmp}/build"]
+INSIDE = ["rm -rf build/", "rm -rf src", "rm -rf {tmp}/build", "git reset --hard"]
 RUNS = [
-    "rm file.txt", "ls -la /", "echo 'rm -rf /'", "git commit -m 'never rm -rf / again'", "git push origin main",
+    "rm -rf ./node_modules", "rm file.txt", "ls -la /", "echo 'rm -rf /'", "git commit -m 'never rm -rf / again'", "git push origin main",
     "git push -u origin feature", "git push", "dd if=/dev/zero of=./disk.img bs=1M count=1", "cat log > /dev/null",
     "make 2>/dev/null", "kill -9 1234", "kill -1 1234", "curl -s http://example.com -o out.sh",
     "x=$(curl -s http://example.com/api)", "curl -s http://example.com | jq .", "chmod 644 file", "pytest -q",
@@ -70,7 +70,7 @@ async def _asked(scratch, command: str, mode: str) -> bool:
         asked.append(request)
         return False
 
-    decision = await check_approval(command.format(tmp=scratch.tmp), scratch.ctx(mode, approve=approver))
+    decision = await check_approval(command.replace("{tmp}", str(scratch.tmp)), scratch.ctx(mode, approve=approver))
     assert (decision.refusal is not None) == bool(asked)
     return bool(asked)
 
