@@ -174,7 +174,7 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
     tools = loaded.settings.tools
-    print(neutralize(f"# sandbox: {status(tools.sandbox, tools.writable_paths, Path.cwd())}"))
+    print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
 

@@ -79,6 +79,10 @@ def test_config_shows_what_confines_terminal_commands(
         assert str(Path("~/.cache").expanduser()) in line
     else:
         assert line.startswith("# sandbox: no Landlock sandbox on ")
+    if abi_version():
+        path.write_text("tools:\n  approval: allow\n", encoding="utf-8")
+        assert main(["--config", str(path), "config"]) == 0
+        assert "unused: tools.approval: allow" in capsys.readouterr().out.splitlines()[1]
     path.write_text("tools:\n  sandbox: off\n", encoding="utf-8")   # YAML reads a bare off as false
     assert main(["--config", str(path), "config"]) == 0
     assert capsys.readouterr().out.splitlines()[1].startswith("# sandbox: sandbox off (tools.sandbox: off)")

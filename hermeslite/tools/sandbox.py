@@ -82,10 +82,14 @@ def unavailable_reason(mode: str) -> str | None:
             "only the approval policy guards them, and commands it cannot read ask first")
 
 
-def status(mode: str, writable_paths: Iterable[str], cwd: Path) -> str:
+def status(mode: str, approval: str, writable_paths: Iterable[str], cwd: Path) -> str:
     """One line for `hermeslite config`: what confines terminal commands run in `cwd`."""
     sandbox = sandbox_for(mode, writable_paths, cwd)
-    return sandbox.describe(cwd) if sandbox else str(unavailable_reason(mode))
+    if sandbox is None:
+        return str(unavailable_reason(mode))
+    if approval == "allow":
+        return f"Landlock ABI {sandbox.abi} available, unused: tools.approval: allow runs commands unconfined"
+    return sandbox.describe(cwd)
 
 
 def launch_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> list[str]:
