@@ -27,8 +27,6 @@ from pathlib import Path
 from hermeslite.tools.base import ApprovalRequest, ToolContext, deny_all
 from hermeslite.tools.shell_policy import Risk, judge
 
-MODES = ("ask", "auto", "allow", "deny")
-
 
 class Action(enum.Enum):
     RUN = "run"
