@@ -21,7 +21,8 @@ way, treating a path outside the boundary as an ESCAPE.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hermeslite.tools.base import ApprovalRequest, ToolContext, deny_all
@@ -68,9 +69,10 @@ HINTS = {
 READ_HINT = "add the directory to tools.readable_paths, or set tools.approval: allow"
 
 
-async def check_approval(command: str, ctx: ToolContext) -> Decision:
-    """Judge a terminal command and apply the approval mode, asking the user when it says so."""
-    verdict = judge(command, ctx.boundary)
+async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
+    """Judge a terminal command, as run with `env`, and apply the approval mode, asking the user
+    when it says so."""
+    verdict = judge(command, replace(ctx.boundary, env=env))
     decided = plan(verdict.risk, ctx.approval_policy, ctx.sandbox is not None)
     if decided.action is Action.RUN:
         return Decision(sandboxed=decided.sandboxed)

@@ -66,11 +66,11 @@ class TerminalTool:
             return ToolResult("error: timeout must be a positive number of seconds", is_error=True)
         if not Path(ctx.cwd).is_dir():
             return ToolResult(f"error: working directory {ctx.cwd} does not exist", is_error=True)
-        decision = await check_approval(command, ctx)
+        env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
+        decision = await check_approval(command, ctx, env)
         if decision.refusal:
             return ToolResult(decision.refusal, is_error=True)
         sandbox = ctx.sandbox if decision.sandboxed else None
-        env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
         timeout = min(asked, ctx.terminal_timeout)
         code, output, notes = await run_command(
             launch_argv(command, Path(ctx.cwd), sandbox), env, timeout, ctx.output_limit)

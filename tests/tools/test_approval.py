@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from hermeslite.tools.approval import Action, check_approval, check_path, plan
@@ -51,9 +53,10 @@ ASKS = [
     "echo 'x ALL=(ALL) ALL' >> /etc/sudoers", "echo x | sudo tee /etc/passwd", "rm -rf ~/projects/foo/build",
     "echo '127.0.0.1 x' >> /etc/hosts",
 ]
-INSIDE = ["rm -rf build/", "rm -rf src", "rm -rf {tmp}/build", "git reset --hard"]
+INSIDE = ["rm -rf build/", "rm -rf ./node_modules", "rm -rf src", "rm -rf {tmp}/build", "rm -rf $TMPDIR/build",
+          "git reset --hard"]
 RUNS = [
-    "rm -rf ./node_modules", "rm file.txt", "ls -la /", "echo 'rm -rf /'", "git commit -m 'never rm -rf / again'", "git push origin main",
+    "rm file.txt", "echo x > $TMPDIR/scratch.txt", "ls -la /", "echo 'rm -rf /'", "git commit -m 'never rm -rf / again'", "git push origin main",
     "git push -u origin feature", "git push", "dd if=/dev/zero of=./disk.img bs=1M count=1", "cat log > /dev/null",
     "make 2>/dev/null", "kill -9 1234", "kill -1 1234", "curl -s http://example.com -o out.sh",
     "x=$(curl -s http://example.com/api)", "curl -s http://example.com | jq .", "chmod 644 file", "pytest -q",
@@ -70,7 +73,8 @@ async def _asked(scratch, command: str, mode: str) -> bool:
         asked.append(request)
         return False
 
-    decision = await check_approval(command.replace("{tmp}", str(scratch.tmp)), scratch.ctx(mode, approve=approver))
+    command = command.replace("{tmp}", str(scratch.tmp))
+    decision = await check_approval(command, scratch.ctx(mode, approve=approver), os.environ)
     assert (decision.refusal is not None) == bool(asked)
     return bool(asked)
 
@@ -94,7 +98,7 @@ async def test_ordinary_commands_run_without_asking(scratch, command):
 
 
 async def test_headless_denies_with_the_reason_and_how_to_permit_it(scratch):
-    decision = await check_approval("rm -rf ~/x", scratch.ctx("ask"))
+    decision = await check_approval("rm -rf ~/x", scratch.ctx("ask"), os.environ)
     assert decision.refusal.startswith("error: denied (")
     assert str(scratch.home / "x") in decision.refusal
     assert "no one can approve this command in headless mode" in decision.refusal
@@ -105,7 +109,7 @@ async def test_deny_mode_refuses_without_asking(scratch):
     async def approver(request):
         raise AssertionError("deny mode must not ask")
 
-    decision = await check_approval("rm -rf ~/x", scratch.ctx("deny", approve=approver))
+    decision = await check_approval("rm -rf ~/x", scratch.ctx("deny", approve=approver), os.environ)
     assert "the approval policy is deny" in decision.refusal and "do not retry" in decision.refusal
 
 
@@ -116,7 +120,7 @@ async def test_the_request_names_the_command_the_reason_and_the_session_scope(sc
         requests.append(request)
         return False
 
-    decision = await check_approval("rm -rf ~/x", scratch.ctx("ask", approve=approver))
+    decision = await check_approval("rm -rf ~/x", scratch.ctx("ask", approve=approver), os.environ)
     (request,) = requests
     assert request.tool == "terminal" and request.command == "rm -rf ~/x"
     assert str(scratch.home / "x") in request.reason and request.reason in request.scope
@@ -127,8 +131,8 @@ async def test_an_approved_escape_runs_unconfined_and_other_approvals_stay_sandb
     async def yes(request):
         return True
 
-    escape = await check_approval("rm -rf ~/x", scratch.ctx("ask", approve=yes))
-    inside = await check_approval("rm -rf build", scratch.ctx("ask", approve=yes))
+    escape = await check_approval("rm -rf ~/x", scratch.ctx("ask", approve=yes), os.environ)
+    inside = await check_approval("rm -rf build", scratch.ctx("ask", approve=yes), os.environ)
     assert escape.refusal is None and escape.sandboxed is False
     assert inside.refusal is None and inside.sandboxed is (scratch.ctx().sandbox is not None)
 
@@ -137,7 +141,7 @@ async def test_allow_mode_never_asks_and_never_sandboxes(scratch):
     async def approver(request):
         raise AssertionError("allow mode must not ask")
 
-    decision = await check_approval("rm -rf ~/x", scratch.ctx("allow", approve=approver))
+    decision = await check_approval("rm -rf ~/x", scratch.ctx("allow", approve=approver), os.environ)
     assert decision.refusal is None and decision.sandboxed is False
 
 
