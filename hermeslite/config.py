@@ -65,6 +65,13 @@ class ModelConfig:
     timeout: float = field(default=60, metadata=spec(
         "number", "seconds to wait for a connection, and for each next piece of a streamed reply, "
         "before the request counts as timed out", lo=1, hi=3600))
+    prompt_caching: str = field(default="auto", metadata=spec(
+        "choice", "auto marks cache breakpoints for Claude models (system prompt + last 3 messages) and keeps "
+        "the prefix stable for providers that cache by themselves; off sends no cache marks",
+        choices=("auto", "off")))
+    cache_ttl: str = field(default="5m", metadata=spec(
+        "choice", "how long Claude keeps a cached prefix: 5m, or 1h for sessions with long pauses "
+        "(1h cache writes cost 2x input instead of 1.25x)", choices=("5m", "1h")))
 
     def __post_init__(self) -> None:
         check_and_normalize(self)

@@ -18,7 +18,8 @@ from types import ModuleType
 from typing import Any
 
 from .errors import FatalError, IncompleteReply
-from .types import Completion, Usage
+from .types import Completion
+from .usage import usage_from
 
 
 class Assembler:
@@ -81,11 +82,8 @@ class Assembler:
         text = "".join(self.text)
         tool_calls = [_tool_call(slot) for _, slot in sorted(self.calls.items())]
         finish = self.finish_reason or ("tool_calls" if tool_calls else "stop")
-        usage = Usage(
-            prompt_tokens=getattr(self.usage_object, "prompt_tokens", None),
-            completion_tokens=getattr(self.usage_object, "completion_tokens", None),
-        )
-        return Completion(message=_assistant_message(text, tool_calls), usage=usage, finish_reason=finish)
+        return Completion(message=_assistant_message(text, tool_calls), usage=usage_from(self.usage_object),
+                          finish_reason=finish)
 
 
 def require_whole(completion: Completion, *, finished: bool, model: str) -> None:
@@ -176,11 +174,8 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
         tool_calls.append(_tool_call({"id": _get(call, "id"), "name": _get(function, "name") or "",
                                       "arguments": arguments or ""}))
     usage_object = getattr(response, "usage", None)
-    usage = Usage(
-        prompt_tokens=getattr(usage_object, "prompt_tokens", None),
-        completion_tokens=getattr(usage_object, "completion_tokens", None),
-        cost=_response_cost(litellm, response, model, usage_object),
-    )
+    usage = usage_from(usage_object)
+    usage.cost = _response_cost(litellm, response, model, usage_object)
     finish = getattr(choice, "finish_reason", None) or ("tool_calls" if tool_calls else "stop")
     return Completion(message=_assistant_message(str(text), tool_calls), usage=usage, finish_reason=finish)
 

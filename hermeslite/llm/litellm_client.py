@@ -40,11 +40,12 @@ from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
 from .assemble import Assembler, completion_from, require_whole, stream_cost
+from .caching import CachePlan, injection_points, plan_for
 from .classify import classify
 from .credentials import check_model
 from .errors import FatalError, LLMError, TransientError
 from .retry import RetryPolicy
-from .setup import ensure_loaded
+from .setup import ensure_loaded, load_litellm
 from .types import Completed, Completion, RetryHook, RetryNotice, StreamEvent, TextDelta
 from .window import lookup_context_window
 
@@ -74,6 +75,7 @@ class LiteLLMClient:
         self.context_window_warning: str | None = None
         self._window: int | None = None
         self._checked: set[str] = set()
+        self._cache_plans: dict[str, CachePlan] = {}
 
     # -- context window ---------------------------------------------------
 
@@ -205,6 +207,17 @@ class LiteLLMClient:
             await self._wait(err, retry, delay)
             retry += 1
 
+    # -- prompt caching -------------------------------------------------------
+
+    def cache_plan(self, model: str | None = None) -> CachePlan:
+        """How requests to `model` (default: the main model) use the prompt cache.
+        Imports litellm: call `await prepare()` first on the event loop."""
+        name = model or self.model
+        if name not in self._cache_plans:
+            self._cache_plans[name] = plan_for(name, setting=self.model_cfg.prompt_caching,
+                                               ttl=self.model_cfg.cache_ttl, litellm=load_litellm())
+        return self._cache_plans[name]
+
     # -- internals ------------------------------------------------------------
 
     async def _ready(self, name: str) -> ModuleType:
@@ -235,6 +248,9 @@ class LiteLLMClient:
         }
         if tools:
             kwargs["tools"] = tools
+        points = injection_points(self.cache_plan(name), kwargs["messages"])
+        if points:
+            kwargs["cache_control_injection_points"] = points
         if stream:
             kwargs["stream"] = True
             kwargs["stream_options"] = {"include_usage": True}

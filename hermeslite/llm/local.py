@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
+from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
 from .local_convert import reply_budget, to_chat_messages
 from .local_native import import_llama_cpp, without_fd_redirect
@@ -195,6 +196,9 @@ class LocalModelClient:
 
     def context_window(self) -> int:
         return self.n_ctx
+
+    def cache_plan(self) -> CachePlan:
+        return CachePlan("none", detail="the embedded model runs locally and bills nothing")
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None

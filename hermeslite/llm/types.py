@@ -8,16 +8,23 @@ lets the tests drive the real loop against a real local model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol, Union
 
 from .errors import LLMError
+
+if TYPE_CHECKING:
+    from .caching import CachePlan
 
 
 @dataclass
 class Usage:
+    """What one request consumed. `prompt_tokens` counts all input, cache reads and writes included."""
+
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None  # USD, when the provider's price is known
+    cache_read_tokens: int = 0   # input read from the provider's prompt cache
+    cache_write_tokens: int = 0  # input written to it (billed at a premium by Anthropic)
 
 
 @dataclass
@@ -84,4 +91,8 @@ class LLMClient(Protocol):
 
     def context_window(self) -> int:
         """Input tokens the model accepts (config override, provider metadata, or 8192)."""
+        ...
+
+    def cache_plan(self) -> "CachePlan":
+        """How this model's requests use the provider's prompt cache (for the start-up line)."""
         ...
