@@ -64,7 +64,26 @@ _V1 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1]
+# v2: what each model request consumed (see store/usage.py).
+_V2 = [
+    """
+    CREATE TABLE usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        at REAL NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('turn', 'summary', 'flush')),
+        model TEXT,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cost REAL
+    )
+    """,
+    "CREATE INDEX usage_session ON usage(session_id, id)",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

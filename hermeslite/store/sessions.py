@@ -35,9 +35,11 @@ from hermeslite.context.messages import Message, call_id, tool_calls_of
 from hermeslite.context.result import CompressionResult
 from hermeslite.paths import data_dir, ensure_dir
 
+from . import usage
 from .recall import RecallTool
 from .schema import SCHEMA_VERSION, SchemaTooNew, migrate
 from .transcript import INTERRUPTED_TOOL_TEXT, dumps_message, repair_transcript, title_from
+from .usage import UsageRecord
 
 __all__ = [
     "CompactionRecord",
@@ -348,6 +350,18 @@ class SessionStore:
             CompactionRecord(t, tb, ta, mb, ma, focus, bool(fb), bool(ab), summary, error, at)
             for t, tb, ta, mb, ma, focus, fb, ab, summary, error, at in rows
         ]
+
+    # ------------------------------------------------------------------ usage
+
+    def record_usage(self, session_id: str, record: UsageRecord) -> None:
+        with self._tx() as conn:
+            self._generation(conn, session_id)
+            usage.insert(conn, session_id, record)
+
+    def usage(self, session_id: str) -> list[UsageRecord]:
+        """Every request's usage in this session, oldest first."""
+        with self._lock:
+            return usage.select(self._conn, session_id)
 
     # ------------------------------------------------------------------ archive
 
