@@ -6,7 +6,7 @@ chunks, error bodies, dropped connections) is what a provider sends.
 
     server.enqueue(Reply.text("hello", chunks=3), Reply.error(429, "slow down"))
     server.enqueue(Reply.unfinished("half a rep"), Reply.empty(), Reply.stall(5, Reply.text("late")))
-    server.overflow_above(4096)       # any bigger request gets a 400 context_length_exceeded
+    server.overflow_above(4096)       # any bigger request (messages + tools) gets a 400 context_length_exceeded
     server.requests                   # JSON bodies received, in order
 
 Only the standard library: `ThreadingHTTPServer` in a daemon thread. Use the
@@ -31,8 +31,9 @@ DEFAULT_TEXT = "ok"
 
 
 def estimate_prompt_tokens(body: dict[str, Any]) -> int:
-    """The server's token count for a request: len(json.dumps(messages)) // 4."""
-    return len(json.dumps(body.get("messages", []))) // 4
+    """The server's token count for a request, as a provider counts it: messages and tool schemas,
+    len(json.dumps(...)) // 4."""
+    return (len(json.dumps(body.get("messages", []))) + len(json.dumps(body.get("tools") or []))) // 4
 
 
 def split_text(text: str, parts: int) -> list[str]:

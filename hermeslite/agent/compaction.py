@@ -19,6 +19,7 @@ from hermeslite.store.todos import attach_snapshot, strip_snapshots
 
 from . import events as ev
 from .flush import flush_memories, user_turns
+from .summarizer import live_request
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -46,15 +47,26 @@ class Compaction:
                 return
 
     async def run(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
-        """One compaction with everything around it; reports start and finish as events."""
+        """One compaction with everything around it; reports start and finish as events.
+
+        Except after an overflow (the live request is what the provider just
+        refused), the summary and the memory flush extend the live request so
+        the provider reads the conversation from its prompt cache.
+        """
         agent = self.agent
         deps = agent.deps
         before = strip_snapshots(agent.messages)
         deps.compressor.request_overhead_tokens = agent.schema_tokens()
         # Message tokens, the same measure the result reports before and after.
         agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.ledger.total))
+        live = None if trigger == "reactive" else live_request(
+            deps.llm, agent.messages, agent.tool_schemas(), agent.estimate_request(), deps.usage,
+            deps.settings.compression.summary_timeout)
+        spent_before = deps.usage.totals
         result, _ = await asyncio.gather(
-            deps.compressor.compress(before, focus_topic=focus, force=force), self._flush(before))
+            deps.compressor.compress(before, focus_topic=focus, force=force, live=live),
+            self._flush(list(agent.messages)))
+        spent = deps.usage.totals - spent_before
         if result.changed and not result.aborted:
             rebuilt = self._refresh(result.messages)
             agent.adopt_transcript(rebuilt)
@@ -64,7 +76,7 @@ class Compaction:
         else:
             deps.store.record_compaction(agent.session_id, CompactionRecord.from_result(result, trigger))
         agent.last_prompt_tokens = None
-        agent.emit(ev.CompactionFinished(trigger, result))
+        agent.emit(ev.CompactionFinished(trigger, result, spent))
         if advice := result.advice():
             agent.emit(ev.Notice(advice, "warning"))
         agent.emit(ev.PressureChanged(agent.pressure()))
@@ -74,17 +86,21 @@ class Compaction:
         return result
 
     async def _flush(self, messages: list[dict]) -> int:
-        """The memory flush beside the compaction; a failure is one warning line, never a stop."""
-        deps = self.agent.deps
+        """The memory flush beside the compaction, sent with the live request's tool schemas so it
+        extends that request; a failure is one warning line, never a stop."""
+        agent = self.agent
+        deps = agent.deps
         wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
         if not wanted or user_turns(messages) < deps.settings.memory.flush_min_turns:
             return 0
+        llm = deps.llm
         try:
             return await flush_memories(
-                deps.llm, messages, deps.memory_tool, deps.tool_ctx, window=deps.compressor.context_length,
-                timeout=deps.settings.compression.summary_timeout)
+                llm, messages, deps.memory_tool, deps.tool_ctx, window=deps.compressor.context_length,
+                timeout=deps.settings.compression.summary_timeout, tools=agent.tool_schemas(),
+                on_usage=lambda usage: deps.usage.record("flush", llm.model, usage))
         except LLMError as exc:
-            self.agent.emit(ev.Notice(f"{FLUSH_FAILED} {exc}", "warning"))
+            agent.emit(ev.Notice(f"{FLUSH_FAILED} {exc}", "warning"))
             return 0
 
     def _refresh(self, messages: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
 from .prompt import build_system_prompt
+from .usage import UsageMeter
 
 
 @dataclass
@@ -29,6 +30,7 @@ class AgentDeps:
     todos: TodoList
     compressor: ContextCompressor
     cwd: Path
+    usage: UsageMeter
 
     def system_message(self, *, compacted: bool = False) -> dict:
         """A fresh system prompt with the current memory snapshot."""

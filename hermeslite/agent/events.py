@@ -12,6 +12,7 @@ from typing import Any, Callable, Union
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
+from hermeslite.store.usage import UsageTotals
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class CompactionStarted:
 class CompactionFinished:
     trigger: str
     result: CompressionResult
+    usage: UsageTotals = UsageTotals()    # what its summary and memory-flush requests consumed
 
     @property
     def headline(self) -> str:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from hermeslite.config import Settings
-from hermeslite.context.compressor import ContextCompressor, Summarize
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
@@ -21,19 +20,8 @@ from hermeslite.tools.shell_policy import Boundary
 
 from .deps import AgentDeps
 from .loop import Agent
-
-def summarizer_for(current_llm: Callable[[], LLMClient], timeout: float) -> Summarize:
-    """The compressor's summarize callable: one user message in, the reply's text out.
-
-    It asks for the agent's current client on every call, so /model switches the
-    summarizer too.
-    """
-
-    async def summarize(prompt: str, model: str | None) -> str:
-        completion = await current_llm().complete([{"role": "user", "content": prompt}], model=model, timeout=timeout)
-        return completion.message.get("content") or ""
-
-    return summarize
+from .summarizer import serialized_summarizer
+from .usage import UsageMeter
 
 
 def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
@@ -90,16 +78,37 @@ def build_agent(
         RecallTool(store, lambda: session_id),
     ])
     tool_ctx = tool_context(settings, cwd)
+    usage = UsageMeter(store, session_id)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
-        summarize=summarizer_for(lambda: deps.llm, settings.compression.summary_timeout),
+        summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
         summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model)
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
-                     memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd)
+                     memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,
+                     usage=usage)
     if loaded is None:
         messages = [deps.system_message()]
         store.append_message(session_id, messages[0])
     else:
-        rest = loaded[1:] if loaded and loaded[0].get("role") == "system" else loaded
-        messages = [deps.system_message(compacted=any(has_handoff(m) for m in rest))] + rest
+        messages = _resumed(loaded, deps, same_place=_started_in(store, session_id, cwd))
     return Agent(deps, session_id, messages, interactive=interactive)
+
+
+def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:
+    info = store.get_session(session_id)
+    return info is not None and info.cwd == str(cwd)
+
+
+def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[dict]:
+    """A saved transcript, with the system prompt it was saved with when resumed where it started.
+
+    Keeping that prompt byte for byte keeps the provider's prompt cache valid
+    across processes (`-p ... --continue` is a new process every turn); it is
+    rebuilt, with fresh memory, at the next compaction. Resumed elsewhere, the
+    prompt is rebuilt now, because it names the working directory.
+    """
+    saved = loaded[0] if loaded and loaded[0].get("role") == "system" else None
+    rest = loaded[1:] if saved is not None else loaded
+    if saved is not None and same_place:
+        return [saved] + rest
+    return [deps.system_message(compacted=any(has_handoff(m) for m in rest))] + rest

@@ -2,35 +2,37 @@
 
 A summary keeps the task; it is the wrong place for "the user prefers tabs"
 or "the build needs Python 3.12", which should outlive the session. So before
-compacting, the model gets one call with only the memory tool. Nothing from
-that call stays in the transcript.
+compacting, the model gets one call asking it to use only the memory tool.
+Nothing from that call stays in the transcript.
 
 The flush runs exactly when the transcript is too big (or, reactively, when
 the provider already refused it), so it cannot simply send the transcript:
 a 20,000-message session made a 6.8 MB request that no window accepts. While
 the transcript fits in `FLUSH_WINDOW_SHARE` of the window it is sent as it is
-(its prefix may be in the provider's cache); beyond that the model reads an
-excerpt instead: the previous checkpoint (what was compacted before) and the
-turns since, trimmed to fit, with secrets masked.
+with the tool schemas of the live request, so it extends that request byte
+for byte and a provider with prompt caching reads it from its cache; beyond
+that the model reads an excerpt instead: the previous checkpoint (what was
+compacted before) and the turns since, trimmed to fit, with secrets masked.
+Only memory calls are applied, whatever else the model calls.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from hermeslite.context.handoff import find_previous
 from hermeslite.context.messages import strip_private
 from hermeslite.context.summary_prompt import render_turns
 from hermeslite.context.tokens import CHARS_PER_TOKEN, estimate_tokens
-from hermeslite.llm.types import LLMClient
+from hermeslite.llm.types import LLMClient, Usage
 from hermeslite.tools.base import Tool, ToolContext
 
 FLUSH_INSTRUCTION = (
     "[hermeslite: the earlier part of this conversation is about to be condensed to save space. Before that "
-    "happens, use the memory tool to save anything worth keeping beyond this session: the user's preferences "
-    "and corrections, recurring patterns, facts about their environment. Skip task progress (the summary keeps "
-    "that) and anything already in memory. If nothing is worth saving, reply 'nothing to save'.]"
+    "happens, use the memory tool (and no other tool) to save anything worth keeping beyond this session: the "
+    "user's preferences and corrections, recurring patterns, facts about their environment. Skip task progress "
+    "(the summary keeps that) and anything already in memory. If nothing is worth saving, reply 'nothing to save'.]"
 )
 EXCERPT_INTRO = (
     "[hermeslite: this conversation is too long to show whole. Below are the checkpoint of its earlier part "
@@ -50,11 +52,12 @@ def _memory_schema(memory_tool: Tool) -> dict[str, Any]:
         "name": memory_tool.name, "description": memory_tool.description, "parameters": memory_tool.parameters}}
 
 
-def flush_request(messages: list[dict[str, Any]], window: int, schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The messages the flush sends: the transcript while it fits in its share of `window`, else an excerpt."""
+def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages the flush sends with `tools`: the transcript while it fits in its share of `window`,
+    else an excerpt."""
     instruction = {"role": "user", "content": FLUSH_INSTRUCTION}
     plain = strip_private(messages)
-    budget = int(window * FLUSH_WINDOW_SHARE) - estimate_tokens(json.dumps(schema)) - estimate_tokens(instruction)
+    budget = int(window * FLUSH_WINDOW_SHARE) - estimate_tokens(json.dumps(tools)) - estimate_tokens(instruction)
     if estimate_tokens(plain) <= budget:
         return plain + [instruction]
     system = plain[:1] if plain and plain[0].get("role") == "system" else []
@@ -79,14 +82,19 @@ def _trim(text: str, limit: int) -> str:
 
 async def flush_memories(
     llm: LLMClient, messages: list[dict[str, Any]], memory_tool: Tool, ctx: ToolContext, *, window: int,
-    timeout: float,
+    timeout: float, tools: list[dict[str, Any]] | None = None, on_usage: Callable[[Usage], None] | None = None,
 ) -> int:
     """Ask the model what to save and apply its memory calls; returns how many were applied.
 
-    A failed call raises its `LLMError`; the caller reports it and compacts anyway.
+    `tools` are the schemas the live request carries (sending the same ones
+    keeps the request an extension of it); without them only the memory
+    tool's schema is sent. `on_usage` hears what the call consumed. A failed
+    call raises its `LLMError`; the caller reports it and compacts anyway.
     """
-    schema = _memory_schema(memory_tool)
-    completion = await llm.complete(flush_request(messages, window, schema), tools=[schema], timeout=timeout)
+    schemas = tools or [_memory_schema(memory_tool)]
+    completion = await llm.complete(flush_request(messages, window, schemas), tools=schemas, timeout=timeout)
+    if on_usage is not None:
+        on_usage(completion.usage)
     applied = 0
     for call in completion.message.get("tool_calls") or []:
         function = call.get("function") or {}

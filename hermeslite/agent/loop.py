@@ -15,6 +15,7 @@ from typing import Any
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
+from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
 from . import events as ev
@@ -141,6 +142,7 @@ class Agent:
             self.append(message)
             turn.partial = ""
             self.emit(ev.AssistantMessage(content=message.get("content") or "", tool_calls=calls))
+            self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
             self._note_usage(completion.usage.prompt_tokens)
             if not calls:
                 return ev.TurnFinished(ok=True)
@@ -251,6 +253,13 @@ class Agent:
         self.last_prompt_tokens = None
         self.emit(ev.PressureChanged(self.pressure()))
 
+    def startup_notes(self) -> list[str]:
+        """Lines a front end shows once the agent is ready: how prompt caching applies to this model."""
+        return [self.deps.llm.cache_plan().describe()]
+
+    def session_usage(self) -> UsageTotals:
+        """What this session's model requests have consumed so far (turns, summaries, flushes)."""
+        return self.deps.usage.totals
 
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""

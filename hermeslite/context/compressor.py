@@ -29,6 +29,7 @@ from .redact import redact_secrets
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns
+from .summary_request import LiveRequest, build_instruction, fits
 from .threshold import Threshold, resolve_threshold
 from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
 
@@ -126,7 +127,8 @@ class ContextCompressor:
     # -- the pass --------------------------------------------------------------
 
     async def compress(
-        self, messages: list[Message], focus_topic: str | None = None, force: bool = False
+        self, messages: list[Message], focus_topic: str | None = None, force: bool = False,
+        live: LiveRequest | None = None,
     ) -> CompressionResult:
         """One compression pass; `messages` is never modified.
 
@@ -134,6 +136,9 @@ class ContextCompressor:
         small saving, and always summarizes the middle. Whatever the trigger, a
         pass that summarizes leaves the request at most `target_tokens`, unless
         what cannot shrink is larger (`result.too_large` then says what).
+        `live` is the request the agent last built: when given, the summary is
+        first asked for as an extension of it, so the provider reads the
+        conversation from its cache (see `summary_request`).
         """
         original = list(messages)
         tokens = [message_tokens(m) for m in original]
@@ -160,7 +165,7 @@ class ContextCompressor:
 
         handoffs = [m for m in pruned.messages if has_handoff(m)]
         self._rehydrate(handoffs)
-        return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force)
+        return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force, live)
 
     def _budgets(self, working: list[Message], tokens: list[int]) -> Budgets:
         """Budgets for this pass, after the tool schemas, the system prompt and the latest user message."""
@@ -174,7 +179,7 @@ class ContextCompressor:
 
     async def _summarize_middle(
         self, result: CompressionResult, pruned: list[Message], sizes: list[int], handoffs: list[Message],
-        focus: str | None, force: bool,
+        focus: str | None, force: bool, live: LiveRequest | None = None,
     ) -> CompressionResult:
         working = unwrap_handoffs(pruned) if handoffs else pruned
         if handoffs:
@@ -202,7 +207,8 @@ class ContextCompressor:
         replaced += estimate_tokens(self.previous_summary or "")
         originals = [result.archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in middle]
         anchors = fit_anchors(extract_anchors(originals).merged_with(self.anchors), budgets.anchors)
-        made = await self._make_summary(originals, anchors, replaced, budgets, focus, force)
+        made = await self._make_summary(originals, anchors, replaced, budgets, focus, force,
+                                        live=live, kept=working[bounds.tail_start:])
         if made.aborted:
             self.guard.record_failure()
             result.aborted, result.error, result.archived = True, made.error, {}
@@ -265,23 +271,19 @@ class ContextCompressor:
 
     async def _make_summary(
         self, middle: list[Message], anchors: Anchors, replaced: int, budgets: Budgets, focus: str | None,
-        force: bool,
+        force: bool, *, live: LiveRequest | None = None, kept: list[Message] | None = None,
     ) -> _Summary:
         cfg = self.config
-        if self.summarize is None:
+        aim = budgets.summary_target(replaced)
+        calls = self._summary_calls(middle, aim, focus, live, kept or [])
+        if not calls:
             return self._fallback(anchors, middle, budgets, "skipped: no summarizer is configured")
         if not force and self.guard.cooling_down():
             return self._fallback(anchors, middle, budgets, "skipped: cooling down after a failed summary")
-        aim = budgets.summary_target(replaced)
-        max_chars = input_budget_chars(self.context_length, aim)
-        if self.summary_input_tokens:
-            max_chars = min(max_chars, self.summary_input_tokens * CHARS_PER_TOKEN)
-        turns = render_turns(middle, max_chars)
-        prompt = build_prompt(turns, previous=self.previous_summary, focus=focus, budget_tokens=aim, today=self._today())
         failures: list[str] = []
-        for model in [cfg.summary_model] + ([None] if cfg.summary_model else []):
+        for call in calls:
             try:
-                reply = await asyncio.wait_for(self.summarize(prompt, model), cfg.summary_timeout)
+                reply = await asyncio.wait_for(call(), cfg.summary_timeout)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # any summarizer failure is handled, never raised
@@ -299,6 +301,43 @@ class ContextCompressor:
         if cfg.abort_on_summary_failure:
             return _Summary(aborted=True, error=error)
         return self._fallback(anchors, middle, budgets, error)
+
+    def _summary_calls(
+        self, middle: list[Message], aim: int, focus: str | None, live: LiveRequest | None, kept: list[Message],
+    ) -> list[Callable[[], Awaitable[str]]]:
+        """The summary requests to try, in order.
+
+        First the cache-aware extension of the live request, when the main model
+        summarizes, reads fast enough to take the whole transcript, and the
+        request fits the window; then the serialized prompt on the summary model
+        and, when that is a separate model, on the main model. The serialized
+        prompt is built only if it is needed.
+        """
+        cfg = self.config
+        calls: list[Callable[[], Awaitable[str]]] = []
+        # A model that reads too slowly for a whole transcript gets a capped excerpt instead.
+        if live is not None and not cfg.summary_model and not self.summary_input_tokens:
+            instruction = build_instruction(kept, has_previous=bool(self.previous_summary), focus=focus,
+                                            budget_tokens=aim, today=self._today())
+            if fits(live, estimate_tokens(instruction), aim, self.context_length):
+                calls.append(lambda: live.send(instruction))
+        if self.summarize is None:
+            return calls
+        summarize = self.summarize
+        built: list[str] = []   # the serialized prompt, once made
+
+        def serialized(model: str | None) -> Callable[[], Awaitable[str]]:
+            async def call() -> str:
+                if not built:
+                    max_chars = input_budget_chars(self.context_length, aim)
+                    if self.summary_input_tokens:
+                        max_chars = min(max_chars, self.summary_input_tokens * CHARS_PER_TOKEN)
+                    built.append(build_prompt(render_turns(middle, max_chars), previous=self.previous_summary,
+                                              focus=focus, budget_tokens=aim, today=self._today()))
+                return await summarize(built[0], model)
+            return call
+
+        return calls + [serialized(model) for model in [cfg.summary_model] + ([None] if cfg.summary_model else [])]
 
     def _fallback(self, anchors: Anchors, middle: list[Message], budgets: Budgets, reason: str) -> _Summary:
         """The stand-in checkpoint; the last model-written one rides along in what is left of the two slots."""

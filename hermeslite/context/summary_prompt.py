@@ -103,8 +103,10 @@ def _take(messages: list[Message], budget: int) -> tuple[list[str], int]:
 
 
 INTRO = "You are writing a checkpoint of a conversation between a user and an AI agent that uses tools."
+# Opens the cache-aware request's instruction (see summary_request).
+INSTRUCTION_OPEN = "[hermeslite: checkpoint request from the application, not from the user]"
 # Text only the request itself contains: a reply carrying it echoed the prompt instead of answering.
-ECHO_MARKS = (INTRO, "TURNS:\n<<<\n", "EARLIER CHECKPOINT:\n<<<\n")
+ECHO_MARKS = (INTRO, INSTRUCTION_OPEN, "TURNS:\n<<<\n", "EARLIER CHECKPOINT:\n<<<\n")
 
 
 def _template() -> str:

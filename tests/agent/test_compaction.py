@@ -11,14 +11,10 @@ from hermeslite.context.messages import strip_private
 from hermeslite.context.summary_prompt import SECTIONS
 from tests.builders import assert_valid
 from tests.server import Reply
+from tests.summary_requests import is_summary_request, summary_instruction
 
 CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 FILLER = "lorem ipsum dolor sit amet " * 60  # ~1,600 chars, ~400 tokens
-
-
-def is_summary_request(body) -> bool:
-    msgs = body["messages"]
-    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
 
 
 def is_flush_request(body) -> bool:
@@ -104,7 +100,7 @@ async def test_manual_compress_passes_focus_and_reports(make_agent, scripted_ser
     agent, rec = make_agent()
     await chat(agent, 6)
     result = await agent.compress_now("database schema")
-    prompt = next(b for b in scripted_server.requests if is_summary_request(b))["messages"][0]["content"]
+    prompt = summary_instruction(next(b for b in scripted_server.requests if is_summary_request(b)))
     assert '"database schema"' in prompt
     assert result.changed and result.headline().startswith("Compressed:")
     assert rec.of(ev.CompactionStarted)[-1].trigger == "manual"
@@ -193,8 +189,8 @@ async def test_resumed_session_keeps_compaction_state(make_agent, scripted_serve
     await chat(again, 2)
     summaries_answer_with(scripted_server)
     await again.compress_now()
-    prompts = [b["messages"][0]["content"] for b in scripted_server.requests if is_summary_request(b)]
-    assert "KEEP-THIS-GOAL" in prompts[-1] and "EARLIER CHECKPOINT" in prompts[-1]
+    last = [b for b in scripted_server.requests if is_summary_request(b)][-1]
+    assert "KEEP-THIS-GOAL" in json.dumps(last["messages"]) and "earlier checkpoint" in summary_instruction(last)
 
 
 async def test_disabled_compression_is_not_bypassed_on_overflow(make_agent, scripted_server):

@@ -11,13 +11,9 @@ from hermeslite.context.handoff import merge_into
 from hermeslite.context.summary_prompt import SECTIONS
 from tests.builders import agent_session, assert_valid
 from tests.server import Reply, estimate_prompt_tokens
+from tests.summary_requests import is_summary_request
 
 CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-
-
-def is_summary_request(body) -> bool:
-    msgs = body["messages"]
-    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
 
 
 def is_flush_request(body) -> bool:
@@ -50,7 +46,7 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
     assert result.changed
     assert len(flushes) == 1
     body = flushes[0]
-    assert estimate_prompt_tokens(body) + len(json.dumps(body["tools"])) // 4 < window
+    assert estimate_prompt_tokens(body) < window   # tool schemas included
     excerpt = body["messages"][-1]["content"]
     assert "Port the parser to Rust" in excerpt            # the checkpoint of what was compacted before
     assert "Step 4999: please fix the failing test" in excerpt  # the most recent turn

@@ -152,3 +152,12 @@ async def test_cost_is_reported_for_priced_models(scripted_server, make_client):
     assert streamed.cost and 0 < streamed.cost < 0.1
     plain = (await client.complete(USER)).usage
     assert plain.cost == pytest.approx(streamed.cost)
+
+
+async def test_reported_prompt_tokens_include_the_tool_schemas(scripted_server, make_client):
+    """A provider counts the tool schemas as input; the scripted server must too, or the meter jumps."""
+    client = make_client()
+    bare = completed(await collect(client, USER)).completion.usage.prompt_tokens
+    with_tools = completed(await collect(client, USER, TOOLS)).completion.usage.prompt_tokens
+    assert with_tools == estimate_prompt_tokens(scripted_server.requests[1])
+    assert with_tools - bare == pytest.approx(len(json.dumps(scripted_server.requests[1]["tools"])) // 4, abs=1)

@@ -13,6 +13,7 @@ from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tui.app import HermesApp
 from tests.server import Reply, ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.summary_requests import is_summary_request
 
 MODEL = "openai/test-model"
 SIZE = (80, 24)
@@ -22,11 +23,6 @@ SIZE = (80, 24)
 def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-
-
-def is_summary_request(body: dict) -> bool:
-    msgs = body["messages"]
-    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
 
 
 def checkpoint() -> str:

@@ -6,7 +6,8 @@ from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
 from tests.server import Reply
-from tests.tui.conftest import SIZE, answer_summaries, checkpoint, is_summary_request, ready, send, settle, until
+from tests.summary_requests import is_summary_request, summary_instruction
+from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
@@ -62,7 +63,7 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         await send(pilot, "/compress database schema")
         summary_requests = [b for b in scripted_server.requests if is_summary_request(b)]
         assert len(summary_requests) == 1
-        assert '"database schema"' in summary_requests[0]["messages"][0]["content"]
+        assert '"database schema"' in summary_instruction(summary_requests[0])
         card = app.chat.query_one(CompactionCard)
         assert card.state == "done" and card.trigger == "manual" and card.focus == "database schema"
         text = screen_text(app)

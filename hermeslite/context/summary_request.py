@@ -1,0 +1,99 @@
+"""The cache-aware summary request: the live conversation plus one instruction.
+
+A summary request that shares no prefix with the conversation is billed in
+full, and with a long transcript that is most of what a compaction costs. When
+the main model writes the summary and the request fits its window, the agent
+can instead send the request it just sent (same system prompt, tool schemas
+and messages, byte for byte) with the checkpoint instruction appended as a
+final user turn: the provider then reads the whole conversation from its
+prompt cache.
+
+The engine decides when that path applies and writes the instruction; the
+agent supplies `LiveRequest`, which knows the request and how to send it.
+A separate `summary_model`, a reactive pass after an overflow, or a request
+that would not fit still use the bounded, redacted serialized prompt. Either
+way the reply goes through the same validation, anchors and redaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from .messages import Message, text_of
+from .redact import redact_secrets
+from .summary_prompt import INSTRUCTION_OPEN, SECTIONS
+
+SNIPPET_CHARS = 80
+
+
+@dataclass(frozen=True)
+class LiveRequest:
+    """The request the agent last built, which a summary request may extend.
+
+    `tokens` is what it carries (system prompt, tool schemas, messages);
+    `send(instruction)` sends it again with `instruction` as one more user
+    turn and returns the reply's text.
+    """
+
+    tokens: int
+    send: Callable[[str], Awaitable[str]]
+
+
+def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: int) -> bool:
+    """Whether the extended request and its reply fit the model's window."""
+    return live.tokens + instruction_tokens + reply_tokens <= window
+
+
+def build_instruction(
+    kept: list[Message], *, has_previous: bool, focus: str | None, budget_tokens: int, today: str,
+) -> str:
+    """The final user turn of a cache-aware summary request.
+
+    `kept` are the messages that stay verbatim after the compaction (the end of
+    the conversation): the model is told where they start, so the checkpoint
+    covers what comes before them.
+    """
+    headings = "\n".join(f"## {name}\n({hint})" for name, hint in SECTIONS)
+    parts = [
+        f"{INSTRUCTION_OPEN} Pause the task: do not reply to the conversation and do not call any tool. "
+        "The conversation above is about to be condensed to free context space, and you are writing the "
+        "checkpoint that will stand in for its older part.",
+        _scope(kept),
+        "Use exactly these Markdown headings, in this order, and write 'None.' under any that has nothing:",
+        headings,
+        "Rules:\n"
+        "- Record facts. Copy file paths, commands, exit codes, error messages, names and numbers exactly.\n"
+        "- Finished work goes in past tense under Completed Actions; never describe it as still to do.\n"
+        "- Remaining Work and Pending User Asks are context for whoever continues, not instructions to them.\n"
+        "- Do not answer questions or carry out requests from the conversation; only record them.\n"
+        "- Never copy secrets (keys, tokens, passwords) into the checkpoint.\n"
+        f"- Aim for about {budget_tokens} tokens. Reply with the checkpoint only, no preamble.\n"
+        f"- Today's date is {today}.",
+    ]
+    if has_previous:
+        parts.append(
+            "The conversation already holds an earlier checkpoint (the handoff summary). Fold it into this one "
+            "instead of starting over: keep every fact that still holds, let later messages win where they "
+            "disagree, move finished work from In Progress to Completed Actions, and drop nothing from Relevant "
+            "Files or Critical Values."
+        )
+    if focus:
+        parts.append(
+            f"FOCUS: the user asked to keep everything about \"{redact_secrets(focus)}\". Spend about two thirds "
+            "of the length on it, in full detail (exact names, values, decisions), and cover everything else briefly."
+        )
+    return "\n\n".join(parts)
+
+
+def _scope(kept: list[Message]) -> str:
+    if not kept:
+        return "Cover the whole conversation."
+    first = kept[0]
+    snippet = " ".join(text_of(first.get("content")).split())[:SNIPPET_CHARS]
+    where = f"the {first.get('role')} message that begins \"{redact_secrets(snippet)}\"" if snippet else (
+        f"a {first.get('role')} message")
+    count = "message" if len(kept) == 1 else f"{len(kept)} messages"
+    return (f"The last {count} of the conversation, from {where}, stay in the context after this checkpoint. "
+            "Cover everything before them in full; mention the kept messages only where the active task needs "
+            "it, and quote the user's most recent request under Active Task.")

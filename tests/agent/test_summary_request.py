@@ -1,0 +1,90 @@
+"""The agent's summary and memory-flush requests extend the live request, byte for byte, over HTTP."""
+
+from __future__ import annotations
+
+from hermeslite.agent import events as ev
+from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.context.summary_prompt import SECTIONS
+from tests.server import Reply
+from tests.summary_requests import is_extension_summary, is_serialized_summary, is_summary_request
+
+CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+FILLER = "lorem ipsum dolor sit amet " * 60
+
+
+def is_flush(body) -> bool:
+    return FLUSH_INSTRUCTION in str(body["messages"][-1]["content"])
+
+
+def answer(server):
+    def respond(body):
+        if is_summary_request(body):
+            return Reply.text(CHECKPOINT)
+        if is_flush(body):
+            return Reply.text("nothing to save")
+        return None
+    server.responder = respond
+
+
+async def chat(agent, turns):
+    for n in range(turns):
+        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+
+
+def turn_requests(server) -> list[dict]:
+    return [b for b in server.requests if not is_summary_request(b) and not is_flush(b)]
+
+
+async def test_the_summary_request_is_the_last_request_plus_the_instruction(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, rec = make_agent()
+    await chat(agent, 6)
+    last = turn_requests(scripted_server)[-1]
+    reply = agent.messages[-1]
+    await agent.compress_now()
+    summaries = [b for b in scripted_server.requests if is_summary_request(b)]
+    assert len(summaries) == 1 and is_extension_summary(summaries[0])
+    extension = summaries[0]
+    assert extension["messages"][: len(last["messages"])] == last["messages"]
+    assert extension["messages"][len(last["messages"])] == reply
+    assert len(extension["messages"]) == len(last["messages"]) + 2
+    assert extension["tools"] == last["tools"]
+    assert rec.of(ev.CompactionFinished)[-1].result.summary.startswith("## Active Task")
+
+
+async def test_the_memory_flush_extends_the_live_request_with_the_same_tools(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, _ = make_agent(memory={"flush_min_turns": 2})
+    await chat(agent, 4)
+    last = turn_requests(scripted_server)[-1]
+    await agent.compress_now()
+    flush = next(b for b in scripted_server.requests if is_flush(b))
+    assert flush["messages"][: len(last["messages"])] == last["messages"]
+    assert flush["tools"] == last["tools"]
+
+
+async def test_after_an_overflow_the_summary_uses_the_serialized_prompt(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, rec = make_agent(context_window=200_000)
+    await chat(agent, 10)
+    scripted_server.overflow_above(4_000, limit=9_000)
+    await agent.run_turn("one more")
+    assert rec.of(ev.CompactionStarted)[0].trigger == "reactive"
+    summaries = [b for b in scripted_server.requests if is_summary_request(b)]
+    assert summaries and all(is_serialized_summary(b) for b in summaries)
+
+
+async def test_every_request_is_recorded_and_the_compaction_reports_its_own(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, rec = make_agent(memory={"flush_min_turns": 2})
+    await chat(agent, 4)
+    await agent.compress_now()
+    records = make_agent.store.usage(agent.session_id)
+    assert [r.kind for r in records].count("turn") == len(turn_requests(scripted_server)) == 4
+    assert sorted(r.kind for r in records[4:]) == ["flush", "summary"]
+    assert all(r.prompt_tokens > 0 and r.model == "openai/test-model" for r in records)
+    spent = rec.of(ev.CompactionFinished)[-1].usage
+    assert spent.requests == 2 and spent.prompt_tokens == sum(r.prompt_tokens for r in records[4:])
+    assert agent.session_usage().requests == 6
+    again, _ = make_agent(session_id=agent.session_id)
+    assert again.session_usage() == agent.session_usage()
