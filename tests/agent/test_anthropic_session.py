@@ -1,0 +1,113 @@
+"""A long session through litellm's real Anthropic path, against the strict fake Messages server.
+
+Tool calls, preflight compactions and their summary and memory-flush requests
+all go over HTTP as Anthropic requests: the server rejects anything the real
+API would, and bills every request against its modelled prompt cache.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hermeslite.agent import events as ev
+from hermeslite.agent.factory import build_agent
+from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.config import ModelConfig, Settings
+from hermeslite.context.summary_prompt import SECTIONS
+from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.store.sessions import SessionStore
+from tests.agent.conftest import Recorder
+from tests.builders import assert_valid
+from tests.fake_anthropic import FakeAnthropic, Reply
+from tests.summary_requests import is_extension_summary, is_summary_request
+
+KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
+WINDOW = 16_000
+CHECKPOINT = "\n".join(f"## {name}\n- kept by the fake model." for name, _ in SECTIONS)
+ASK = "Please look at the next part of the service and tell me what it does. " * 12
+
+
+def last_user_text(body: dict) -> str:
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return " ".join(str(block.get("text") or "") for block in content if block.get("type") == "text")
+
+
+def answers_tool_results(body: dict) -> bool:
+    content = body["messages"][-1]["content"]
+    return isinstance(content, list) and any(block.get("type") == "tool_result" for block in content)
+
+
+def respond(body: dict) -> Reply:
+    """Checkpoints for summaries, nothing to save for flushes, a file read every third turn, else prose."""
+    text = last_user_text(body)
+    if is_summary_request(body):
+        return Reply.say(CHECKPOINT)
+    if FLUSH_INSTRUCTION in text:
+        return Reply.say("nothing to save")
+    if answers_tool_results(body):
+        return Reply.say("That module wires the retry policy into the HTTP client. " * 8)
+    turn = int(m.group(1)) if (m := re.search(r"turn (\d+):", text)) else 0
+    if turn % 3 == 0:
+        return Reply.tool_use([("read_file", {"path": f"module_{turn}.py"})], text="Reading it.")
+    return Reply.say("Here is what that part does, step by step. " * 20)
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(KEY_ENV, "test-key")
+    for n in range(40):
+        (tmp_path / f"module_{n}.py").write_text(f"def handler_{n}(request):\n    return request  # step {n}\n" * 40)
+    with FakeAnthropic(limit_tokens=WINDOW) as server:
+        server.responder = respond
+        model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=server.base_url, api_key_env=KEY_ENV,
+                            context_window=WINDOW)
+        settings = replace(Settings(), model=model,
+                           memory=replace(Settings().memory, dir=str(tmp_path / "memory"), flush_min_turns=3))
+        store = SessionStore(tmp_path / "sessions.db")
+        llm = LiteLLMClient(model, max_retries=0, request_timeout=30)
+        agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=llm, store=store)
+        recorder = Recorder()
+        agent.subscribe(recorder)
+        yield agent, recorder, server, store
+        store.close()
+
+
+async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(session) -> None:
+    agent, rec, server, store = session
+    turn = 0
+    while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
+        assert turn < 60, "two compactions should have happened by now"
+        assert (await agent.run_turn(f"turn {turn}: {ASK}")).ok, rec.of(ev.ErrorEvent)
+        turn += 1
+    assert (await agent.run_turn(f"turn {turn}: one more question after the compactions")).ok
+
+    assert server.rejections == []
+    assert_valid(agent.messages)
+    assert any(e.name == "read_file" and not e.is_error for e in rec.of(ev.ToolFinished))
+    compactions = [c for c in rec.of(ev.CompactionFinished) if c.result.changed]
+    assert all(c.trigger == "preflight" and not c.result.fallback_used for c in compactions)
+
+    # Summaries were asked as extensions of the live request and read it from the cache.
+    summaries = [x for x in server.accepted if is_summary_request(x.body)]
+    assert summaries and all(is_extension_summary(x.body) for x in summaries)
+    for x in summaries:
+        assert x.usage.cache_read_input_tokens >= 0.8 * x.usage.prompt_tokens
+    # Each compaction's own requests (summary + flush) were mostly read from the cache.
+    assert all(c.usage.requests == 2 and c.usage.cache_hit_rate >= 0.8 for c in compactions)
+
+    # Ordinary turns read the previous turn's prefix, and the store agrees with the server.
+    turns = [x for x in server.accepted if not is_summary_request(x.body)
+             and FLUSH_INSTRUCTION not in last_user_text(x.body)]
+    assert sum(x.usage.cache_read_input_tokens > 0 for x in turns) >= len(turns) - 4
+    recorded = agent.session_usage()
+    assert recorded.requests == len(server.accepted)
+    assert recorded.cache_read_tokens == sum(x.usage.cache_read_input_tokens for x in server.accepted)
+    assert recorded.cache_write_tokens == sum(x.usage.cache_creation_input_tokens for x in server.accepted)
+    assert recorded.priced and recorded.cost > 0
+    assert recorded.cache_hit_rate > 0.6
