@@ -53,6 +53,7 @@ def pick_session(store: SessionStore, *, continue_latest: bool, resume: str | No
 def run_chat(
     settings: Settings, *, prompt: str | None, model: str | None = None, api_base: str | None = None,
     continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
+    verbose: bool = False,
 ) -> int:
     """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr."""
     from hermeslite.tools.process_groups import install_exit_cleanup
@@ -75,13 +76,20 @@ def run_chat(
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
-    agent.subscribe(HeadlessPrinter(sys.stdout, sys.stderr))
+    printer = HeadlessPrinter(sys.stdout, sys.stderr)
+    agent.subscribe(printer)
     if unconfined := unavailable_reason(settings.tools.sandbox):
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
-    if prompt is not None:
-        finished = asyncio.run(agent.run_turn(prompt))
-        return 0 if finished.ok else 1
-    return asyncio.run(_repl(agent, settings, store))
+    if verbose:
+        printer.startup(agent.startup_notes())
+    try:
+        if prompt is not None:
+            finished = asyncio.run(agent.run_turn(prompt))
+            return 0 if finished.ok else 1
+        return asyncio.run(_repl(agent, settings, store))
+    finally:
+        if verbose:
+            printer.session_summary(agent.session_usage())
 
 
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:

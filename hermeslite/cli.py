@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer one prompt and exit: the reply on stdout, tool activity on stderr")
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server URL, overriding model.api_base")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="without the TUI: also print how prompt caching applies at start, and the session's "
+                        "token use, cache hits and cost at the end (on stderr)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                        help="continue the most recent session")
@@ -224,7 +227,7 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
     return run_chat(loaded.settings, prompt=args.prompt, model=args.model, api_base=args.api_base,
                     notices=tuple(loaded.warnings),
-                    continue_latest=args.continue_latest, resume=args.resume)
+                    continue_latest=args.continue_latest, resume=args.resume, verbose=args.verbose)
 
 
 def _run_sessions(args: argparse.Namespace, loaded: LoadedSettings) -> int:

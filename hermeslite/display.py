@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 
 from hermeslite.context.result import format_tokens
+from hermeslite.store.usage import UsageTotals
 
-__all__ = ["KEY_ARGUMENTS", "format_tokens", "key_argument", "neutralize"]
+__all__ = ["KEY_ARGUMENTS", "compaction_cost", "format_cost", "format_tokens", "key_argument", "neutralize",
+           "session_usage"]
 
 # The argument worth showing for each kind of tool call, in order of preference.
 KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target")
@@ -67,3 +69,33 @@ def neutralize(text: str) -> str:
     text: this is for display only.
     """
     return text.replace("\r\n", "\n").translate(_PICTURES)
+
+
+def format_cost(usage: UsageTotals) -> str:
+    """Dollars from litellm's price table; "unknown" when no request had a price."""
+    if usage.requests and usage.unpriced == usage.requests:
+        return "unknown"
+    amount = f"${usage.cost:.4f}" if usage.cost < 1 else f"${usage.cost:.2f}"
+    if usage.unpriced:
+        plural = "s" if usage.unpriced > 1 else ""
+        return f"{amount} + {usage.unpriced} unpriced request{plural}"
+    return amount
+
+
+def _cached_share(usage: UsageTotals) -> str:
+    return f"{round(100 * usage.cache_hit_rate)}% of {format_tokens(usage.prompt_tokens)} input tokens read from cache"
+
+
+def compaction_cost(usage: UsageTotals) -> str:
+    """What a compaction's own requests cost, e.g. "cost $0.0130 · 92% of 18k input tokens read from cache"."""
+    if not usage.requests:
+        return "no model request"
+    return f"cost {format_cost(usage)} · {_cached_share(usage)}"
+
+
+def session_usage(usage: UsageTotals) -> str:
+    """One line for a whole session: requests, cache hits, output and cost."""
+    plural = "s" if usage.requests != 1 else ""
+    return (f"{usage.requests} request{plural} · {_cached_share(usage)} "
+            f"({format_tokens(usage.cache_write_tokens)} written to it) · "
+            f"{format_tokens(usage.completion_tokens)} output tokens · cost {format_cost(usage)}")

@@ -12,7 +12,8 @@ from typing import TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import PressureLevel
-from hermeslite.display import format_tokens, key_argument, neutralize
+from hermeslite.display import compaction_cost, format_tokens, key_argument, neutralize, session_usage
+from hermeslite.store.usage import UsageTotals
 
 PREVIEW_CHARS = 100
 
@@ -56,7 +57,17 @@ class HeadlessPrinter:
         self._note(f"⟳ compressing ({event.trigger}) {event.messages} messages, ~{format_tokens(event.tokens)} tokens{focus}…")
 
     def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
-        self._note(f"⟳ {event.headline}")
+        cost = f" · {compaction_cost(event.usage)}" if event.usage.requests else ""
+        self._note(f"⟳ {event.headline}{cost}")
+
+    def startup(self, notes: list[str]) -> None:
+        """The agent's start-up lines (how prompt caching applies), shown with --verbose."""
+        for line in notes:
+            self._note(f"note: {line}")
+
+    def session_summary(self, usage: UsageTotals) -> None:
+        """The end-of-run line with --verbose: the session's requests, cache hits and cost."""
+        self._note(f"session: {session_usage(usage)}")
 
     def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         p = event.pressure

@@ -254,8 +254,9 @@ class Agent:
         self.emit(ev.PressureChanged(self.pressure()))
 
     def startup_notes(self) -> list[str]:
-        """Lines a front end shows once the agent is ready: how prompt caching applies to this model."""
-        return [self.deps.llm.cache_plan().describe()]
+        """Lines a front end shows once the agent is ready: that prompt caching is on, and how."""
+        plan = self.deps.llm.cache_plan()
+        return [plan.describe()] if plan.active else []
 
     def session_usage(self) -> UsageTotals:
         """What this session's model requests have consumed so far (turns, summaries, flushes)."""

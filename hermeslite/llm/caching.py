@@ -39,6 +39,11 @@ class CachePlan:
     def marks(self) -> bool:
         return self.mode == "breakpoints"
 
+    @property
+    def active(self) -> bool:
+        """The provider caches this model's prompts (with our marks or by itself)."""
+        return self.mode in ("breakpoints", "automatic")
+
     def describe(self) -> str:
         """The start-up line."""
         if self.mode == "breakpoints":
