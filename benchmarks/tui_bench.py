@@ -151,6 +151,10 @@ class FastLLM:
     def context_window(self) -> int:
         return 1_000_000
 
+    def cache_plan(self):
+        from hermeslite.llm.caching import CachePlan
+        return CachePlan("none", detail="a benchmark model")
+
     async def stream(self, messages, tools=None):
         from hermeslite.llm.types import Completed, Completion, TextDelta, Usage
 

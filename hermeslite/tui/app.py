@@ -140,6 +140,8 @@ class HermesApp(App[int]):
     async def _on_ready(self, message: AgentReady) -> None:
         self.gc.freeze_loaded()
         await self.show_agent(message.agent, replay_transcript=len(message.agent.messages) > 1)
+        for line in message.agent.startup_notes():
+            await self.chat.add_note(line)
         if warning := self.host.window_warning():
             self.notify(warning, severity="warning", markup=False)
         if unconfined := self.host.sandbox_warning():

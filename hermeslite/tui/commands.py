@@ -102,12 +102,13 @@ async def _compress(app: "HermesApp", args: str) -> None:
     app.start_compress(args or None)
 
 
-@command("context", "", "where the tokens go, against window and threshold")
+@command("context", "", "where the tokens go, against window and threshold; cache hits and cost")
 async def _context(app: "HermesApp", args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
-    app.show_view("Context", views.context_view(context_breakdown(agent), agent.last_prompt_tokens))
+    app.show_view("Context", views.context_view(context_breakdown(agent), agent.last_prompt_tokens,
+                                                usage=agent.session_usage()))
 
 
 async def switch_session(app: "HermesApp", session_id: str | None) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import time
 
+from hermeslite.display import format_cost
+from hermeslite.store.usage import UsageTotals
+
 from .format import bar, k, short_path
 
 BAR = 20
@@ -27,8 +30,8 @@ def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str
     return "".join(cells)
 
 
-def context_view(breakdown, last_prompt_tokens: int | None = None) -> str:
-    """Each part in tokens and % of the window, then the total against the threshold."""
+def context_view(breakdown, last_prompt_tokens: int | None = None, usage: UsageTotals | None = None) -> str:
+    """Each part in tokens and % of the window, the total against the threshold, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)"]
@@ -46,8 +49,22 @@ def context_view(breakdown, last_prompt_tokens: int | None = None) -> str:
     if last_prompt_tokens:
         lines.append(f"  {'last request':<15}{k(last_prompt_tokens):>8}{pct(last_prompt_tokens):>9.1f}%  "
                      "(counted by the provider)")
+    if usage is not None and usage.requests:
+        lines += ["", *usage_lines(usage)]
     lines += ["", "/compress [focus] compacts now, keeping [focus] in detail."]
     return "\n".join(lines)
+
+
+def usage_lines(usage: UsageTotals) -> list[str]:
+    """The session's model requests: input split by how the provider billed it, output, cost."""
+    hit = round(100 * usage.cache_hit_rate)
+    return [
+        f"Session usage · {usage.requests} model request{'s' if usage.requests != 1 else ''}",
+        f"  {'input':<15}{k(usage.prompt_tokens):>8}  read from cache {k(usage.cache_read_tokens)} ({hit}%) · "
+        f"written to cache {k(usage.cache_write_tokens)} · uncached {k(usage.uncached_tokens)}",
+        f"  {'output':<15}{k(usage.completion_tokens):>8}",
+        f"  {'cost':<15}{format_cost(usage):>8}  (litellm's price table)",
+    ]
 
 
 def sessions_view(sessions: list, current: str | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from hermeslite.llm.caching import CachePlan
 from hermeslite.llm.types import Completed, Completion, TextDelta, Usage
 
 
@@ -19,6 +20,9 @@ class SlowStreamLLM:
 
     def context_window(self) -> int:
         return self.window
+
+    def cache_plan(self) -> CachePlan:
+        return CachePlan("none", detail="a fake model")
 
     async def stream(self, messages, tools=None):
         text = ""

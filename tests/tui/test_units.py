@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -13,6 +14,7 @@ from hermeslite.context.pressure import measure_pressure
 from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
 from hermeslite.display import key_argument
+from hermeslite.store.usage import UsageTotals
 from hermeslite.tui.format import bar, k, pressure_line, preview, result_summary, short_path, warning_text
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
@@ -87,6 +89,20 @@ def test_context_view_marks_the_threshold():
     assert "conversation        30k     30.0%" in text
     assert "41k" in text and "│" in text and "8.9k tokens left" in text
     assert "last request" in text
+    assert "Session usage" not in text
+
+
+def test_context_view_shows_the_sessions_cache_hits_and_cost():
+    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=100_000, threshold=50_000)
+    usage = UsageTotals(requests=12, prompt_tokens=145_000, cache_read_tokens=123_250, cache_write_tokens=20_000,
+                        completion_tokens=3_300, cost=0.1698)
+    lines = views.context_view(breakdown, usage=usage).splitlines()
+    assert "Session usage · 12 model requests" in lines
+    assert "  input              145k  read from cache 123k (85%) · written to cache 20k · uncached 1.8k" in lines
+    assert "  output             3.3k" in lines
+    assert "  cost            $0.1698  (litellm's price table)" in lines
+    unpriced = replace(usage, unpriced=12, cost=0.0)
+    assert "  cost            unknown  (litellm's price table)" in views.context_view(breakdown, usage=unpriced)
 
 
 def test_compaction_card_outcomes():

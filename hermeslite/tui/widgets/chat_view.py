@@ -81,10 +81,10 @@ class ChatView(VerticalScroll):
         self.card = CompactionCard(trigger, focus, messages, tokens)
         await self._add(self.card)
 
-    async def compaction_finished(self, result) -> None:
+    async def compaction_finished(self, result, usage=None) -> None:
         card, self.card = self.card, None
         if card is not None:
-            await card.finish(result)
+            await card.finish(result, usage)
 
     # -- cancellation --------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Compression is the feature users steer, so its card says everything a user
 needs to trust it: the trigger (preflight / reactive / manual), the focus,
 messages and tokens before -> after, whether the code-built fallback stood in
-for a failed summary, and the summary itself on expand. While it runs it
+for a failed summary, what its summary and memory-flush requests cost and how
+much of that was read from the prompt cache, and the summary itself on expand. While it runs it
 says what it is doing ("Compressing 48 messages (~96k tokens), focus: ...").
 """
 
@@ -14,7 +15,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 
-from hermeslite.display import neutralize
+from hermeslite.display import compaction_cost, neutralize
+from hermeslite.store.usage import UsageTotals
 
 from ..format import k
 from .spinner import Spinner
@@ -63,12 +65,15 @@ class CompactionCard(Vertical):
         self.add_class(f"-{state}")
         self.state = state
 
-    async def finish(self, result) -> None:
+    async def finish(self, result, usage: UsageTotals | None = None) -> None:
+        """The outcome, the focus, and what the compaction's own model requests cost."""
         state, lines = outcome_lines(result)
         lines = [neutralize(line) for line in lines]   # they can quote a provider's error
         self._set_state(state)
         if self.focus:
             lines.append(f"focus: {self.focus}")
+        if usage is not None and usage.requests:
+            lines.append(compaction_cost(usage))
         self._spinner.stop(lines[0])
         await self.mount_all(Static(Content(line), classes="compaction-line") for line in lines[1:])
         if result.summary and not result.aborted and result.changed:

@@ -1,0 +1,71 @@
+"""Prompt caching as the TUI shows it: the start-up note, the compaction card's cost and /context's usage.
+
+The app talks to the fake Anthropic server through litellm's real Anthropic
+path, so the numbers on screen are the ones its prompt cache billed.
+"""
+
+from __future__ import annotations
+
+import re
+import pytest
+
+from hermeslite.config import ModelConfig
+from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.tui.screens.text_viewer import TextViewer
+from hermeslite.tui.widgets.compaction_card import CompactionCard
+from hermeslite.tui.widgets.message import NoteLine
+from tests.fake_anthropic import FakeAnthropic, Reply, fake_anthropic  # noqa: F401  (fixture)
+from tests.summary_requests import is_summary_request
+from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send
+from tests.tui.screen import screen_text
+
+KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
+FILLER = "lorem ipsum dolor sit amet " * 60
+
+
+@pytest.fixture
+def claude(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> LiteLLMClient:
+    monkeypatch.setenv(KEY_ENV, "test-key")
+    fake_anthropic.responder = lambda body: Reply.say(checkpoint()) if is_summary_request(body) else None
+    model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=fake_anthropic.base_url, api_key_env=KEY_ENV,
+                        context_window=100_000)
+    return LiteLLMClient(model, max_retries=0, request_timeout=30)
+
+
+def notes(app) -> list[str]:
+    return [note.text for note in app.chat.query(NoteLine)]
+
+
+async def test_claude_gets_a_caching_note_a_card_cost_and_session_usage(make_app, claude, fake_anthropic):
+    app = make_app(llm=claude)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        assert ("Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)"
+                in notes(app))
+        for n in range(6):
+            await send(pilot, f"turn {n}: {FILLER}")
+        await send(pilot, "/compress")
+        card = app.chat.query_one(CompactionCard)
+        assert card.state == "done"
+        shown = re.search(r"cost \$(\d+\.\d{4}) · (\d+)% of [\d.]+k input tokens read from cache", screen_text(app))
+        assert shown and float(shown.group(1)) > 0 and int(shown.group(2)) >= 80
+        await send(pilot, "/context")
+        assert isinstance(app.screen, TextViewer)
+        text = screen_text(app)
+        assert "Session usage · 7 model requests" in text
+        assert re.search(r"read from cache [\d.]+k \(\d+%\)", text)
+        assert re.search(r"cost\s+\$0\.\d{4}", text)
+    assert fake_anthropic.rejections == []
+
+
+async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app, scripted_server):
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert not any("Prompt caching" in text for text in notes(app))
+        for n in range(6):
+            await send(pilot, f"turn {n}: {FILLER}")
+        await send(pilot, "/compress")
+        assert "cost unknown · 0% of" in screen_text(app)
