@@ -67,6 +67,7 @@ class Exchange:
     status: int
     usage: CacheUsage | None = None
     error: str | None = None
+    output_tokens: int = 0
 
 
 class FakeAnthropic:
@@ -177,6 +178,7 @@ class _MessagesHandler(BaseHTTPRequestHandler):
         if exchange.usage is None:
             return self._json(reply.status, _error_body(reply.error_type, reply.message))
         message = _message(body, reply, exchange.usage)
+        exchange.output_tokens = message["usage"]["output_tokens"]
         if body.get("stream"):
             return self._stream(message)
         return self._json(200, message)

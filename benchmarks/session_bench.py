@@ -1,0 +1,230 @@
+"""Long sessions against the fake Anthropic server: compaction cadence, cache hits and cost.
+
+What is simulated: a session of 150 user turns (a read_file tool call every
+third turn, replies of mixed length, files of mixed size) through the real
+agent, litellm's real Anthropic path and the fake Messages server with its
+modelled prompt cache (tests/fake_anthropic), at context windows of 8k, 32k,
+200k and 1M tokens. Each window runs twice:
+
+- ours: `model.prompt_caching: auto` (system + last 3 messages marked, 5m
+  TTL) and the cache-aware summary request (the live request plus the
+  checkpoint instruction);
+- baseline: `prompt_caching: off` and the separate serialized summary prompt
+  (forced by naming the same model as `compression.summary_model`).
+
+Simulated time passes 20 s per model request, so entries live as they would
+with a user who answers within a minute or two.
+
+Printed per window: turns, compactions, turns per compaction, the longest run
+of consecutive turns that compacted, input tokens billed uncached / written to
+the cache / read from it, the cache-read share of all input, the cached share
+of summary requests, and cost at Claude Sonnet prices (input $3/M, 5-minute
+cache write $3.75/M, cache read $0.30/M, output $15/M); then our cost against
+the baseline's.
+
+Targets: >= 4 turns per compaction at 8k and never two in a row (this one
+depends on budgets that scale with the window, an engine change); cache-read
+share >= 85% at 32k and up; summary requests >= 90% read from the cache when
+they fit; cost <= 0.3x the baseline.
+
+Run: python benchmarks/session_bench.py [--turns 150] [--windows 8k,32k,200k,1m]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hermeslite.agent import events as ev  # noqa: E402
+from hermeslite.agent.factory import build_agent  # noqa: E402
+from hermeslite.agent.flush import FLUSH_INSTRUCTION  # noqa: E402
+from hermeslite.config import ModelConfig, Settings  # noqa: E402
+from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
+from hermeslite.llm.litellm_client import LiteLLMClient  # noqa: E402
+from hermeslite.store.sessions import SessionStore  # noqa: E402
+from tests.fake_anthropic import Exchange, FakeAnthropic, Reply  # noqa: E402
+from tests.summary_requests import is_extension_summary, is_summary_request  # noqa: E402
+
+MODEL = "anthropic/claude-sonnet-4-5"
+KEY_ENV = "HERMESLITE_BENCH_ANTHROPIC_KEY"
+SECONDS_PER_REQUEST = 20.0
+PRICE = {"input": 3.00, "write": 3.75, "read": 0.30, "output": 15.00}   # USD per million tokens
+WINDOWS = {"8k": 8_192, "32k": 32_768, "200k": 200_000, "1m": 1_000_000}
+CHECKPOINT = "\n".join(f"## {name}\n- {name.lower()} as recorded by the benchmark model." for name, _ in SECTIONS)
+TOPICS = ("the retry policy", "the billing export", "the login flow", "the cache layer", "the CLI flags",
+          "the database migrations", "the websocket handler", "the test fixtures")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Script:
+    """The simulated user and model: deterministic for a seed."""
+
+    seed: int
+    workdir: Path
+    clock: Clock
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        for n in range(60):
+            size = random.Random(n).choice((1_000, 2_500, 4_000, 6_000))
+            line = f"def step_{n}(request):  # handles part {n} of the service\n    return request\n"
+            (self.workdir / f"module_{n}.py").write_text((line * (size // len(line) + 1))[:size])
+
+    def user(self, turn: int) -> str:
+        topic = TOPICS[turn % len(TOPICS)]
+        detail = " Keep the public API as it is and mention any test that would break." * self.rng.choice((1, 2, 4))
+        return f"turn {turn}: Please look at {topic} next and tell me what you would change.{detail}"
+
+    def reply(self, body: dict) -> Reply:
+        self.clock.now += SECONDS_PER_REQUEST
+        text = _last_user_text(body)
+        if is_summary_request(body):
+            return Reply.say(CHECKPOINT)
+        if FLUSH_INSTRUCTION in text:
+            return Reply.say("nothing to save")
+        if _answers_tools(body):
+            return Reply.say(self._prose())
+        found = re.search(r"turn (\d+):", text)
+        turn = int(found.group(1)) if found else 1
+        if turn % 3 == 0:
+            return Reply.tool_use([("read_file", {"path": f"module_{turn % 60}.py"})], text="Let me read it.")
+        return Reply.say(self._prose())
+
+    def _prose(self) -> str:
+        sentences = self.rng.choice((3, 12, 40))
+        return " ".join(f"Point {i}: the change keeps callers working and the tests green." for i in range(sentences))
+
+
+def _last_user_text(body: dict) -> str:
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return " ".join(str(b.get("text") or "") for b in content if b.get("type") == "text")
+
+
+def _answers_tools(body: dict) -> bool:
+    content = body["messages"][-1]["content"]
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
+@dataclass
+class Outcome:
+    turns: int
+    failed_turns: int
+    compacting_turns: list[int]
+    compactions: int
+    exchanges: list[Exchange]
+
+    def tokens(self, which: str, only=lambda x: True) -> int:
+        field_name = {"input": "input_tokens", "write": "cache_creation_input_tokens",
+                      "read": "cache_read_input_tokens"}[which]
+        return sum(getattr(x.usage, field_name) for x in self.exchanges if x.usage and only(x))
+
+    @property
+    def rejected(self) -> int:
+        return sum(1 for x in self.exchanges if x.status == 400)
+
+    def cost(self) -> float:
+        billed = {k: self.tokens(k) for k in ("input", "write", "read")}
+        billed["output"] = sum(x.output_tokens for x in self.exchanges if x.usage)
+        return sum(PRICE[k] * v for k, v in billed.items()) / 1_000_000
+
+    def read_share(self, only=lambda x: True) -> float:
+        total = sum(self.tokens(k, only) for k in ("input", "write", "read"))
+        return self.tokens("read", only) / total if total else 0.0
+
+    @property
+    def longest_run(self) -> int:
+        best = run = 0
+        previous = None
+        for turn in self.compacting_turns:
+            run = run + 1 if previous is not None and turn == previous + 1 else 1
+            best, previous = max(best, run), turn
+        return best
+
+
+async def run_session(window: int, *, ours: bool, turns: int, seed: int) -> Outcome:
+    folder = Path(tempfile.mkdtemp(prefix="hermeslite-session-bench-"))
+    clock = Clock()
+    script = Script(seed, folder, clock)
+    with FakeAnthropic(limit_tokens=window, clock=clock) as server:
+        server.responder = script.reply
+        model = ModelConfig(name=MODEL, api_base=server.base_url, api_key_env=KEY_ENV, context_window=window,
+                            prompt_caching="auto" if ours else "off")
+        base = Settings()
+        settings = replace(base, model=model,
+                           compression=replace(base.compression, summary_model=None if ours else MODEL),
+                           memory=replace(base.memory, dir=str(folder / "memory")))
+        store = SessionStore(folder / "sessions.db")
+        agent = build_agent(settings, cwd=folder, interactive=False, store=store,
+                            llm=LiteLLMClient(model, max_retries=0, request_timeout=60))
+        started: list[str] = []
+        agent.subscribe(lambda event: started.append(event.trigger) if isinstance(event, ev.CompactionStarted) else None)
+        compacting, failed, compactions = [], 0, 0
+        for turn in range(1, turns + 1):
+            started.clear()
+            finished = await agent.run_turn(script.user(turn))
+            failed += not finished.ok
+            if started:
+                compacting.append(turn)
+                compactions += len(started)
+        store.close()
+        return Outcome(turns, failed, compacting, compactions, list(server.exchanges))
+
+
+def row(label: str, o: Outcome) -> str:
+    summaries = lambda x: is_summary_request(x.body)  # noqa: E731
+    n_summaries = sum(1 for x in o.exchanges if x.usage and summaries(x))
+    extensions = sum(1 for x in o.exchanges if x.usage and is_extension_summary(x.body))
+    per = f"{o.turns / o.compactions:.1f}" if o.compactions else "-"
+    summary_share = f"{100 * o.read_share(summaries):.0f}% ({extensions}/{n_summaries})" if n_summaries else "-"
+    return (f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
+            f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
+            f"{100 * o.read_share():.0f}% | {summary_share} | ${o.cost():.2f} | {o.rejected} |")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=150)
+    parser.add_argument("--windows", default="8k,32k,200k,1m")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    os.environ[KEY_ENV] = "benchmark-key"
+    print("| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
+          "cache write | cache read | read share | summaries read from cache (extended/all) | cost | rejected |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    started = time.perf_counter()
+    for name in args.windows.split(","):
+        window = WINDOWS[name.lower()]
+        ours = await run_session(window, ours=True, turns=args.turns, seed=args.seed)
+        base = await run_session(window, ours=False, turns=args.turns, seed=args.seed)
+        print(row(f"{name} ours", ours))
+        print(row(f"{name} baseline", base))
+        ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0))
+    print()
+    print("cost, ours / baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
