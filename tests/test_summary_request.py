@@ -88,6 +88,14 @@ async def test_a_separate_summary_model_uses_the_serialized_prompt() -> None:
     assert live.instructions == [] and [model for _, model in serialized.calls] == ["cheap/model"]
 
 
+async def test_a_slow_model_with_an_excerpt_cap_uses_the_serialized_prompt() -> None:
+    serialized, live = Scripted(), Live(1_000)
+    compressor = make(serialized)
+    compressor.summary_input_tokens = 1_500
+    await compressor.compress(session(), force=True, live=live.request())
+    assert live.instructions == [] and len(serialized.calls) == 1
+
+
 async def test_without_a_live_request_only_the_serialized_prompt_is_sent() -> None:
     serialized = Scripted()
     await make(serialized).compress(session(), force=True)

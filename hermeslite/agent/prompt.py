@@ -2,8 +2,10 @@
 
 Memory goes in as a snapshot taken when the prompt is built, not live: a
 prompt that changes every time the agent saves a note would defeat provider
-prompt caching. It is rebuilt after each compaction, when the prompt changes
-anyway.
+prompt caching. For the same reason nothing in it changes per turn: the date
+is the day it was built, and no clock or counter appears. It is rebuilt after
+each compaction, when the prompt changes anyway, and a session resumed in the
+same directory keeps the prompt it was saved with (see `agent.factory`).
 """
 
 from __future__ import annotations

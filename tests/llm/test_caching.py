@@ -13,6 +13,7 @@ from hermeslite.config import ModelConfig
 from hermeslite.llm.caching import CachePlan, injection_points, plan_for
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.setup import load_litellm
+from hermeslite.llm.types import Usage
 from tests.fake_anthropic import FakeAnthropic, Reply, fake_anthropic  # noqa: F401  (fixture)
 from tests.fake_anthropic.blocks import content_blocks
 from tests.llm.helpers import TOOLS, collect, completed
@@ -167,3 +168,18 @@ async def test_streamed_usage_carries_cache_reads_and_a_price(claude, fake_anthr
     usage = completed(await collect(client, follow_up(conversation(2)), TOOLS)).completion.usage
     assert usage.cache_read_tokens == fake_anthropic.exchanges[1].usage.cache_read_input_tokens > 0
     assert usage.cost is not None and usage.cost > 0
+
+
+def test_usage_reads_cached_tokens_the_way_litellm_normalizes_them() -> None:
+    from litellm.types.utils import Usage as LiteLLMUsage
+
+    from hermeslite.llm.usage import usage_from
+
+    openai_style = LiteLLMUsage(prompt_tokens=5_000, completion_tokens=40,
+                                prompt_tokens_details={"cached_tokens": 4_608})
+    assert usage_from(openai_style) == Usage(prompt_tokens=5_000, completion_tokens=40, cache_read_tokens=4_608)
+    anthropic_style = LiteLLMUsage(prompt_tokens=5_010, completion_tokens=5, cache_creation_input_tokens=2_000,
+                                   cache_read_input_tokens=3_000)
+    assert usage_from(anthropic_style) == Usage(prompt_tokens=5_010, completion_tokens=5,
+                                                cache_read_tokens=3_000, cache_write_tokens=2_000)
+    assert usage_from(None) == Usage()
