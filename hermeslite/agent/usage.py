@@ -2,38 +2,33 @@
 
 Every request the agent makes (a turn's model call, a summary, a memory
 flush) is recorded here: one row in the session store, so a resumed session
-still knows its cost, and running totals per kind, so `/context`, the
-compaction card and the end-of-run line read them without a query.
+still knows its cost, and a running total, so `/context`, the compaction card
+and the end-of-run line read it without a query.
 """
 
 from __future__ import annotations
 
 from hermeslite.llm.types import Usage
 from hermeslite.store.sessions import SessionStore
-from hermeslite.store.usage import KINDS, UsageRecord, UsageTotals
+from hermeslite.store.usage import UsageRecord, UsageTotals
 
 
 class UsageMeter:
     def __init__(self, store: SessionStore, session_id: str) -> None:
         self._store = store
         self._session_id = session_id
-        records = store.usage(session_id)
-        self._by_kind = {kind: UsageTotals.of(r for r in records if r.kind == kind) for kind in KINDS}
+        self._totals = UsageTotals.of(store.usage(session_id))
 
     def record(self, kind: str, model: str | None, usage: Usage) -> None:
-        """One finished request; one with no usage reported (nothing to bill) is skipped."""
+        """One finished request of `kind` (turn | summary | flush); one that reported no usage is skipped."""
         if not usage.prompt_tokens and not usage.completion_tokens:
             return
         record = UsageRecord(kind, model, usage.prompt_tokens or 0, usage.cache_read_tokens,
                              usage.cache_write_tokens, usage.completion_tokens or 0, usage.cost)
         self._store.record_usage(self._session_id, record)
-        self._by_kind[kind] = self._by_kind[kind] + UsageTotals.of([record])
+        self._totals = self._totals + UsageTotals.of([record])
 
     @property
     def totals(self) -> UsageTotals:
         """The whole session so far."""
-        return sum(self._by_kind.values(), UsageTotals())
-
-    def of(self, kind: str) -> UsageTotals:
-        """The session's requests of one kind (turn | summary | flush)."""
-        return self._by_kind[kind]
+        return self._totals

@@ -10,9 +10,10 @@ prompt cache.
 
 The engine decides when that path applies and writes the instruction; the
 agent supplies `LiveRequest`, which knows the request and how to send it.
-A separate `summary_model`, a reactive pass after an overflow, or a request
-that would not fit still use the bounded, redacted serialized prompt. Either
-way the reply goes through the same validation, anchors and redaction.
+A separate `summary_model`, a reactive pass after an overflow, a slow model
+that is given a capped excerpt, or a request that would not fit still use the
+bounded, redacted serialized prompt. Either way the reply goes through the
+same validation, anchors and redaction.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ def build_instruction(
 ) -> str:
     """The final user turn of a cache-aware summary request.
 
-    `kept` are the messages that stay verbatim after the compaction (the end of
-    the conversation): the model is told where they start, so the checkpoint
-    covers what comes before them.
+    `kept` are the messages that stay in the context after the compaction
+    (the end of the conversation): the model is told where they start, so the
+    checkpoint covers what comes before them.
     """
     headings = "\n".join(f"## {name}\n({hint})" for name, hint in SECTIONS)
     parts = [

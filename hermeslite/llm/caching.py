@@ -59,9 +59,11 @@ class CachePlan:
 def plan_for(name: str, *, setting: str, ttl: str, litellm: ModuleType) -> CachePlan:
     """The plan for model `name` under `model.prompt_caching` = `setting` (auto | off).
 
-    litellm's model map decides where it knows the model (`supports_prompt_caching`);
-    a Claude name it does not know still gets breakpoints on a Claude provider,
-    because every current Claude model caches and the map lags new releases.
+    litellm routes the name to its provider. Claude on a provider that takes
+    cache breakpoints gets them whatever the map's `supports_prompt_caching`
+    says: every current Claude model caches, and the map lags new releases
+    (and lacks the flag for some, such as claude-3-5-haiku). Any other model
+    is "automatic" when the map says it supports prompt caching.
     """
     if setting == "off":
         return CachePlan("off", ttl)

@@ -177,6 +177,8 @@ async def _model(app: "HermesApp", args: str) -> None:
     if agent.estimate_request() >= c.threshold_tokens:
         note += " The next turn compacts first (preflight)."
     await app.chat.add_note(note)
+    for line in agent.startup_notes():
+        await app.chat.add_note(line)
     if warning := app.host.window_warning():
         app.notify(warning, severity="warning", markup=False)
 

@@ -69,3 +69,13 @@ async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app
             await send(pilot, f"turn {n}: {FILLER}")
         await send(pilot, "/compress")
         assert "cost unknown · 0% of" in screen_text(app)
+
+
+async def test_switching_to_claude_says_caching_is_on(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model anthropic/claude-sonnet-4-5")
+        assert notes(app)[-1] == ("Prompt caching: on (Claude via anthropic; system prompt + last 3 messages "
+                                  "marked, 5m TTL)")
+        assert scripted_server.requests == []
