@@ -18,9 +18,9 @@ with a user who answers within a minute or two.
 Printed per window: turns, compactions, turns per compaction, the longest run
 of consecutive turns that compacted, input tokens billed uncached / written to
 the cache / read from it, the cache-read share of all input, the cached share
-of summary requests, and cost at Claude Sonnet prices (input $3/M, 5-minute
-cache write $3.75/M, cache read $0.30/M, output $15/M); then our cost against
-the baseline's.
+of summary requests, cost at Claude Sonnet prices (input $3/M, 5-minute cache
+write $3.75/M, cache read $0.30/M, output $15/M), requests the server
+rejected and turns that failed; then our cost against the baseline's.
 
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
@@ -163,7 +163,11 @@ class Outcome:
 
 
 async def run_session(window: int, *, ours: bool, turns: int, seed: int) -> Outcome:
-    folder = Path(tempfile.mkdtemp(prefix="hermeslite-session-bench-"))
+    with tempfile.TemporaryDirectory(prefix="hermeslite-session-bench-") as tmp:
+        return await _session(Path(tmp), window, ours=ours, turns=turns, seed=seed)
+
+
+async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: int) -> Outcome:
     clock = Clock()
     script = Script(seed, folder, clock)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
@@ -199,7 +203,7 @@ def row(label: str, o: Outcome) -> str:
     summary_share = f"{100 * o.read_share(summaries):.0f}% ({extensions}/{n_summaries})" if n_summaries else "-"
     return (f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
             f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
-            f"{100 * o.read_share():.0f}% | {summary_share} | ${o.cost():.2f} | {o.rejected} |")
+            f"{100 * o.read_share():.0f}% | {summary_share} | ${o.cost():.2f} | {o.rejected} | {o.failed_turns} |")
 
 
 async def main() -> None:
@@ -210,8 +214,9 @@ async def main() -> None:
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
     print("| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
-          "cache write | cache read | read share | summaries read from cache (extended/all) | cost | rejected |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "cache write | cache read | read share | summaries read from cache (extended/all) | cost | rejected | "
+          "failed turns |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
     started = time.perf_counter()
     for name in args.windows.split(","):
