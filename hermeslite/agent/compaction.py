@@ -49,9 +49,10 @@ class Compaction:
     async def run(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
         """One compaction with everything around it; reports start and finish as events.
 
-        Except after an overflow (the live request is what the provider just
-        refused), the summary and the memory flush extend the live request so
-        the provider reads the conversation from its prompt cache.
+        The summary extends the live request so the provider reads the
+        conversation from its prompt cache, except after an overflow, when the
+        live request is what the provider just refused; the memory flush
+        carries the live request's tool schemas (see `flush`).
         """
         agent = self.agent
         deps = agent.deps
