@@ -180,7 +180,7 @@ async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: i
                            memory=replace(base.memory, dir=str(folder / "memory")))
         store = SessionStore(folder / "sessions.db")
         agent = build_agent(settings, cwd=folder, interactive=False, store=store,
-                            llm=LiteLLMClient(model, max_retries=0, request_timeout=60))
+                            llm=LiteLLMClient(model, max_retries=0))
         started: list[str] = []
         agent.subscribe(lambda event: started.append(event.trigger) if isinstance(event, ev.CompactionStarted) else None)
         compacting, failed, compactions = [], 0, 0

@@ -70,7 +70,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         settings = replace(Settings(), model=model,
                            memory=replace(Settings().memory, dir=str(tmp_path / "memory"), flush_min_turns=3))
         store = SessionStore(tmp_path / "sessions.db")
-        llm = LiteLLMClient(model, max_retries=0, request_timeout=30)
+        llm = LiteLLMClient(model, max_retries=0)
         agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=llm, store=store)
         recorder = Recorder()
         agent.subscribe(recorder)

@@ -41,7 +41,7 @@ def claude(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch):
 
     def make(**config) -> LiteLLMClient:
         cfg = ModelConfig(name=CLAUDE, api_base=fake_anthropic.base_url, api_key_env=KEY_ENV, **config)
-        return LiteLLMClient(cfg, max_retries=0, request_timeout=30)
+        return LiteLLMClient(cfg, max_retries=0)
 
     return make
 

@@ -29,7 +29,7 @@ def claude(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> Li
     fake_anthropic.responder = lambda body: Reply.say(checkpoint()) if is_summary_request(body) else None
     model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=fake_anthropic.base_url, api_key_env=KEY_ENV,
                         context_window=100_000)
-    return LiteLLMClient(model, max_retries=0, request_timeout=30)
+    return LiteLLMClient(model, max_retries=0)
 
 
 def notes(app) -> list[str]:
@@ -71,7 +71,8 @@ async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app
         assert "cost unknown · 0% of" in screen_text(app)
 
 
-async def test_switching_to_claude_says_caching_is_on(make_app, scripted_server):
+async def test_switching_to_claude_says_caching_is_on(make_app, scripted_server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")   # /model checks the key at once
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
