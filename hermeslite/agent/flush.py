@@ -38,7 +38,10 @@ EXCERPT_INTRO = (
     "[hermeslite: this conversation is too long to show whole. Below are the checkpoint of its earlier part "
     "and its later turns, trimmed.]"
 )
-FLUSH_WINDOW_SHARE = 0.6       # of the context window, for everything the flush request carries
+# Of the context window, for everything the flush request carries. The flush runs when the live request
+# reaches the compaction threshold (up to 75% of a small window): a share above that lets it go whole, as
+# an extension of the live request the provider has cached, leaving the rest of the window for the reply.
+FLUSH_WINDOW_SHARE = 0.85
 CHECKPOINT_SHARE = 0.4         # of the excerpt, at most, for the previous checkpoint
 MIN_EXCERPT_CHARS = 2_000
 
