@@ -196,11 +196,14 @@ async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: i
 
 
 def row(label: str, o: Outcome) -> str:
-    summaries = lambda x: is_summary_request(x.body)  # noqa: E731
-    n_summaries = sum(1 for x in o.exchanges if x.usage and summaries(x))
-    extensions = sum(1 for x in o.exchanges if x.usage and is_extension_summary(x.body))
+    def extended(x: Exchange) -> bool:
+        return is_extension_summary(x.body)
+
+    n_summaries = sum(1 for x in o.exchanges if x.usage and is_summary_request(x.body))
+    extensions = sum(1 for x in o.exchanges if x.usage and extended(x))
     per = f"{o.turns / o.compactions:.1f}" if o.compactions else "-"
-    summary_share = f"{100 * o.read_share(summaries):.0f}% ({extensions}/{n_summaries})" if n_summaries else "-"
+    shares = f"{100 * o.read_share(extended):.0f}%" if extensions else "-"
+    summary_share = f"{shares} ({extensions}/{n_summaries})" if n_summaries else "-"
     return (f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
             f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
             f"{100 * o.read_share():.0f}% | {summary_share} | ${o.cost():.2f} | {o.rejected} | {o.failed_turns} |")
@@ -214,7 +217,7 @@ async def main() -> None:
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
     print("| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
-          "cache write | cache read | read share | summaries read from cache (extended/all) | cost | rejected | "
+          "cache write | cache read | read share | extended summaries read from cache (extended/all) | cost | rejected | "
           "failed turns |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
