@@ -57,13 +57,13 @@ def context_view(breakdown, last_prompt_tokens: int | None = None, usage: UsageT
 
 def usage_lines(usage: UsageTotals) -> list[str]:
     """The session's model requests: input split by how the provider billed it, output, cost."""
-    hit = round(100 * usage.cache_hit_rate)
+    plural = "s" if usage.requests != 1 else ""
     return [
-        f"Session usage · {usage.requests} model request{'s' if usage.requests != 1 else ''}",
-        f"  {'input':<15}{k(usage.prompt_tokens):>8}  read from cache {k(usage.cache_read_tokens)} ({hit}%) · "
-        f"written to cache {k(usage.cache_write_tokens)} · uncached {k(usage.uncached_tokens)}",
+        f"Session usage · {usage.requests} model request{plural} · cost {format_cost(usage)} (litellm's prices)",
+        f"  {'input':<15}{k(usage.prompt_tokens):>8}  read from cache {k(usage.cache_read_tokens)} "
+        f"({round(100 * usage.cache_hit_rate)}%)",
+        f"  {'':<15}{'':>8}  written to cache {k(usage.cache_write_tokens)}, uncached {k(usage.uncached_tokens)}",
         f"  {'output':<15}{k(usage.completion_tokens):>8}",
-        f"  {'cost':<15}{format_cost(usage):>8}  (litellm's price table)",
     ]
 
 

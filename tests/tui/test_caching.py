@@ -52,10 +52,11 @@ async def test_claude_gets_a_caching_note_a_card_cost_and_session_usage(make_app
         assert shown and float(shown.group(1)) > 0 and int(shown.group(2)) >= 80
         await send(pilot, "/context")
         assert isinstance(app.screen, TextViewer)
+        app.screen.query_one("#viewer-body").scroll_end(animate=False)
+        await pilot.pause()
         text = screen_text(app)
-        assert "Session usage · 7 model requests" in text
+        assert re.search(r"Session usage · 7 model requests · cost \$0\.\d{4} \(litellm's prices\)", text), text
         assert re.search(r"read from cache [\d.]+k \(\d+%\)", text)
-        assert re.search(r"cost\s+\$0\.\d{4}", text)
     assert fake_anthropic.rejections == []
 
 

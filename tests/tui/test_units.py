@@ -97,12 +97,13 @@ def test_context_view_shows_the_sessions_cache_hits_and_cost():
     usage = UsageTotals(requests=12, prompt_tokens=145_000, cache_read_tokens=123_250, cache_write_tokens=20_000,
                         completion_tokens=3_300, cost=0.1698)
     lines = views.context_view(breakdown, usage=usage).splitlines()
-    assert "Session usage · 12 model requests" in lines
-    assert "  input              145k  read from cache 123k (85%) · written to cache 20k · uncached 1.8k" in lines
+    assert "Session usage · 12 model requests · cost $0.1698 (litellm's prices)" in lines
+    assert "  input              145k  read from cache 123k (85%)" in lines
+    assert "                           written to cache 20k, uncached 1.8k" in lines
     assert "  output             3.3k" in lines
-    assert "  cost            $0.1698  (litellm's price table)" in lines
+    assert all(len(line) <= 70 for line in lines)   # the viewer's width, so nothing wraps
     unpriced = replace(usage, unpriced=12, cost=0.0)
-    assert "  cost            unknown  (litellm's price table)" in views.context_view(breakdown, usage=unpriced)
+    assert "model requests · cost unknown (litellm's prices)" in views.context_view(breakdown, usage=unpriced)
 
 
 def test_compaction_card_outcomes():
