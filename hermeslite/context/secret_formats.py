@@ -76,7 +76,7 @@ FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("Anthropic", "sk-ant-", f"(?!(?:api|admin)\\d\\d-){_TOKEN}{{20,}}"),
     TokenFormat("OpenRouter", "sk-or-v1-", f"{_TOKEN}{{20,}}"),
     # Any other sk- key (OpenAI legacy, DeepSeek, Moonshot, local proxies): a digit somewhere, 12+ characters.
-    TokenFormat("sk- keys", "sk-", f"(?!(?:proj|svcacct|admin|ant|or-v1)-{_TOKEN}{{20}})"
+    TokenFormat("sk- keys", "sk-", "(?!(?:proj|svcacct|admin|ant|or)-)"
                                     f"(?:(?={_TOKEN}{{0,40}}\\d){_ALNUM}{_TOKEN}{{11,}}|{_ALNUM}{{20,}})"),
     TokenFormat("ElevenLabs", "sk_", f"(?!(?:live|test|prod)_){_ALNUM}{{20,}}"),
     *_each("Perplexity / Groq / xAI / Replicate / Tavily / Firecrawl", "pplx- gsk_ xai- r8_ tvly- fc-", f"{_ALNUM}{{20,}}"),
@@ -89,10 +89,10 @@ FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("GitHub", "gh[pousr]_", f"{_ALNUM}{{20,}}"),
     TokenFormat("GitHub fine-grained", "github_pat_", "[A-Za-z0-9_]{20,}"),
     *_each("GitLab", "glpat- gloas- gldt- glrt- glrtr- glcbt- glptt- glft- glimt- glagent- glsoat- glffct- glwt- glcsoat-",
-           "[A-Za-z0-9_][A-Za-z0-9_.-]{15,}"),
+           "[A-Za-z0-9_-][A-Za-z0-9_.-]{15,}"),
     TokenFormat("GitLab runner registration", "GR1348941", f"{_TOKEN}{{20,}}"),
     TokenFormat("npm", "npm_", f"{_ALNUM}{{20,}}"),
-    TokenFormat("PyPI", "pypi-", f"{_ALNUM}{{16,}}[A-Za-z0-9_-]*"),
+    TokenFormat("PyPI", "pypi-", f"(?={_TOKEN}{{0,60}}\\d){_TOKEN}{{20,}}"),
     TokenFormat("RubyGems", "rubygems_", f"{_HEX}{{48}}"),
     TokenFormat("Clojars", "CLOJARS_", f"{_ALNUM}{{60}}"),
     TokenFormat("Sourcegraph", "sgp_", "[A-Za-z0-9_]{32,}"),
