@@ -9,6 +9,9 @@ whatever is missing is appended verbatim. What they may cost is decided in
 
 The todo list is not among them: the agent re-attaches the live list after
 every compaction, and a second copy here would go stale.
+
+Anchors are stored with the session (`_hl_anchors`), so every text in them is
+redacted as it is taken, and again when older stored anchors are read back.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Callable, Iterable
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
 from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
+from .redact import redact_secrets, redact_slice
 from .tool_summaries import exit_code_of
 
 USER_CHARS = 300
@@ -67,11 +71,13 @@ class Anchors:
         """Anchors as the transcript stores them; keys from older versions (todos) are ignored."""
         data = data or {}
         def strings(key: str) -> list[str]:
-            return [str(x) for x in data.get(key) or [] if isinstance(x, str)]
+            return [redact_secrets(x) for x in data.get(key) or [] if isinstance(x, str)]
         def pairs(key: str) -> list[list[Any]]:
-            return [list(x) for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
+            return [[redact_secrets(v) if isinstance(v, str) else v for v in x]
+                    for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
         raw = data.get("failures") if isinstance(data.get("failures"), dict) else {}
-        failures = {str(k): [str(x) for x in v if isinstance(x, str)] for k, v in raw.items() if isinstance(v, list)}
+        failures = {redact_secrets(str(k)): [redact_secrets(x) for x in v if isinstance(x, str)]
+                    for k, v in raw.items() if isinstance(v, list)}
         instructions = [[str(t), str(n or "")] for t, n in pairs("instructions") if isinstance(t, str)]
         return cls(strings("users"), instructions, pairs("files"), pairs("commands"), strings("errors"), failures)
 
@@ -186,8 +192,9 @@ def _cap_commands(
 
 
 def _clip(text: str, limit: int) -> str:
+    """`text` redacted and cut to `limit` characters; the cut never leaves part of a secret."""
     text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return redact_secrets(text) if len(text) <= limit else redact_slice(text, 0, limit - 1) + "…"
 
 
 def _user_text(msg: Message) -> str:
@@ -199,7 +206,8 @@ def _user_text(msg: Message) -> str:
 
 def _error_lines(output: str) -> list[str]:
     found = []
-    for line in reversed(output[-ERROR_SCAN_CHARS:].splitlines()):
+    scanned = redact_slice(output, max(0, len(output) - ERROR_SCAN_CHARS), len(output))
+    for line in reversed(scanned.splitlines()):
         if ERROR_LINE.search(line.lower()) and not NOT_AN_ERROR.search(line) and line.strip():
             found.append(_clip(line, ERROR_CHARS))
     return found
@@ -244,9 +252,8 @@ def _note_user(anchors: Anchors, text: str) -> None:
     clipped = _clip(text, USER_CHARS)
     if clipped:
         anchors.users.append(clipped)
-        instruction = instruction_in(text, USER_CHARS)
-        if instruction:
-            anchors.instructions.append([instruction, ""])
+        if instruction_in(text, USER_CHARS):
+            anchors.instructions.append([instruction_in(redact_secrets(text), USER_CHARS) or clipped, ""])
 
 
 class _Files:
@@ -280,7 +287,7 @@ def _note_call(
     if name in FILE_ACTIONS:
         path = str(parsed_arguments(call).get("path") or "").strip()
         if path:
-            files.note(FILE_ACTIONS[name], path)
+            files.note(FILE_ACTIONS[name], redact_secrets(path))
     elif name == "terminal":
         command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
         if not command or command in seen_commands:

@@ -24,6 +24,7 @@ from .secret_fields import FIELD_RULES, KeySpans, Span
 from .secret_formats import RULES as FORMAT_RULES
 
 MARK = "[REDACTED]"
+CUT_CONTEXT = 8_192  # longer than any key the rules know (an RSA-4096 PEM block is about 3.3 KB)
 # Zero-width and control characters hide a key from the patterns (a token split by an escape byte
 # or a zero-width space); the patterns also run on the text without them. Tab, CR and LF are text.
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
@@ -75,13 +76,12 @@ def _visible_spans(text: str) -> list[Span]:
     return [(kept[start], kept[end - 1] + 1) for start, end in secret_spans(squeezed)]
 
 
-def redact_secrets(text: str) -> str:
-    """`text` with credentials replaced by MARK; everything else is returned unchanged."""
+def _all_spans(text: str) -> list[Span]:
     spans = secret_spans(text)
-    if _INVISIBLE.search(text):
-        spans = _merge(spans + _visible_spans(text))
-    if not spans:
-        return text
+    return _merge(spans + _visible_spans(text)) if _INVISIBLE.search(text) else spans
+
+
+def _splice(text: str, spans: list[Span]) -> str:
     out, last = [], 0
     for start, end in spans:
         out.append(text[last:start])
@@ -89,6 +89,29 @@ def redact_secrets(text: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with credentials replaced by MARK; everything else is returned unchanged."""
+    spans = _all_spans(text)
+    return _splice(text, spans) if spans else text
+
+
+def redact_slice(text: str, start: int, end: int) -> str:
+    """`text[start:end]` with credentials masked, judged on the text around the slice.
+
+    Cutting first and redacting after would leave the part of a secret that the cut
+    separated from its prefix or its name (`...3kQz9` after `ghp_abc` was cut away), so
+    the rules read CUT_CONTEXT characters on each side and any secret that crosses an
+    edge of the slice is masked up to that edge.
+    """
+    low, high = max(0, start - CUT_CONTEXT), min(len(text), end + CUT_CONTEXT)
+    spans = []
+    for s, e in _all_spans(text[low:high]):
+        s, e = max(s + low, start), min(e + low, end)
+        if s < e:
+            spans.append((s - start, e - start))
+    return _splice(text[start:end], spans)
 
 
 def _merge(spans: list[Span]) -> list[Span]:

@@ -11,7 +11,7 @@ import re
 
 from .handoff import END, OPEN, has_handoff, split_handoff
 from .messages import Message, call_arguments, call_name, image_parts, text_of, tool_calls_of
-from .redact import redact_secrets
+from .redact import redact_secrets, redact_slice
 from .tokens import estimate_tokens
 
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -42,9 +42,16 @@ HEADING_LINE = re.compile(r"^\s*#{1,4}\s*(.+?)\s*:?\s*$", re.MULTILINE)
 
 
 def _cut(text: str, limit: int, head: int, tail: int) -> str:
+    """`text` with secrets masked, and its middle cut out when longer than `limit`.
+
+    Each kept end is redacted with the text around it in view, so a cut through
+    a key never leaves the fragment on the kept side readable.
+    """
     if len(text) <= limit:
-        return text
-    return f"{text[:head]}\n…[{len(text) - head - tail} chars cut]…\n{text[-tail:]}"
+        return redact_secrets(text)
+    start = redact_slice(text, 0, head)
+    end = redact_slice(text, len(text) - tail, len(text)) if tail else ""
+    return f"{start}\n…[{len(text) - head - tail} chars cut]…\n{end}"
 
 
 def _render(msg: Message) -> str | None:
@@ -74,18 +81,19 @@ def render_turns(messages: list[Message], max_chars: int) -> str:
     When too long, the middle is cut (keeping 45% from the start, 55% from the
     end) because the oldest and the newest turns matter most to a handoff.
     Rendering walks in from both ends and stops once each side is full, so a
-    huge transcript costs no more than a small one.
+    huge transcript costs no more than a small one. Each message is redacted as
+    it is rendered (see `_cut`), so the cuts made here only ever split MARK.
     """
     head_budget = int(max_chars * 0.45)
     head, head_len = _take(messages, head_budget)
     if len(head) == len(messages) and head_len <= max_chars:
-        return redact_secrets("\n\n".join(head))
+        return "\n\n".join(head)
     tail, _ = _take(messages[len(head):][::-1], max_chars - head_budget)
     omitted = len(messages) - len(head) - len(tail)
     head_text = "\n\n".join(head)[:head_budget]
     tail_text = "\n\n".join(reversed(tail))[-(max_chars - head_budget):]
     gap = f"…[{omitted} older turns omitted to keep this request bounded]…" if omitted else "…"
-    return redact_secrets(f"{head_text}\n\n{gap}\n\n{tail_text}")
+    return f"{head_text}\n\n{gap}\n\n{tail_text}"
 
 
 def _take(messages: list[Message], budget: int) -> tuple[list[str], int]:
