@@ -9,10 +9,11 @@ through events rather than by reading agent state.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hermeslite.context.pressure import Pressure, measure_pressure
+from hermeslite.context.redact import redact_secrets
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
 from hermeslite.store.usage import UsageTotals
@@ -225,6 +226,8 @@ class Agent:
         name, arguments = _name(call), (call.get("function") or {}).get("arguments") or "{}"
         self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments))
         result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+        # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
+        result = replace(result, content=redact_secrets(result.content))
         self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error))
         return result
 
