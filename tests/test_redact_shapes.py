@@ -150,3 +150,18 @@ def test_pathological_input_is_linear(text):
     start = time.perf_counter()
     redact_secrets(text)
     assert time.perf_counter() - start < 2.0
+
+
+def test_one_pass_is_enough_on_glued_fragments():
+    """Spans are found on the original text in one pass: redacting the output again finds nothing new."""
+    import random
+
+    from .secret_samples import NEGATIVES, vendor_samples
+
+    pieces = [text for text, _ in SHAPES] + NEGATIVES + [s.key for s in vendor_samples(4)]
+    pieces += [MARK, "=", ":", " ", "\n", '"', "'", "\\", "@", "/", "?", "&", "_", "-", "\x1b", "\u200b"]
+    rng = random.Random(99)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        once = redact_secrets(text)
+        assert redact_secrets(once) == once, text

@@ -17,13 +17,12 @@ value, and MARK is never matched again, so redacting twice changes nothing.
 
 from __future__ import annotations
 
-import bisect
 import re
 
-from .secret_fields import FIELD_RULES, KeySpans, Span
+from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
 from .secret_formats import RULES as FORMAT_RULES
 
-MARK = "[REDACTED]"
+__all__ = ["MARK", "redact_secrets", "redact_slice", "secret_spans"]
 CUT_CONTEXT = 8_192  # longer than any key the rules know (an RSA-4096 PEM block is about 3.3 KB)
 # Zero-width and control characters hide a key from the patterns (a token split by an escape byte
 # or a zero-width space); the patterns also run on the text without them. Tab, CR and LF are text.
@@ -38,34 +37,41 @@ def _group_spans(match: re.Match[str]) -> list[Span]:
     return []
 
 
-def _format_spans(text: str) -> list[Span]:
-    spans = []
+def _format_spans(text: str) -> dict[int, Span]:
+    """Vendor keys: where each key starts (its visible lead, or a Telegram bot's id) -> its masked part."""
+    spans = {}
     for pattern, check in FORMAT_RULES:
         for match in pattern.finditer(text):
             if check is None or check(match):
-                spans.extend(_group_spans(match))
+                start = match.start()
+                while start and text[start - 1].isalnum():
+                    start -= 1
+                for span in _group_spans(match):
+                    spans[start] = span
     return spans
 
 
-def _field_spans(text: str, keys: list[Span]) -> list[Span]:
-    """Field rules' spans; one that runs into a vendor key starts where the key's masked part does."""
-    found = KeySpans(keys)
-    starts = found.starts
+def _field_spans(text: str, keys: dict[int, Span]) -> list[Span]:
+    """Field rules' spans. A value that is a vendor key (`KEY=sk-proj-...`) keeps the key's lead visible."""
+    found = KeySpans(sorted(keys.values()))
     spans = []
     for pattern, spans_of in FIELD_RULES:
-        for match in pattern.finditer(text):
-            for start, end in spans_of(match, found):
-                i = bisect.bisect_left(starts, start)
-                if i < len(keys) and keys[i][0] < end:
-                    start = keys[i][0]
-                spans.append((start, end))
+        match = pattern.search(text)
+        while match:
+            found_here = spans_of(match, found)
+            for start, end in found_here:
+                key = keys.get(start)
+                spans.append((key[0], max(end, key[1])) if key else (start, end))
+            # A match that masks nothing must not hide the text it spans from the next search
+            # (`cache_key: user42client_secret = 'abc'` holds a second assignment).
+            match = pattern.search(text, match.end() if found_here else match.start() + 1)
     return spans
 
 
 def secret_spans(text: str) -> list[Span]:
     """Sorted, merged spans of `text` that hold credentials."""
-    keys = sorted(_format_spans(text))
-    return _merge([(start, end) for start, end in keys + _field_spans(text, keys)
+    keys = _format_spans(text)
+    return _merge([(start, end) for start, end in [*keys.values(), *_field_spans(text, keys)]
                    if start < end and MARK not in text[start:end]])
 
 

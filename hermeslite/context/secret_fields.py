@@ -23,6 +23,7 @@ from typing import Callable
 from .secret_names import Strength, name_before, strength
 
 Span = tuple[int, int]
+MARK = "[REDACTED]"  # what a secret is replaced with; a name, type or value holding it was masked before
 
 
 class KeySpans:
@@ -173,6 +174,8 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
     if name_start is None or text.endswith("//", 0, name_start):
         return []  # part of a vendor key, or a URL's user name (the userinfo rule reads URLs)
     name = text[name_start:end]
+    if MARK in match.group("gap"):
+        return []  # `token: [REDACTED] = ...` is the output of an earlier redaction, not a typed name
     power = strength(name)
     if power is Strength.NONE:
         return []
@@ -208,7 +211,7 @@ def _bare_value_counts(text: str, name: str, name_start: int, match: re.Match[st
         return _looks_random(value)
     before = text[name_start - 1] if name_start else "\n"
     line = _line_start(text, name_start)
-    in_string = not match.group("close") and _open_quote(text, line, name_start) is not None
+    in_string = not match.group("close") and before in _QUOTES  # "name=value" is a string's whole content
     form = before in "&?" or _FORM_NEXT.search(match.group("value")) is not None
     if in_string or form or name.startswith("--"):
         return True  # inside a string, in a form body, or a command-line flag: not code
@@ -308,8 +311,9 @@ _FLAG = re.compile(r"--(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]+(?P<value>\"[^\"\r\
 _NETRC = re.compile(r"password(?<![\w-]password)[ \t]+(?P<secret>[^\s]+)")
 _NETRC_CONTEXT = re.compile(r"\b(?:login|machine)[ \t]+\S+")
 # Cookie: a=1; b=2 / Set-Cookie: sid=...; Path=/ / curl --cookie "a=1"
-_COOKIE = re.compile(r"(?:ookie(?<=[Cc]ookie)[ \t]*:|--cookie[ \t=]+[\"']?)[ \t]*(?P<pairs>[^\r\n\"']+)")
-_COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]*(?P<name>[^=;\s]+)=(?P<value>[^;\s]*)")
+_COOKIE_PAIRS = r"[ \t]*(?P<pairs>[^\r\n\"']+)"
+_COOKIES = (re.compile(r"ookie(?<=[Cc]ookie)[ \t]*:" + _COOKIE_PAIRS), re.compile(r"--cookie[ \t=]+[\"']?" + _COOKIE_PAIRS))
+_COOKIE_PAIR = re.compile(r"(?:^|[;\s])[ \t]*(?P<name>[^=;\s]+)=(?P<value>[^;\s]*)")
 _COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment".split())
 # auth=("user", "password"), HTTPBasicAuth("user", "password")
 _AUTH_PAIR = re.compile(
@@ -380,6 +384,6 @@ FIELD_RULES: tuple[FieldRule, ...] = (
     (_CURL_USER, _curl_user),
     (_FLAG, _flag),
     (_NETRC, _netrc),
-    (_COOKIE, _cookie),
+    *((pattern, _cookie) for pattern in _COOKIES),
     (_AUTH_PAIR, _whole("secret")),
 )

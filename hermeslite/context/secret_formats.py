@@ -214,7 +214,7 @@ def _telegram_bot_id(match: re.Match[str]) -> bool:
         return False
     if text.endswith("bot", 0, start):
         start -= 3
-    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-:")
+    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-:]")
 
 
 SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
