@@ -101,7 +101,7 @@ def _open_quote(text: str, start: int, end: int) -> str | None:
     return quote
 
 
-def _trim_bare(text: str, begin: int, raw: str, name_start: int) -> str:
+def _trim_bare(text: str, raw: str, name_start: int) -> str:
     """An unquoted value without what closes around it: a form's next pair, `;`, and closing
     quotes, brackets and punctuation that belong to the text around the assignment, not to the value."""
     form = _FORM_NEXT.search(raw)
@@ -195,7 +195,7 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
         return [quoted]
     if value[0] in "\r\n" or value[0] in _QUOTES:
         return []
-    literal = _trim_bare(text, begin, value, name_start)
+    literal = _trim_bare(text, value, name_start)
     if not _is_literal(literal) or not _bare_value_counts(text, name, name_start, match, literal, power):
         return []
     return [(begin, begin + len(literal))]
@@ -326,7 +326,7 @@ def _curl_user(match: re.Match[str], keys: KeySpans) -> list[Span]:
     """The password of `curl -u user:password`, or a token given as the user name (`-u "token:"`)."""
     password, user = match.group("password"), match.group("user")
     if password:
-        password = _trim_bare(match.string, match.start("password"), password, match.start())
+        password = _trim_bare(match.string, password, match.start())
         return [] if _is_placeholder(password) else [(match.start("password"), match.start("password") + len(password))]
     return [match.span("user")] if len(user) >= 8 and any(c.isdigit() for c in user) else []
 
@@ -340,7 +340,7 @@ def _flag(match: re.Match[str], keys: KeySpans) -> list[Span]:
     if value[0] in "\"'":
         begin, end, value = begin + 1, end - 1, value[1:-1]
     else:
-        value = _trim_bare(match.string, begin, value, match.start())
+        value = _trim_bare(match.string, value, match.start())
         end = begin + len(value)
     if not _is_literal(value):
         return []
