@@ -165,3 +165,15 @@ def test_one_pass_is_enough_on_glued_fragments():
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
         once = redact_secrets(text)
         assert redact_secrets(once) == once, text
+
+
+@pytest.mark.parametrize("cut", [4, 6, 10, 20])
+def test_a_key_wrapped_onto_the_next_line_is_masked_on_both(cut):
+    key = "ghp_" + fake(36, seed=35)
+    redacted = redact_secrets(f"token {key[:cut]}\n{key[cut:]} rest\nnext line")
+    assert redacted == f"token ghp_{M} rest\nnext line"
+
+
+def test_lines_are_joined_only_behind_an_unfinished_key():
+    text = "return\nvalue_x = 1\nsk-learn\nclassifier_v2 = fit()\n"
+    assert redact_secrets(text) == text

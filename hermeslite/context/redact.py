@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
-from .secret_formats import RULES as FORMAT_RULES
+from .secret_formats import RULES as FORMAT_RULES, wrapped_keys
 
 __all__ = ["MARK", "redact_secrets", "redact_slice", "secret_spans"]
 CUT_CONTEXT = 8_192  # longer than any key the rules know (an RSA-4096 PEM block is about 3.3 KB)
@@ -48,6 +48,8 @@ def _format_spans(text: str) -> dict[int, Span]:
                     start -= 1
                 for span in _group_spans(match):
                     spans[start] = span
+    for start, secret_start, end in wrapped_keys(text):
+        spans[start] = (secret_start, end)
     return spans
 
 

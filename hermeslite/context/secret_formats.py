@@ -238,4 +238,49 @@ SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
     (re.compile(rf"\|(?<=\d{{15}}\|)(?P<secret>{_TOKEN}{{27,}})"), None),
 )
 
-RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = SHAPES + ((_by_first_character(FORMATS), None),)
+KEYS = _by_first_character(FORMATS)
+RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = SHAPES + ((KEYS, None),)
+
+# A line that ends in a word and a next line that opens with one: where a wrapped key may continue.
+_LINE_BREAK = re.compile(r"\n(?<=[A-Za-z0-9_-]\n)(?=[A-Za-z0-9_-]{6})")
+_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_WRAP_REACH = 300  # how much of the next line a wrapped key may take
+
+
+def _random_run(text: str) -> bool:
+    """Whether `text` opens with 16+ key characters mixing letters and digits, as the rest of a key does."""
+    run = 0
+    while run < len(text) and text[run] in _KEY_CHARACTERS:
+        run += 1
+    word = text[:run]
+    return run >= 16 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+
+
+def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
+    """Keys that a line break cut in two (`ghp_abc` at the end of one line, the rest on the next):
+    (where the key starts, where its masked part starts, where it ends), both lines counted.
+
+    A key that is complete before the break is left to the ordinary scan, so a line that merely
+    follows a key is never joined to it.
+    """
+    found = []
+    for brk in _LINE_BREAK.finditer(text):
+        newline = brk.start()
+        start = newline
+        while start > newline - 100 and start > 0 and text[start - 1] in _KEY_CHARACTERS:
+            start -= 1
+        before = 1 if start > 0 else 0
+        head = text[start - before : newline]
+        if KEYS.match(head, before) is not None:
+            continue
+        rest = text[newline + 1 : newline + 1 + _WRAP_REACH]
+        if not _random_run(rest):
+            continue  # `sk-learn` then `classifier_v2`: two words, not one key
+        joined = head + rest
+        match = KEYS.match(joined, before)
+        if match is None or match.end() <= len(head):
+            continue
+        group = next(name for name, value in match.groupdict().items() if value is not None)
+        secret_start, secret_end = (start - before + i for i in match.span(group))
+        found.append((start, secret_start, secret_end + (1 if secret_end > newline else 0)))
+    return found
