@@ -143,6 +143,10 @@ def test_an_environment_dump_keeps_its_ordinary_lines():
     "--" * 30_000,
     "ey" * 50_000,
     "-u " * 30_000,
+    "password:" * 10_000,
+    "password=" * 10_000,
+    "x-api-key: " * 10_000,
+    "PASSWORD=" + "a" * 100_000,
 ])
 def test_pathological_input_is_linear(text):
     """The patterns have no nested quantifiers over the same characters: these finish at once."""

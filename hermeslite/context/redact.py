@@ -37,43 +37,43 @@ def _group_spans(match: re.Match[str]) -> list[Span]:
     return []
 
 
-def _format_spans(text: str) -> dict[int, Span]:
-    """Vendor keys: where each key starts (its visible lead, or a Telegram bot's id) -> its masked part."""
-    spans = {}
+def _format_spans(text: str) -> list[tuple[int, Span]]:
+    """Vendor keys: (where the key starts: its visible lead, or a Telegram bot's id; its masked part)."""
+    keys = []
     for pattern, check in FORMAT_RULES:
         for match in pattern.finditer(text):
             if check is None or check(match):
                 start = match.start()
-                while start and text[start - 1].isalnum():
+                while start and text[start - 1].isdigit():
                     start -= 1
-                for span in _group_spans(match):
-                    spans[start] = span
-    for start, secret_start, end in wrapped_keys(text):
-        spans[start] = (secret_start, end)
-    return spans
+                keys.extend((start, span) for span in _group_spans(match))
+    keys.extend((start, (secret_start, end)) for start, secret_start, end in wrapped_keys(text))
+    return keys
 
 
-def _field_spans(text: str, keys: dict[int, Span]) -> list[Span]:
+def _field_spans(text: str, keys: list[tuple[int, Span]]) -> list[Span]:
     """Field rules' spans. A value that is a vendor key (`KEY=sk-proj-...`) keeps the key's lead visible."""
-    found = KeySpans(sorted(keys.values()))
+    found = KeySpans(sorted(span for _, span in keys))
+    by_start = dict(reversed(keys))
     spans = []
     for pattern, spans_of in FIELD_RULES:
         match = pattern.search(text)
         while match:
-            found_here = spans_of(match, found)
+            found_here = [(start, end) for start, end in spans_of(match, found) if MARK not in text[start:end]]
             for start, end in found_here:
-                key = keys.get(start)
+                key = by_start.get(start)
                 spans.append((key[0], max(end, key[1])) if key else (start, end))
-            # A match that masks nothing must not hide the text it spans from the next search
+            # A match must not hide the text it spans from the next search beyond what it masked
             # (`cache_key: user42client_secret = 'abc'` holds a second assignment).
-            match = pattern.search(text, match.end() if found_here else match.start() + 1)
+            resume = max([match.start() + 1, *(end for _, end in found_here)])
+            match = pattern.search(text, resume)
     return spans
 
 
 def secret_spans(text: str) -> list[Span]:
     """Sorted, merged spans of `text` that hold credentials."""
     keys = _format_spans(text)
-    return _merge([(start, end) for start, end in [*keys.values(), *_field_spans(text, keys)]
+    return _merge([(start, end) for start, end in [*(span for _, span in keys), *_field_spans(text, keys)]
                    if start < end and MARK not in text[start:end]])
 
 

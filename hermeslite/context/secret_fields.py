@@ -54,8 +54,8 @@ _VALUE = (
     r"|[rRbBuUfF]{0,2}'[^'\r\n]*+'"
     r"|`[^`\r\n]*+`"
     r"|\\\"(?:[^\"\\\r\n]|\\[^\"\r\n])*+\\\""
-    r"|(?:\r?\n[ \t]*)?[^\s\\]++"
-)
+    r"|(?:\r?\n[ \t]*)?[^\s\\]{1,%d}+"
+) % 256  # bounded, so a long run of `password:password:...` stays linear; a longer value is extended when masked
 # name, then: the end of a quoted key or subscript, a type (`name: str =`, Go's `var name string =`),
 # spaces (aligned assignments), and one of = := ::= :::= ?= .= += ||= ??= => : , (setProperty) > (XML).
 _ASSIGNMENT = re.compile(
@@ -75,9 +75,12 @@ _PLACEHOLDER_WORDS = re.compile(
 _KEYWORDS = frozenset("none null nil true false undefined yes no on off".split())
 _CODE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?P<call>[(\[])?")
 _SYMBOL = re.compile(r"[0-9!@#%^&*+/=~?|'-]")
+_BARE_END = re.compile(r"[\s\\]")
 _FORM_NEXT = re.compile(r"&[\w.%-]+=")
 _PROSE_PUNCTUATION = ".,;:"
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
+_TRAILERS = frozenset(_PROSE_PUNCTUATION + "".join(_CLOSERS) + _QUOTES)
+_QUOTE_TOKENS = re.compile(r"\\.|[\"'`]", re.DOTALL)
 _LOOKBACK = 1_000  # how far back quote and bracket balance is read; lines are long only in minified data
 
 
@@ -87,17 +90,12 @@ def _line_start(text: str, pos: int) -> int:
 
 def _open_quote(text: str, start: int, end: int) -> str | None:
     """The quote left open at `end` when reading `text` from `start` (backslash escapes honoured)."""
-    quote, i = None, start
-    while i < end:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if quote is None and c in _QUOTES:
-            quote = c
-        elif c == quote:
+    quote = None
+    for token in _QUOTE_TOKENS.findall(text, start, end):
+        if quote is None and token in _QUOTES:
+            quote = token
+        elif token == quote:
             quote = None
-        i += 1
     return quote
 
 
@@ -108,6 +106,8 @@ def _trim_bare(text: str, raw: str, name_start: int) -> str:
     if form:
         raw = raw[: form.start()]
     raw = raw.split(";", 1)[0]
+    if raw[-1] not in _TRAILERS:
+        return raw
     line = _line_start(text, name_start)
     prefix = text[line:name_start]
     quote = _open_quote(text, line, name_start)
@@ -130,7 +130,7 @@ def _is_placeholder(value: str) -> bool:
     """A template, a reference or a mask rather than a literal: `${X}`, `<key>`, `$TOKEN`, `****`, `your-key-here`."""
     if not value or value[0] in _NOT_A_VALUE_START or value.startswith(_TEMPLATE_START):
         return True
-    if _PLACEHOLDER_WORDS.search(value):
+    if _PLACEHOLDER_WORDS.search(value) and not any(c.isdigit() for c in value):
         return True
     return value.lower() in _KEYWORDS or (len(value) >= 3 and set(value) <= set("*xX."))
 
@@ -198,7 +198,11 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
     literal = _trim_bare(text, value, name_start)
     if not _is_literal(literal) or not _bare_value_counts(text, name, name_start, match, literal, power):
         return []
-    return [(begin, begin + len(literal))]
+    end = begin + len(literal)
+    if literal == value:  # the look-ahead stops after 256 characters: a longer value is masked to its end
+        stop = _BARE_END.search(text, end)
+        end = stop.start() if stop else len(text)
+    return [(begin, end)]
 
 
 def _bare_value_counts(text: str, name: str, name_start: int, match: re.Match[str], value: str, power: Strength) -> bool:
@@ -212,7 +216,7 @@ def _bare_value_counts(text: str, name: str, name_start: int, match: re.Match[st
     before = text[name_start - 1] if name_start else "\n"
     line = _line_start(text, name_start)
     in_string = not match.group("close") and before in _QUOTES  # "name=value" is a string's whole content
-    form = before in "&?" or _FORM_NEXT.search(match.group("value")) is not None
+    form = before in "&?" or _FORM_NEXT.match(text, match.start("value") + len(value)) is not None
     if in_string or form or name.startswith("--"):
         return True  # inside a string, in a form body, or a command-line flag: not code
     if _SYMBOL.search(value[:64]):
@@ -221,8 +225,10 @@ def _bare_value_counts(text: str, name: str, name_start: int, match: re.Match[st
         return False
     # A line of its own: password=foo in a .properties or .ini file, password: foo in YAML (not a type).
     end = match.start("value") + len(value)
-    newline = text.find("\n", end)
-    rest = text[end : len(text) if newline < 0 else newline]
+    if value == match.group("value"):  # it may go on past the look-ahead's bound
+        stop = _BARE_END.search(text, end)
+        end = stop.start() if stop else len(text)
+    rest = text[end : end + 200].split("\n", 1)[0]
     return plain or (op == ":" and value.lower() not in _TYPE_NAMES and not rest.strip(" \t\r\"'`)]},;"))
 
 
@@ -311,9 +317,10 @@ _FLAG = re.compile(r"--(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]+(?P<value>\"[^\"\r\
 _NETRC = re.compile(r"password(?<![\w-]password)[ \t]+(?P<secret>[^\s]+)")
 _NETRC_CONTEXT = re.compile(r"\b(?:login|machine)[ \t]+\S+")
 # Cookie: a=1; b=2 / Set-Cookie: sid=...; Path=/ / curl --cookie "a=1"
-_COOKIE_PAIRS = r"[ \t]*(?P<pairs>[^\r\n\"']+)"
+# A cookie list as RFC 6265 spells it (no whitespace, quotes, commas or semicolons inside a value).
+_COOKIE_PAIRS = r"[ \t]*(?P<pairs>[^\s;=\"',:]+=[^\s;\"',]*(?:;[ \t]*[^\s;=\"',:]+(?:=[^\s;\"',]*)?)*)"
 _COOKIES = (re.compile(r"ookie(?<=[Cc]ookie)[ \t]*:" + _COOKIE_PAIRS), re.compile(r"--cookie[ \t=]+[\"']?" + _COOKIE_PAIRS))
-_COOKIE_PAIR = re.compile(r"(?:^|[;\s])[ \t]*(?P<name>[^=;\s]+)=(?P<value>[^;\s]*)")
+_COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]*(?P<name>[^=;\s]+)=(?P<value>[^;\s]*)")
 _COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment".split())
 # auth=("user", "password"), HTTPBasicAuth("user", "password")
 _AUTH_PAIR = re.compile(
