@@ -8,7 +8,7 @@ from hermeslite.context.redact import MARK, redact_secrets
 
 from .secret_samples import FORMATS, NEGATIVES, SETTINGS, vendor_samples
 
-SAMPLES = [sample for seed in range(3) for sample in vendor_samples(seed)]
+SAMPLES = vendor_samples(0)
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
