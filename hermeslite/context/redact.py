@@ -30,11 +30,9 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufe
 
 
 def _group_spans(match: re.Match[str]) -> list[Span]:
-    """The span of the `secret*` group that took part in the match."""
-    for name, value in match.groupdict().items():
-        if value is not None and name.startswith("secret"):
-            return [match.span(name)]
-    return []
+    """The span of the `secret*` group that took part in the match: every pattern closes it last."""
+    name = match.lastgroup
+    return [match.span(name)] if name and name.startswith("secret") else []
 
 
 def _format_spans(text: str) -> list[tuple[int, Span]]:

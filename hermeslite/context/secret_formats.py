@@ -244,16 +244,16 @@ RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = SHAPES + ((KEYS, None)
 # A line that ends in a word and a next line that opens with one: where a wrapped key may continue.
 _LINE_BREAK = re.compile(r"\n(?<=[A-Za-z0-9_-]\n)(?=[A-Za-z0-9_-]{6})")
 _KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_KEY_RUN = re.compile(r"[A-Za-z0-9_.-]{16,}")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z]")
 _WRAP_REACH = 300  # how much of the next line a wrapped key may take
 
 
 def _random_run(text: str) -> bool:
     """Whether `text` opens with 16+ key characters mixing letters and digits, as the rest of a key does."""
-    run = 0
-    while run < len(text) and text[run] in _KEY_CHARACTERS:
-        run += 1
-    word = text[:run]
-    return run >= 16 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    run = _KEY_RUN.match(text)
+    return run is not None and _DIGIT.search(run.group()) is not None and _LETTER.search(run.group()) is not None
 
 
 def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
@@ -266,6 +266,9 @@ def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
     found = []
     for brk in _LINE_BREAK.finditer(text):
         newline = brk.start()
+        rest = text[newline + 1 : newline + 1 + _WRAP_REACH]
+        if not _random_run(rest):
+            continue  # `sk-learn` then `classifier_v2`: two words, not one key
         start = newline
         while start > newline - 100 and start > 0 and text[start - 1] in _KEY_CHARACTERS:
             start -= 1
@@ -273,14 +276,10 @@ def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
         head = text[start - before : newline]
         if KEYS.match(head, before) is not None:
             continue
-        rest = text[newline + 1 : newline + 1 + _WRAP_REACH]
-        if not _random_run(rest):
-            continue  # `sk-learn` then `classifier_v2`: two words, not one key
         joined = head + rest
         match = KEYS.match(joined, before)
         if match is None or match.end() <= len(head):
             continue
-        group = next(name for name, value in match.groupdict().items() if value is not None)
-        secret_start, secret_end = (start - before + i for i in match.span(group))
+        secret_start, secret_end = (start - before + i for i in match.span(match.lastgroup))
         found.append((start, secret_start, secret_end + (1 if secret_end > newline else 0)))
     return found
