@@ -19,7 +19,8 @@ async def test_env_grep_output_is_redacted_before_it_is_stored_or_sent(make_agen
                           ("read_file", {"path": ".env"})]),
         Reply.text("Found it."),
     )
-    agent, rec = make_agent()
+    # Passed on purpose (tools.pass_env): redaction is what keeps it out of the session then.
+    agent, rec = make_agent(tools={"pass_env": ["DEMO_SERVICE_API_KEY"]})
     assert (await agent.run_turn("which key is set?")).ok
 
     shell, dotenv = agent.messages[3]["content"], agent.messages[4]["content"]
