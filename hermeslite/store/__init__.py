@@ -2,7 +2,8 @@
 
 from .memory import MemoryResult, MemoryStore, MemoryTool
 from .recall import RecallTool
-from .sessions import CompactionRecord, SessionInfo, SessionNotFound, SessionStore, default_sessions_path
+from .errors import StoreError
+from .sessions import CompactionRecord, SessionBusy, SessionInfo, SessionNotFound, SessionStore, default_sessions_path
 from .todos import TodoError, TodoItem, TodoList, TodoTool, attach_snapshot, strip_snapshots
 
 __all__ = [
@@ -11,9 +12,11 @@ __all__ = [
     "MemoryStore",
     "MemoryTool",
     "RecallTool",
+    "SessionBusy",
     "SessionInfo",
     "SessionNotFound",
     "SessionStore",
+    "StoreError",
     "TodoError",
     "TodoItem",
     "TodoList",

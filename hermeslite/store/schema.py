@@ -2,13 +2,16 @@
 
 `PRAGMA user_version` holds the schema version. `MIGRATIONS[i]` takes a
 database from version i to i+1, so a new version is one more entry at the end;
-never edit a released one. A database newer than this code is refused rather
-than guessed at.
+never edit a released one, and a new table is one more entry too. A database
+newer than this code is refused rather than guessed at, before anything is
+written to it.
 """
 
 from __future__ import annotations
 
 import sqlite3
+
+from .errors import StoreError
 
 _V1 = [
     """
@@ -83,12 +86,33 @@ _V2 = [
     "CREATE INDEX usage_session ON usage(session_id, id)",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+# v3: the endpoint a session talks to, so --continue goes back to the same server. NULL: the
+# provider's own endpoint, or a session recorded before v3.
+_V3 = [
+    "ALTER TABLE sessions ADD COLUMN api_base TEXT",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class SchemaTooNew(RuntimeError):
+class SchemaTooNew(StoreError):
     """The database was written by a newer hermeslite."""
+
+
+def check_version(conn: sqlite3.Connection, path: str) -> int:
+    """The database's schema version, read without writing; SchemaTooNew when it is newer than this code."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise _too_new(version, path)
+    return version
+
+
+def _too_new(version: int, path: str) -> SchemaTooNew:
+    return SchemaTooNew(
+        f"{path} uses session schema v{version}, but this hermeslite knows only up to "
+        f"v{SCHEMA_VERSION}; upgrade hermeslite or point it at another data directory"
+    )
 
 
 def migrate(conn: sqlite3.Connection, path: str) -> int:
@@ -102,10 +126,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> int:
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise SchemaTooNew(
-                    f"{path} uses session schema v{version}, but this hermeslite knows only up to "
-                    f"v{SCHEMA_VERSION}; upgrade hermeslite or point it at another data directory"
-                )
+                raise _too_new(version, path)
             if version == SCHEMA_VERSION:
                 conn.execute("COMMIT")
                 return version
@@ -114,5 +135,6 @@ def migrate(conn: sqlite3.Connection, path: str) -> int:
             conn.execute(f"PRAGMA user_version = {version + 1}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise

@@ -15,48 +15,64 @@ written gets a stub result, and nothing orphaned reaches the provider.
 
 Calls may come from several asyncio tasks (and threads): one connection,
 `check_same_thread=False`, guarded by a lock. Several processes may share the
-file; SQLite's locking and the busy timeout serialize them.
+file; SQLite's locking and the busy timeout serialize their writes, and each
+session has one writer: a store claims a session (see `locks.py`) before its
+first write to it, so a second process gets a clear "in use" error instead of
+interleaving or undoing the first one's turns.
+
+Faults reach callers as `StoreError`s with one line for the user (see
+`errors.py`). Once a database shows damage, the store refuses every further
+write to it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import secrets
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from hermeslite.context.messages import Message, call_id, tool_calls_of
-from hermeslite.context.result import CompressionResult
-from hermeslite.paths import data_dir, ensure_dir
+from hermeslite.paths import data_dir
 
 from . import usage
+from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
+from .database import Database
+from .errors import StoreError
+from .locks import SessionBusy
 from .recall import RecallTool
-from .schema import SCHEMA_VERSION, SchemaTooNew, migrate
-from .transcript import INTERRUPTED_TOOL_TEXT, dumps_message, repair_transcript, title_from
+from .schema import SCHEMA_VERSION, SchemaTooNew
+from .transcript import (
+    INTERRUPTED_TOOL_TEXT,
+    NO_SAVED_REPLY,
+    BadRow,
+    dumps_message,
+    read_row,
+    repair_transcript,
+    title_from,
+)
 from .usage import UsageRecord
 
 __all__ = [
     "CompactionRecord",
     "INTERRUPTED_TOOL_TEXT",
+    "NO_SAVED_REPLY",
     "RecallTool",
+    "RestoredTranscript",
     "SCHEMA_VERSION",
     "SchemaTooNew",
+    "SessionBusy",
     "SessionInfo",
     "SessionNotFound",
     "SessionStore",
+    "StoreError",
     "default_sessions_path",
     "repair_transcript",
 ]
 
 DB_NAME = "sessions.db"
-TRIGGERS = ("preflight", "reactive", "manual")
-BUSY_TIMEOUT_S = 10.0
 
 
 class SessionNotFound(LookupError):
@@ -76,40 +92,15 @@ class SessionInfo:
     message_count: int       # messages in the current transcript
     model: str | None
     cwd: str | None
+    api_base: str | None     # the server it talks to; None: the provider's own (or recorded before v3)
 
 
-@dataclass
-class CompactionRecord:
-    trigger: str                     # preflight | reactive | manual
-    tokens_before: int
-    tokens_after: int
-    messages_before: int
-    messages_after: int
-    focus: str | None = None
-    fallback: bool = False
-    aborted: bool = False
-    summary: str | None = None
-    error: str | None = None
-    at: float = field(default_factory=time.time)
+@dataclass(frozen=True)
+class RestoredTranscript:
+    """A loaded transcript and what the user should hear about loading it (rows skipped)."""
 
-    def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise ValueError(f"compaction trigger must be one of {', '.join(TRIGGERS)}, got {self.trigger!r}")
-
-    @classmethod
-    def from_result(cls, result: CompressionResult, trigger: str) -> "CompactionRecord":
-        return cls(
-            trigger=trigger,
-            tokens_before=result.tokens_before,
-            tokens_after=result.tokens_after,
-            messages_before=result.messages_before,
-            messages_after=result.messages_after,
-            focus=result.focus_topic,
-            fallback=result.fallback_used,
-            aborted=result.aborted,
-            summary=result.summary,
-            error=result.error,
-        )
+    messages: list[Message]
+    notes: list[str]
 
 
 def _new_id() -> str:
@@ -121,34 +112,14 @@ class SessionStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        memory = str(path) == ":memory:"
-        if not memory:
-            ensure_dir(self.path.parent)
-        fresh = not memory and not self.path.exists()
-        self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
-        )
-        try:
-            if fresh:
-                with contextlib.suppress(OSError):
-                    os.chmod(self.path, 0o600)  # transcripts can hold pasted secrets
-            self.journal_mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            # WAL + NORMAL survives a killed process (the promise: kill -9 loses at most the
-            # in-flight message) without an fsync per message; only a power cut can lose the tail.
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            self.schema_version = migrate(self._conn, str(path))
-        except BaseException:
-            self._conn.close()
-            raise
-
-    # ------------------------------------------------------------------ plumbing
+        self._db = Database(self.path)
+        self.journal_mode = self._db.journal_mode
+        self.schema_version = self._db.schema_version
+        self._tx = self._db.transaction
+        self._query = self._db.query
 
     def close(self) -> None:
-        with self._lock:
-            with contextlib.suppress(sqlite3.ProgrammingError):
-                self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "SessionStore":
         return self
@@ -156,21 +127,17 @@ class SessionStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; committed on success, rolled back on any error."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+    def claim(self, session_id: str) -> None:
+        """Make this store the session's one writer until `release` or `close`.
 
-    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+        Every write claims its session first; calling this when opening a session
+        makes "in use by pid N" (SessionBusy) come before anything else happens.
+        """
+        self._db.claim(session_id)
+
+    def release(self, session_id: str) -> None:
+        """Let another process open the session (this store claims it again on its next write)."""
+        self._db.release(session_id)
 
     @staticmethod
     def _generation(conn: sqlite3.Connection, session_id: str) -> int:
@@ -181,26 +148,37 @@ class SessionStore:
 
     # ------------------------------------------------------------------ sessions
 
-    def create_session(self, model: str | None, cwd: str | Path | None, title: str | None = None) -> str:
+    def create_session(
+        self, model: str | None, cwd: str | Path | None, title: str | None = None, api_base: str | None = None,
+    ) -> str:
+        """A new session, claimed by this store (see `claim`)."""
         now = time.time()
         for _ in range(10):
             session_id = _new_id()
             try:
-                with self._tx() as conn:
+                with self._tx(session_id) as conn:
                     conn.execute(
-                        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, ?, ?, ?, ?, ?)",
-                        (session_id, now, now, title, model, None if cwd is None else str(cwd)),
+                        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd, api_base)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (session_id, now, now, title, model, None if cwd is None else str(cwd), api_base),
                     )
                 return session_id
-            except sqlite3.IntegrityError:
+            except (sqlite3.IntegrityError, SessionBusy):
+                self.release(session_id)
                 continue  # same second, same random suffix: try another
         raise RuntimeError("could not allocate a unique session id")
+
+    def set_model(self, session_id: str, model: str | None, api_base: str | None) -> None:
+        """Record the model and endpoint the session continues with, for the next --continue."""
+        with self._tx(session_id) as conn:
+            self._generation(conn, session_id)
+            conn.execute("UPDATE sessions SET model = ?, api_base = ? WHERE id = ?", (model, api_base, session_id))
 
     _INFO_SQL = """
         SELECT s.id, s.title, s.created_at, s.updated_at,
                (SELECT COUNT(*) FROM messages m
                  WHERE m.session_id = s.id AND m.generation = s.transcript_generation),
-               s.model, s.cwd
+               s.model, s.cwd, s.api_base
         FROM sessions s
     """
 
@@ -243,11 +221,14 @@ class SessionStore:
         return ids[0]
 
     def delete_session(self, session_id: str) -> bool:
-        with self._tx() as conn:
-            return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+        """Delete a session nobody else has open; SessionBusy otherwise."""
+        with self._tx(session_id) as conn:
+            deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+        self.release(session_id)
+        return deleted
 
     def set_title(self, session_id: str, title: str | None) -> None:
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             self._generation(conn, session_id)
             conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
 
@@ -256,7 +237,7 @@ class SessionStore:
     def append_message(self, session_id: str, message: Message) -> None:
         """Add one message to the current transcript, committed before returning."""
         now = time.time()
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             generation = self._generation(conn, session_id)
             seq = conn.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ? AND generation = ?",
@@ -273,7 +254,7 @@ class SessionStore:
 
     def replace_transcript(self, session_id: str, messages: list[Message]) -> int:
         """Write `messages` as the new current transcript (after a compaction); returns its generation."""
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             return self._replace(conn, session_id, messages)
 
     def _replace(self, conn: sqlite3.Connection, session_id: str, messages: list[Message]) -> int:
@@ -288,9 +269,22 @@ class SessionStore:
             "UPDATE sessions SET transcript_generation = ?, updated_at = ?, title = COALESCE(title, ?) WHERE id = ?",
             (generation, now, title, session_id),
         )
-        # The originals a compaction removed are in the archive; older generations are not needed.
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND generation < ?", (session_id, generation))
+        self._drop_old_generations(conn, session_id, generation)
         return generation
+
+    @staticmethod
+    def _drop_old_generations(conn: sqlite3.Connection, session_id: str, generation: int) -> None:
+        """The originals a compaction removed are in the archive, so older generations can go, except
+        rows that could not be read: no message in the archive stands for them, so they stay."""
+        old = conn.execute(
+            "SELECT generation, seq, json FROM messages WHERE session_id = ? AND generation < ?", (session_id, generation)
+        ).fetchall()
+        readable = [(g, seq) for g, seq, text in old if _readable(text)]
+        if len(readable) == len(old):
+            conn.execute("DELETE FROM messages WHERE session_id = ? AND generation < ?", (session_id, generation))
+        else:
+            conn.executemany("DELETE FROM messages WHERE session_id = ? AND generation = ? AND seq = ?",
+                             [(session_id, g, seq) for g, seq in readable])
 
     def apply_compaction(
         self,
@@ -300,7 +294,7 @@ class SessionStore:
         record: CompactionRecord | None = None,
     ) -> int:
         """Archive the originals, write the new transcript and log the record, all in one transaction."""
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             generation = self._replace(conn, session_id, messages)
             self._archive(conn, session_id, archived or {})
             if record is not None:
@@ -308,60 +302,64 @@ class SessionStore:
             return generation
 
     def load_transcript(self, session_id: str) -> list[Message]:
-        """The current transcript, repaired so a provider accepts it (see `repair_transcript`)."""
-        with self._lock:
-            generation = self._generation(self._conn, session_id)
-            rows = self._conn.execute(
-                "SELECT json FROM messages WHERE session_id = ? AND generation = ? ORDER BY seq",
+        """The current transcript, repaired so a provider accepts it (see `open_transcript`)."""
+        return self.open_transcript(session_id).messages
+
+    def open_transcript(self, session_id: str) -> RestoredTranscript:
+        """The current transcript, repaired (see `repair_transcript`), skipping rows that are not messages."""
+        with self._db.lock:
+            generation = self._generation_read(session_id)
+            rows = self._query(
+                "SELECT seq, json FROM messages WHERE session_id = ? AND generation = ? ORDER BY seq",
                 (session_id, generation),
-            ).fetchall()
-        return repair_transcript([json.loads(row[0]) for row in rows])
+            )
+        messages, skipped = [], []
+        for seq, text in rows:
+            try:
+                messages.append(read_row(text))
+            except BadRow as exc:
+                skipped.append(f"#{seq + 1}: {exc}")
+        notes = []
+        if skipped:
+            shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+            notes.append(f"session {session_id}: skipped {len(skipped)} unreadable stored message(s) ({shown}); "
+                         "they stay in the database and the rest of the session is loaded")
+        return RestoredTranscript(repair_transcript(messages), notes)
 
     def generation(self, session_id: str) -> int:
-        with self._lock:
-            return self._generation(self._conn, session_id)
+        return self._generation_read(session_id)
+
+    def _generation_read(self, session_id: str) -> int:
+        rows = self._query("SELECT transcript_generation FROM sessions WHERE id = ?", (session_id,))
+        if not rows:
+            raise SessionNotFound(f"no session with id {session_id!r}")
+        return rows[0][0]
 
     # ------------------------------------------------------------------ compactions
 
     def record_compaction(self, session_id: str, record: CompactionRecord) -> int:
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             return self._record(conn, session_id, record)
 
-    def _record(self, conn: sqlite3.Connection, session_id: str, r: CompactionRecord) -> int:
+    def _record(self, conn: sqlite3.Connection, session_id: str, record: CompactionRecord) -> int:
         self._generation(conn, session_id)
-        cursor = conn.execute(
-            """INSERT INTO compactions (session_id, at, trigger, focus, tokens_before, tokens_after,
-                   messages_before, messages_after, fallback, aborted, summary, error)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (session_id, r.at, r.trigger, r.focus, r.tokens_before, r.tokens_after, r.messages_before,
-             r.messages_after, int(r.fallback), int(r.aborted), r.summary, r.error),
-        )
-        return int(cursor.lastrowid or 0)
+        return insert_record(conn, session_id, record)
 
     def compactions(self, session_id: str) -> list[CompactionRecord]:
         """Oldest first."""
-        rows = self._query(
-            """SELECT trigger, tokens_before, tokens_after, messages_before, messages_after, focus,
-                      fallback, aborted, summary, error, at
-               FROM compactions WHERE session_id = ? ORDER BY id""",
-            (session_id,),
-        )
-        return [
-            CompactionRecord(t, tb, ta, mb, ma, focus, bool(fb), bool(ab), summary, error, at)
-            for t, tb, ta, mb, ma, focus, fb, ab, summary, error, at in rows
-        ]
+        return [CompactionRecord.from_row(row) for row in self._query(SELECT_RECORDS, (session_id,))]
 
     # ------------------------------------------------------------------ usage
 
     def record_usage(self, session_id: str, record: UsageRecord) -> None:
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             self._generation(conn, session_id)
             usage.insert(conn, session_id, record)
 
     def usage(self, session_id: str) -> list[UsageRecord]:
         """Every request's usage in this session, oldest first."""
-        with self._lock:
-            return usage.select(self._conn, session_id)
+        with self._db.lock:
+            return usage.select(self._db.conn, session_id)
 
     # ------------------------------------------------------------------ archive
 
@@ -369,7 +367,7 @@ class SessionStore:
         """Keep originals by reference id; an id already stored keeps its first (true) original."""
         if not archived:
             return
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             self._archive(conn, session_id, archived)
 
     def _archive(self, conn: sqlite3.Connection, session_id: str, archived: dict[str, Message]) -> None:
@@ -406,10 +404,18 @@ class SessionStore:
     # ------------------------------------------------------------------ todos
 
     def save_todos(self, session_id: str, todos_json: str | None) -> None:
-        with self._tx() as conn:
+        with self._tx(session_id) as conn:
             self._generation(conn, session_id)
             conn.execute("UPDATE sessions SET todos = ? WHERE id = ?", (todos_json, session_id))
 
     def load_todos(self, session_id: str) -> str | None:
         rows = self._query("SELECT todos FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
+
+
+def _readable(text: str) -> bool:
+    try:
+        read_row(text)
+    except BadRow:
+        return False
+    return True

@@ -3,7 +3,13 @@
 A process can die between writing an assistant message with tool calls and
 writing their results. Providers reject such a transcript, so loading puts a
 stub result after each unanswered call (saying what happened, as an `error: `
-result the model can act on) and then drops anything orphaned.
+result the model can act on) and then drops anything orphaned. A process can
+also die while a reply streams, leaving the user's message with no answer;
+the next turn would then send two user messages in a row, so loading puts a
+short assistant note after it. The user's text stays as it was.
+
+A row that is not a readable message (hand edits, a bug, bit rot) is skipped
+with a note rather than making the whole session unloadable.
 """
 
 from __future__ import annotations
@@ -13,21 +19,53 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hermeslite.context.messages import SUMMARY_KEY, Message, call_id, text_of, tool_calls_of
+from hermeslite.context.messages import SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
 from hermeslite.context.sanitize import sanitize_tool_pairs
 
 from .todos import SNAPSHOT_OPEN
 
 INTERRUPTED_TOOL_TEXT = "error: interrupted before this tool finished (session was restored)"
+NO_SAVED_REPLY = "[no reply was saved for this message: the session stopped before the answer was complete]"
+ROLES = ("system", "user", "assistant", "tool")
 TITLE_CHARS = 60
 
 
-def repair_transcript(messages: list[Message]) -> list[Message]:
-    """A provider-valid copy: stub results for unanswered calls, then orphans dropped.
+class BadRow(ValueError):
+    """A stored row that is not a message; `str()` says why."""
 
-    A stub goes right after the results the call's message did get, so the
-    tool group stays together even when the user typed on after a crash.
-    """
+
+def read_row(text: str) -> Message:
+    """The message stored as `text`; BadRow when it is not JSON of a message with a known role."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        raise BadRow("not valid JSON") from None
+    if not isinstance(value, dict):
+        raise BadRow(f"a JSON {type(value).__name__}, not a message")
+    if value.get("role") not in ROLES:
+        raise BadRow(f"unknown role {value.get('role')!r}")
+    return value
+
+
+def repair_transcript(messages: list[Message]) -> list[Message]:
+    """A provider-valid copy: stub results for unanswered calls, orphans dropped, unanswered users noted."""
+    return _answer_lone_users(sanitize_tool_pairs(_stub_unanswered_calls(messages)))
+
+
+def _answer_lone_users(messages: list[Message]) -> list[Message]:
+    """A note from the assistant after each real user message that no reply follows (DESIGN invariant 3)."""
+    out: list[Message] = []
+    for i, msg in enumerate(messages):
+        out.append(msg)
+        following = messages[i + 1].get("role") if i + 1 < len(messages) else None
+        if msg.get("role") == "user" and not is_summary(msg) and following in (None, "user"):
+            out.append({"role": "assistant", "content": NO_SAVED_REPLY})
+    return out
+
+
+def _stub_unanswered_calls(messages: list[Message]) -> list[Message]:
+    """A stub result for each call no result answers, right after the results the call's message did
+    get, so the tool group stays together even when the user typed on after a crash."""
     out: list[Message] = []
     i, n = 0, len(messages)
     while i < n:
@@ -47,7 +85,7 @@ def repair_transcript(messages: list[Message]) -> list[Message]:
             if cid and cid not in answered:
                 answered.add(cid)
                 out.append({"role": "tool", "tool_call_id": cid, "content": INTERRUPTED_TOOL_TEXT})
-    return sanitize_tool_pairs(out)
+    return out
 
 
 def dumps_message(message: Message) -> str:

@@ -17,7 +17,9 @@ from hermeslite.context.sanitize import sanitize_tool_pairs
 from hermeslite.store.schema import SCHEMA_VERSION, SchemaTooNew
 from hermeslite.store.sessions import (
     INTERRUPTED_TOOL_TEXT,
+    NO_SAVED_REPLY,
     CompactionRecord,
+    SessionBusy,
     SessionNotFound,
     SessionStore,
     default_sessions_path,
@@ -53,6 +55,7 @@ def test_round_trip_keeps_private_keys_and_list_content(store: SessionStore):
         {"role": "assistant", "content": None, "tool_calls": [call("c1")]},
         {"role": "tool", "tool_call_id": "c1", "content": "[pruned; recall id r0123456789]", "_hl_ref": "r0123456789"},
         {"role": "user", "content": "lone surrogate \ud800 survives"},
+        {"role": "assistant", "content": "it does"},
     ]
     for m in msgs:
         store.append_message(sid, m)
@@ -75,8 +78,8 @@ def test_replace_transcript_bumps_generation_and_drops_old_rows(store: SessionSt
     new = [{"role": "user", "content": "summary", "_hl_summary": True}, {"role": "assistant", "content": "m5"}]
     assert store.replace_transcript(sid, new) == 1
     assert store.load_transcript(sid) == new
-    store.append_message(sid, {"role": "user", "content": "after"})
-    assert store.load_transcript(sid)[-1] == {"role": "user", "content": "after"}
+    store.append_message(sid, {"role": "assistant", "content": "after"})
+    assert store.load_transcript(sid)[-1] == {"role": "assistant", "content": "after"}
     assert store.get_session(sid).message_count == 3
     rows = sqlite3.connect(store.path).execute("SELECT DISTINCT generation FROM messages WHERE session_id=?", (sid,))
     assert [r[0] for r in rows] == [1]
@@ -84,7 +87,7 @@ def test_replace_transcript_bumps_generation_and_drops_old_rows(store: SessionSt
 
 def test_failed_replace_keeps_the_old_transcript(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.append_message(sid, {"role": "user", "content": "keep me"})
+    store.append_message(sid, {"role": "assistant", "content": "keep me"})
 
     class Unserializable:
         def __str__(self):
@@ -92,7 +95,7 @@ def test_failed_replace_keeps_the_old_transcript(store: SessionStore):
 
     with pytest.raises(RuntimeError):
         store.replace_transcript(sid, [{"role": "user", "content": "new"}, {"role": "user", "content": Unserializable()}])
-    assert store.load_transcript(sid) == [{"role": "user", "content": "keep me"}]
+    assert store.load_transcript(sid) == [{"role": "assistant", "content": "keep me"}]
     assert store.generation(sid) == 0
 
 
@@ -136,6 +139,32 @@ def test_orphan_results_are_dropped(store: SessionStore):
     for m in msgs:
         store.append_message(sid, m)
     assert store.load_transcript(sid) == [msgs[0], msgs[2], msgs[3], msgs[5]]
+
+
+def test_a_user_message_left_without_a_reply_gets_a_note_and_keeps_its_text(store: SessionStore):
+    sid = store.create_session("m", "/w")
+    msgs = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "first ask, the reply was streaming when the process died"},
+        {"role": "user", "content": "second ask, typed after the restart"},
+        {"role": "assistant", "content": "answer"},
+        {"role": "user", "content": "third ask, killed again"},
+    ]
+    for m in msgs:
+        store.append_message(sid, m)
+    loaded = store.load_transcript(sid)
+    note = {"role": "assistant", "content": NO_SAVED_REPLY}
+    assert loaded == [msgs[0], msgs[1], note, msgs[2], msgs[3], msgs[4], note]
+    roles = [m["role"] for m in loaded[1:]]
+    assert all(a != b for a, b in zip(roles, roles[1:]))
+
+
+def test_a_summary_in_a_user_message_is_not_answered_with_a_note():
+    """It was never a question: saying no reply was saved for it would be false."""
+    msgs = [{"role": "system", "content": "sys"},
+            {"role": "user", "content": "[summary of the earlier conversation]", "_hl_summary": True},
+            {"role": "user", "content": "go on"}, {"role": "assistant", "content": "done"}]
+    assert repair_transcript(msgs) == msgs
 
 
 def test_repair_is_a_no_op_on_valid_transcripts():
@@ -247,7 +276,7 @@ def test_id_format_and_prefix_resolution(store: SessionStore):
 
 def test_schema_version_and_wal(store: SessionStore):
     conn = sqlite3.connect(store.path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.journal_mode == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -258,9 +287,9 @@ def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path):
     path = tmp_path / "s.db"
     with SessionStore(path) as s:
         sid = s.create_session("m", "/w")
-        s.append_message(sid, {"role": "user", "content": "hi"})
+        s.append_message(sid, {"role": "assistant", "content": "hi"})
     with SessionStore(path) as s:
-        assert s.load_transcript(sid) == [{"role": "user", "content": "hi"}]
+        assert s.load_transcript(sid) == [{"role": "assistant", "content": "hi"}]
         assert s.schema_version == SCHEMA_VERSION
 
 
@@ -286,13 +315,19 @@ def test_default_path_is_under_data_dir(home: Path):
     assert default_sessions_path() == home / "data" / "sessions.db"
 
 
-def test_two_stores_share_one_file(tmp_path: Path):
+def test_two_stores_share_one_file_one_writer_per_session(tmp_path: Path):
     path = tmp_path / "s.db"
     with SessionStore(path) as a, SessionStore(path) as b:
-        sid = a.create_session("m", "/w")
-        b.append_message(sid, {"role": "user", "content": "from b"})
-        a.append_message(sid, {"role": "assistant", "content": "from a"})
-        assert [m["content"] for m in b.load_transcript(sid)] == ["from b", "from a"]
+        one, two = a.create_session("m", "/w"), b.create_session("m", "/w")
+        a.append_message(one, {"role": "user", "content": "to one"})
+        b.append_message(two, {"role": "user", "content": "to two"})
+        assert [m["content"] for m in b.load_transcript(one)][0] == "to one"  # reading needs no claim
+        with pytest.raises(SessionBusy) as err:
+            b.append_message(one, {"role": "assistant", "content": "from b"})
+        assert f"session {one} is in use by pid {os.getpid()} (hermeslite)" in str(err.value)
+        a.release(one)
+        b.append_message(one, {"role": "assistant", "content": "from b"})
+        assert [m["content"] for m in a.load_transcript(one)] == ["to one", "from b"]
 
 
 async def test_concurrent_appends_from_asyncio_tasks(store: SessionStore):
@@ -302,7 +337,7 @@ async def test_concurrent_appends_from_asyncio_tasks(store: SessionStore):
 
     async def writer(n):
         for i in range(20):
-            await asyncio.to_thread(store.append_message, sid, {"role": "user", "content": f"{n}-{i}"})
+            await asyncio.to_thread(store.append_message, sid, {"role": "assistant", "content": f"{n}-{i}"})
 
     await asyncio.gather(*(writer(n) for n in range(4)))
     contents = [m["content"] for m in store.load_transcript(sid)]

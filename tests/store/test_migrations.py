@@ -1,0 +1,62 @@
+"""Sessions saved before a schema change still open, and carry on, with the new code."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from hermeslite.store.schema import MIGRATIONS, SCHEMA_VERSION
+from hermeslite.store.sessions import SessionStore
+
+
+def write_old_database(path: Path, version: int) -> str:
+    """A database as hermeslite wrote it at schema `version`: the same DDL, the same inserts."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    for migration in MIGRATIONS[:version]:
+        for statement in migration:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {version}")
+    sid, now = "20261101-090000-abcdef", time.time()
+    conn.execute("INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, ?, ?, ?, ?, ?)",
+                 (sid, now, now, None, "openai/test-model", "/project"))
+    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "old question"},
+                {"role": "assistant", "content": "old answer"}]
+    for seq, message in enumerate(messages):
+        conn.execute(
+            "INSERT INTO messages (session_id, generation, seq, role, json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (sid, 0, seq, message["role"], json.dumps(message), now))
+    conn.execute("UPDATE sessions SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?",
+                 (now, "old question", sid))
+    conn.execute("INSERT INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, ?)",
+                 (sid, "r0123456789", json.dumps({"role": "tool", "tool_call_id": "c", "content": "long"}), now))
+    if version >= 2:
+        conn.execute("INSERT INTO usage (session_id, at, kind, model, prompt_tokens) VALUES (?, ?, 'turn', ?, ?)",
+                     (sid, now, "openai/test-model", 1234))
+    conn.close()
+    return sid
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_old_session_opens_migrated_and_continues(tmp_path: Path, version: int):
+    path = tmp_path / "sessions.db"
+    sid = write_old_database(path, version)
+    with SessionStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        info = store.get_session(sid)
+        assert (info.model, info.api_base, info.title, info.message_count) == (
+            "openai/test-model", None, "old question", 3)
+        assert [m["content"] for m in store.load_transcript(sid)] == ["sys", "old question", "old answer"]
+        assert store.recall(sid, "r0123456789")["content"] == "long"
+        assert [u.prompt_tokens for u in store.usage(sid)] == ([1234] if version >= 2 else [])
+        store.append_message(sid, {"role": "user", "content": "new question"})
+        store.set_model(sid, "openai/test-model", "http://127.0.0.1:9/v1")
+    with SessionStore(path) as store:
+        assert store.get_session(sid).api_base == "http://127.0.0.1:9/v1"
+        assert store.load_transcript(sid)[3] == {"role": "user", "content": "new question"}
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
