@@ -72,10 +72,9 @@ class Compaction:
             rebuilt = self._refresh(result.messages)
             agent.adopt_transcript(rebuilt)
             result.tokens_after = agent.ledger.total
-            deps.store.apply_compaction(agent.session_id, rebuilt, result.archived,
-                                        CompactionRecord.from_result(result, trigger))
+            agent.saver.compaction(rebuilt, result.archived, CompactionRecord.from_result(result, trigger))
         else:
-            deps.store.record_compaction(agent.session_id, CompactionRecord.from_result(result, trigger))
+            agent.saver.record(CompactionRecord.from_result(result, trigger))
         agent.last_prompt_tokens = None
         agent.emit(ev.CompactionFinished(trigger, result, spent))
         if advice := result.advice():

@@ -101,6 +101,7 @@ class TurnFinished:
     ok: bool
     cancelled: bool = False
     reason: str | None = None
+    saved: bool = True        # False: the session store could not keep up (reported by an ErrorEvent)
 
 
 Event = Union[

@@ -21,6 +21,7 @@ from hermeslite.tools.shell_policy import Boundary
 from .deps import AgentDeps
 from .loop import Agent
 from .summarizer import serialized_summarizer
+from .saving import SessionSaver
 from .usage import UsageMeter
 
 
@@ -64,11 +65,15 @@ def build_agent(
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
     store = store or open_store()
+    notes: list[str] = []
     if session_id is None:
-        session_id = store.create_session(model=model.name, cwd=str(cwd))
+        session_id = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
         loaded: list[dict] | None = None
     else:
-        loaded = store.load_transcript(session_id)
+        store.claim(session_id)  # one writer per session: "in use by pid N" before anything else
+        store.set_model(session_id, model.name, model.api_base)
+        restored = store.open_transcript(session_id)
+        loaded, notes = restored.messages, restored.notes
     todos = TodoList.from_json(store.load_todos(session_id))
     memory = MemoryStore.from_config(settings.memory)
     memory_tool = MemoryTool(memory)
@@ -78,7 +83,8 @@ def build_agent(
         RecallTool(store, lambda: session_id),
     ])
     tool_ctx = tool_context(settings, cwd)
-    usage = UsageMeter(store, session_id)
+    saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
+    usage = UsageMeter(store, session_id, saver)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
@@ -91,7 +97,8 @@ def build_agent(
         store.append_message(session_id, messages[0])
     else:
         messages = _resumed(loaded, deps, same_place=_started_in(store, session_id, cwd))
-    return Agent(deps, session_id, messages, interactive=interactive)
+    agent = Agent(deps, session_id, messages, saver, interactive=interactive, notes=notes)
+    return agent
 
 
 def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:

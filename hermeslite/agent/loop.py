@@ -9,6 +9,7 @@ through events rather than by reading agent state.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,6 +24,7 @@ from . import events as ev
 from .compaction import Compaction
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
+from .saving import SessionSaver
 
 MAX_REACTIVE = 3
 CANCELLED_TOOL = "error: cancelled by the user before this tool finished"
@@ -47,10 +49,12 @@ class _Turn:
 class Agent:
     """One session's conversation with a model and its tools."""
 
-    def __init__(self, deps: AgentDeps, session_id: str, messages: list[dict[str, Any]], *, interactive: bool) -> None:
+    def __init__(self, deps: AgentDeps, session_id: str, messages: list[dict[str, Any]], saver: SessionSaver, *,
+                 interactive: bool, notes: Sequence[str] = ()) -> None:
         self.deps = deps
         self.session_id = session_id
         self.messages = messages
+        self.notes = tuple(notes)  # for the user, about how the session was opened (rows skipped, ...)
         self.ledger = TokenLedger(messages)
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
@@ -58,6 +62,7 @@ class Agent:
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
         deps.llm.on_retry = self._retrying
+        self.saver = saver  # every write to the session store goes through it
         if interactive:
             deps.tool_ctx.approve = self._ask_approval
 
@@ -88,7 +93,7 @@ class Agent:
         """Add a complete message: to the transcript, the ledger and the session store."""
         self.messages.append(message)
         self.ledger.append(message)
-        self.deps.store.append_message(self.session_id, message)
+        self.saver.append(message)
 
     def adopt_transcript(self, messages: list[dict[str, Any]]) -> None:
         """Take a rewritten transcript (after a compaction); the caller saves it."""
@@ -128,6 +133,7 @@ class Agent:
         except asyncio.CancelledError:
             self._close_turn(turn, CANCELLED_REPLY)
             finished = ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user")
+        finished = replace(finished, saved=self.saver.saved)
         self.emit(finished)
         return finished
 

@@ -1,0 +1,80 @@
+"""Saving the agent's transcript, so that a failed write costs the save, never the conversation.
+
+A full disk, a damaged database or a lock held too long must not end a turn
+whose reply is already on the screen. Every change (an appended message, a
+compaction's rewrite, a compaction record, a request's usage) is queued and
+written in order;
+when a write fails, the user hears it once, the conversation goes on in
+memory, and the queue is retried with the next change. Writing in order
+keeps the saved session a valid prefix of the live one: a later message is
+never saved without the ones before it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from hermeslite.store.sessions import CompactionRecord, SessionStore, StoreError
+from hermeslite.store.usage import UsageRecord
+
+from . import events as ev
+
+Write = Callable[[], object]
+
+
+class SessionSaver:
+    """The one path from an agent's transcript to its session in the store."""
+
+    def __init__(self, store: SessionStore, session_id: str, emit: Callable[[ev.Event], None]) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.emit = emit
+        self._queue: deque[Write] = deque()
+        self._failing = False
+
+    @property
+    def saved(self) -> bool:
+        """Whether everything the agent has so far is in the store."""
+        return not self._queue
+
+    def append(self, message: dict[str, Any]) -> None:
+        self._write(partial(self.store.append_message, self.session_id, message))
+
+    def compaction(self, messages: list[dict[str, Any]], archived: dict[str, dict[str, Any]],
+                   record: CompactionRecord) -> None:
+        """The rewritten transcript, the originals it archived and the record, in one transaction."""
+        self._write(partial(self.store.apply_compaction, self.session_id, messages, archived, record))
+
+    def record(self, record: CompactionRecord) -> None:
+        """A compaction that changed nothing is still logged."""
+        self._write(partial(self.store.record_compaction, self.session_id, record))
+
+    def usage(self, record: UsageRecord) -> None:
+        self._write(partial(self.store.record_usage, self.session_id, record))
+
+    def _write(self, write: Write) -> None:
+        self._queue.append(write)
+        while self._queue:
+            try:
+                self._queue[0]()
+            except StoreError as exc:
+                self._report(exc)
+                return
+            except BaseException:
+                self._queue.popleft()  # a bug, not a fault of the disk: retrying would fail the same way
+                raise
+            self._queue.popleft()
+        if self._failing:
+            self._failing = False
+            self.emit(ev.Notice(f"Session {self.session_id} is saved again.", "information"))
+
+    def _report(self, exc: StoreError) -> None:
+        if self._failing:
+            return
+        self._failing = True
+        self.emit(ev.ErrorEvent(
+            f"session {self.session_id} is not saved: {exc}. What is on screen stays; "
+            "saving is tried again with the next message"))
