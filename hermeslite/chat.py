@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from datetime import datetime
@@ -17,7 +16,8 @@ from typing import TYPE_CHECKING
 from hermeslite.config import Settings
 from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
-from hermeslite.store.sessions import SessionNotFound, SessionStore, default_sessions_path
+from hermeslite.resume import choose_session
+from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
@@ -29,27 +29,6 @@ Commands: /compress [focus]  compact the conversation now, keeping [focus] in de
 Anything else is sent to the model."""
 
 
-def with_overrides(settings: Settings, *, model: str | None, api_base: str | None) -> Settings:
-    """Command-line flags win over the config file."""
-    if not model and not api_base:
-        return settings
-    changed = replace(settings.model, name=model or settings.model.name,
-                      api_base=api_base or settings.model.api_base)
-    return replace(settings, model=changed)
-
-
-def pick_session(store: SessionStore, *, continue_latest: bool, resume: str | None) -> str | None:
-    """The session to continue, or None for a new one."""
-    if resume:
-        try:
-            return store.resolve_id(resume)
-        except SessionNotFound as exc:
-            raise UserFacingError(str(exc)) from None
-    if continue_latest:
-        return store.latest_session_id()
-    return None
-
-
 def run_chat(
     settings: Settings, *, prompt: str | None, model: str | None = None, api_base: str | None = None,
     continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
@@ -59,13 +38,14 @@ def run_chat(
     from hermeslite.tools.process_groups import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
-    settings = with_overrides(settings, model=model, api_base=api_base)
     store = SessionStore(default_sessions_path())
-    session_id = pick_session(store, continue_latest=continue_latest, resume=resume)
+    choice = choose_session(store, settings, continue_latest=continue_latest, resume=resume,
+                            model=model, api_base=api_base)
+    settings, session_id = choice.settings, choice.session_id
     if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
         from hermeslite.tui import run_tui
 
-        return run_tui(settings, session_id, store=store, notices=notices)
+        return run_tui(settings, session_id, store=store, notices=notices, notes=choice.notes)
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent
     from hermeslite.headless import HeadlessPrinter
@@ -76,6 +56,10 @@ def run_chat(
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
+    for note in choice.notes:
+        sys.stderr.write(f"hermeslite: {note}\n")
+    for note in agent.notes:
+        sys.stderr.write(f"hermeslite: warning: {note}\n")
     printer = HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
     if unconfined := unavailable_reason(settings.tools.sandbox):
@@ -85,7 +69,7 @@ def run_chat(
     try:
         if prompt is not None:
             finished = asyncio.run(agent.run_turn(prompt))
-            return 0 if finished.ok else 1
+            return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
     finally:
         if verbose:
@@ -130,6 +114,7 @@ def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agen
     from hermeslite.agent.factory import build_agent
 
     agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
+    store.release(old.session_id)  # another process may continue it now
     for subscriber in old.subscribers:
         agent.subscribe(subscriber)
     sys.stderr.write(f"new session {agent.session_id}\n")

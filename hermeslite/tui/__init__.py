@@ -14,14 +14,15 @@ if TYPE_CHECKING:
 
 
 def run_tui(settings: "Settings", session_id: str | None = None, *, cwd: Path | None = None, store=None,
-            notices: tuple[str, ...] = ()) -> int:
+            notices: tuple[str, ...] = (), notes: list[str] | None = None) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 
-    `notices` are warnings from start-up (an untrusted project config) shown in the chat.
+    `notices` are warnings from start-up (an untrusted project config) shown in the chat; `notes`
+    are lines about how the session was chosen, shown once the session is on screen.
     """
     from .app import HermesApp
 
     app = HermesApp(settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True,
-                    notices=notices)
+                    notices=notices, notes=notes)
     code = app.run()
     return code if isinstance(code, int) else 0

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 
 from hermeslite.config import Settings
 from hermeslite.display import neutralize
+from hermeslite.store.errors import StoreError
 
 from . import commands, history
 from .format import short_path
@@ -58,9 +59,10 @@ class HermesApp(App[int]):
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None, session_id: str | None = None,
                  llm: Any = None, store: Any = None, motion: bool = True, cwd_label: str | None = None,
-                 tune_gc: bool = False, notices: tuple[str, ...] = ()) -> None:
+                 tune_gc: bool = False, notices: tuple[str, ...] = (), notes: list[str] | None = None) -> None:
         super().__init__()
         self.notices = notices        # start-up warnings the user must see here: stderr is hidden
+        self._opening_notes = list(notes or [])  # how the session was chosen: shown after its transcript
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
         self.motion = motion          # False: no spinners, no cursor blink (snapshots, screenshots)
@@ -157,6 +159,11 @@ class HermesApp(App[int]):
             from .replay import replay
 
             await replay(self.chat, agent.messages)
+        for note in self._opening_notes:
+            await self.chat.add_note(note)
+        for note in agent.notes:
+            await self.chat.add_note(note, kind="warning")
+        self._opening_notes = []
         self.header_bar.starting = False
         self.header_bar.model = agent.deps.llm.model
         self.refresh_header()
@@ -166,7 +173,10 @@ class HermesApp(App[int]):
         agent = self.host.agent
         if agent is None:
             return
-        info = agent.deps.store.get_session(agent.session_id)
+        try:
+            info = agent.deps.store.get_session(agent.session_id)
+        except StoreError:  # already reported by the save that failed; the title can wait
+            return
         self.header_bar.session_title = (info.title if info else None) or "new session"
 
     def show_pressure(self, pressure: Any) -> None:

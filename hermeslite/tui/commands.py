@@ -112,11 +112,20 @@ async def _context(app: "HermesApp", args: str) -> None:
 
 
 async def switch_session(app: "HermesApp", session_id: str | None) -> None:
-    """/new (None) or /resume <id>: a new agent on the same model and store."""
+    """/new (None) or /resume <id>: a new agent on the same model and store.
+
+    A resumed session goes on with the app's model; the note says so when it was
+    recorded with another one.
+    """
+    info = (await app.host.ready()).deps.store.get_session(session_id) if session_id else None
     agent = await app.host.build(session_id)
     await app.chat.clear()
     await app.show_agent(agent, replay_transcript=session_id is not None)
-    await app.chat.add_note(f"{'Resumed' if session_id else 'New'} session {agent.session_id}.")
+    note = f"{'Resumed' if session_id else 'New'} session {agent.session_id}."
+    model = agent.deps.llm.model
+    if info is not None and info.model and info.model != model:
+        note += f" It was recorded with {info.model} and goes on with {model} (/model {info.model} switches)."
+    await app.chat.add_note(note)
 
 
 @command("new", "", "start a new session (this one stays saved)")

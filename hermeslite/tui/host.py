@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from hermeslite.config import Settings
+from hermeslite.store.errors import StoreError
 
 Deliver = Callable[[Any], None]
 Booted = Callable[[asyncio.Task], None]
@@ -88,11 +89,15 @@ class AgentHost:
     async def build(self, session_id: str | None) -> Any:
         """A new agent on `session_id` (None: a new session) with the current model and store."""
         factory = await self._factory()
+        settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
         agent = await asyncio.to_thread(partial(
-            factory.build_agent, self.settings, cwd=self.cwd, interactive=True, session_id=session_id,
+            factory.build_agent, settings, cwd=self.cwd, interactive=True, session_id=session_id,
             llm=self._llm, store=self._store))
         agent.subscribe(lambda event, source=agent: self._forward(source, event))
+        previous = self.agent
         self.agent, self.session_id = agent, agent.session_id
+        if previous is not None and previous.session_id != agent.session_id:
+            self._store.release(previous.session_id)  # another process may continue it now
         return agent
 
     def _forward(self, source: Any, event: Any) -> None:
@@ -116,6 +121,12 @@ class AgentHost:
         await _prepare(llm)
         agent.switch_model(llm)
         self._llm, self.model_cfg = llm, cfg
+        try:
+            self._store.set_model(agent.session_id, cfg.name, cfg.api_base)  # --continue comes back to it
+        except StoreError as exc:
+            from hermeslite.agent.events import Notice
+
+            self.deliver(Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
         return llm
 
     def window_warning(self) -> str | None:

@@ -1,0 +1,107 @@
+"""Sessions in the app: notes about how one was opened, one writer per session, the model recorded."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermeslite.store.sessions import SessionBusy, SessionStore
+from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from tests.tui.conftest import SIZE, ready, send
+
+REPO = Path(__file__).resolve().parents[2]
+
+_HOLDER = """
+import sys
+from pathlib import Path
+from hermeslite.store.sessions import SessionStore
+store = SessionStore(Path(sys.argv[1]))
+store.claim(sys.argv[2])
+print("holding", flush=True)
+sys.stdin.readline()
+"""
+
+
+def saved_session(store: SessionStore, *texts: str) -> str:
+    sid = store.create_session("openai/test-model", "/w")
+    store.append_message(sid, {"role": "system", "content": "sys"})
+    for n, text in enumerate(texts):
+        store.append_message(sid, {"role": "user" if n % 2 == 0 else "assistant", "content": text})
+    store.release(sid)
+    return sid
+
+
+async def test_opening_notes_and_skipped_rows_show_after_the_transcript(make_app):
+    sid = saved_session(make_app.store, "kept question", "lost answer", "second question", "second answer")
+    conn = sqlite3.connect(make_app.store.path)
+    conn.execute("UPDATE messages SET json = 'garbled' WHERE session_id = ? AND seq = 2", (sid,))
+    conn.commit()
+    conn.close()
+    app = make_app(session_id=sid, notes=[f"session {sid} continues on its own model openai/test-model"])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert [w.text for w in app.chat.query(UserMessage)] == ["kept question", "second question"]
+        notes = [w.text for w in app.chat.query(NoteLine)]
+        assert f"session {sid} continues on its own model openai/test-model" in notes
+        assert any("skipped 1 unreadable stored message(s) (#3: not valid JSON)" in n for n in notes)
+
+
+async def test_a_session_open_in_another_process_cannot_be_resumed(make_app):
+    sid = saved_session(make_app.store, "question", "answer")
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(make_app.store.path), sid],
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, f"/resume {sid}")
+            error = app.chat.query("ErrorLine").last().text
+            assert f"session {sid} is in use by pid {holder.pid} (hermeslite)" in error
+            assert app.host.agent.session_id != sid
+    finally:
+        holder.communicate("", timeout=30)
+
+
+async def test_leaving_a_session_lets_another_process_open_it(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        first = app.host.agent.session_id
+        with SessionStore(make_app.store.path) as other:  # its own lock file handle: as another process
+            with pytest.raises(SessionBusy):
+                other.claim(first)
+            await send(pilot, "/new")
+            other.claim(first)  # /new released it
+
+
+async def test_a_model_switch_is_recorded_for_the_next_continue(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model openai/other-model")
+        info = make_app.store.get_session(app.host.agent.session_id)
+        assert (info.model, info.api_base) == ("openai/other-model", scripted_server.base_url)
+        await send(pilot, "/new")
+        assert make_app.store.get_session(app.host.agent.session_id).model == "openai/other-model"
+
+
+async def test_resuming_a_session_recorded_with_another_model_says_so(make_app):
+    sid = make_app.store.create_session("anthropic/claude-sonnet-4-5", "/w")
+    make_app.store.append_message(sid, {"role": "user", "content": "question"})
+    make_app.store.append_message(sid, {"role": "assistant", "content": "answer"})
+    make_app.store.release(sid)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, f"/resume {sid}")
+        assert app.chat.query(NoteLine).last().text == (
+            f"Resumed session {sid}. It was recorded with anthropic/claude-sonnet-4-5 and goes on with "
+            "openai/test-model (/model anthropic/claude-sonnet-4-5 switches).")
+        assert make_app.store.get_session(sid).model == "openai/test-model"
