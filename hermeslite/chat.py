@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from hermeslite.config import Settings
 from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
-from hermeslite.resume import choose_session
+from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
@@ -34,26 +34,33 @@ def run_chat(
     continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
     verbose: bool = False,
 ) -> int:
-    """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr."""
+    """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr.
+
+    Closing the store at the end frees the session for other processes (and removes its lock file).
+    """
     from hermeslite.tools.process_groups import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
-    store = SessionStore(default_sessions_path())
-    choice = choose_session(store, settings, continue_latest=continue_latest, resume=resume,
-                            model=model, api_base=api_base)
-    settings, session_id = choice.settings, choice.session_id
-    if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
-        from hermeslite.tui import run_tui
+    with SessionStore(default_sessions_path()) as store:
+        choice = choose_session(store, settings, continue_latest=continue_latest, resume=resume,
+                                model=model, api_base=api_base)
+        if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
+            from hermeslite.tui import run_tui
 
-        return run_tui(settings, session_id, store=store, notices=notices, notes=choice.notes)
+            return run_tui(choice.settings, choice.session_id, store=store, notices=notices, notes=choice.notes)
+        return _run_headless(store, choice, prompt, verbose)
+
+
+def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent
     from hermeslite.headless import HeadlessPrinter
     from hermeslite.llm.errors import LLMError
     from hermeslite.tools.sandbox import unavailable_reason
 
+    settings = choice.settings
     try:
-        agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=session_id, store=store)
+        agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
     for note in choice.notes:
@@ -79,8 +86,8 @@ def run_chat(
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
     """A plain line-by-line chat for terminals without the TUI, and for scripts.
 
-    The exit code is 1 when any turn or /compress failed, as with `-p`: a
-    script feeding prompts on stdin must be able to tell that an answer is missing.
+    The exit code is 1 when any turn or /compress failed, or a turn could not be saved, as
+    with `-p`: a script feeding prompts on stdin must be able to tell that an answer is missing.
     """
     interactive = sys.stdin.isatty()
     if interactive:
@@ -107,7 +114,7 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
         else:
             finished = await agent.run_turn(text)
-            failed = failed or not finished.ok
+            failed = failed or not finished.ok or not finished.saved
 
 
 def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":
@@ -123,7 +130,8 @@ def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agen
 
 def list_sessions() -> str:
     """The `hermeslite sessions` table, newest first, times in local time."""
-    rows = SessionStore(default_sessions_path()).list_sessions()
+    with SessionStore(default_sessions_path()) as store:
+        rows = store.list_sessions()
     if not rows:
         return "no sessions yet\n"
     lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} TITLE"]

@@ -69,6 +69,7 @@ def test_a_second_process_cannot_continue_a_session_in_use(scripted_server, tmp_
     assert conversation(home) == [("user", "first"), ("assistant", "first answer"), ("user", "A1"),
                                   ("assistant", "answer A")]
     assert not any("B1" in json.dumps(body) for body in scripted_server.requests)
+    assert list((home / "data" / "sessions.db.locks").iterdir()) == []  # A closed its session on the way out
     scripted_server.enqueue(Reply.text("answer B"))
     again = hermeslite(["-p", "B1", "--continue", *model_args(scripted_server)], home, tmp_path)
     assert again.returncode == 0, again.stderr
