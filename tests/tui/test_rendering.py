@@ -37,7 +37,8 @@ async def test_frozen_text_rewraps_after_a_resize(make_app, scripted_server):
         await until(pilot, lambda: not reply.query(Markdown))
         await pilot.resize_terminal(120, 30)
         await until(pilot, lambda: reply.query(FrozenMarkdown) and all(f._width > 100 for f in reply.query(FrozenMarkdown)))
-        assert "The end." in screen_text(app)
+        # The re-wrapped widgets are laid out before the screen repaints; under load that takes a few frames.
+        await until(pilot, lambda: "The end." in screen_text(app))
         widest = max(len(line.rstrip()) for line in screen_text(app).splitlines())
         assert widest > 90
 
