@@ -33,7 +33,7 @@ async def test_a_message_gets_a_streamed_markdown_reply(make_app, scripted_serve
 
 async def test_a_tool_call_shows_a_panel_that_completes(make_app, scripted_server):
     scripted_server.enqueue(
-        Reply.tool_calls([("terminal", {"command": "sleep 1; echo hello from the tool"})], text="Checking."),
+        Reply.tool_calls([("terminal", {"command": "sleep 3; echo hello from the tool"})], text="Checking."),
         Reply.text("All done."))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -42,7 +42,7 @@ async def test_a_tool_call_shows_a_panel_that_completes(make_app, scripted_serve
         await until(pilot, lambda: app.chat.query(ToolPanel))
         panel = app.chat.query_one(ToolPanel)
         assert panel.state == "running" and panel.tool_name == "terminal"
-        assert panel.argument == "sleep 1; echo hello from the tool"
+        assert panel.argument == "sleep 3; echo hello from the tool"
         await settle(pilot)
         assert panel.state == "ok"
         assert "✓ terminal" in screen_text(app) and "exit 0 · 1 line, 19 B" in screen_text(app)
