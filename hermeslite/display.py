@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 
-from hermeslite.context.result import format_tokens
+from hermeslite.context.result import format_tokens, plural
 from hermeslite.store.usage import UsageTotals
 
 __all__ = ["KEY_ARGUMENTS", "compaction_cost", "format_cost", "format_tokens", "key_argument", "neutralize",
-           "session_usage"]
+           "plural", "session_usage"]
 
 # The argument worth showing for each kind of tool call, in order of preference.
-KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target")
+KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target", "todos")
+# What names an item of a list argument (a todo's content), in order of preference.
+ITEM_KEYS = ("content", "name", "path", "id")
 
 
 def key_argument(arguments: str, limit: int = 60) -> str:
@@ -28,11 +30,26 @@ def key_argument(arguments: str, limit: int = 60) -> str:
     except ValueError:
         return clip(arguments, limit)
     if not isinstance(args, dict):
-        return clip(str(args), limit)
+        return clip(plain(args), limit)
     for key in KEY_ARGUMENTS:
         if key in args:
-            return clip(str(args[key]), limit)
-    return clip(", ".join(f"{name}={value}" for name, value in list(args.items())[:2]), limit)
+            return clip(plain(args[key]), limit)
+    return clip(", ".join(f"{name}={plain(value)}" for name, value in list(args.items())[:2]), limit)
+
+
+def plain(value: object) -> str:
+    """An argument value as a person would write it: a todo list reads `2 items: write the schema,
+    add tests`, never as a Python repr with quotes and braces."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return f"{plural(len(value), 'item')}: " + ", ".join(plain(item) for item in value) if value else "none"
+    if isinstance(value, dict):
+        named = next((value[key] for key in ITEM_KEYS if value.get(key) not in (None, "")), None)
+        if named is not None and (len(value) == 1 or "content" in value or "name" in value):
+            return plain(named)
+        return ", ".join(f"{key} {plain(item)}" for key, item in value.items())
+    return json.dumps(value)
 
 
 def clip(text: str, limit: int) -> str:

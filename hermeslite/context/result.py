@@ -49,11 +49,11 @@ class CompressionResult:
     def headline(self) -> str:
         """One line for the user, e.g. "Compressed: 48 -> 12 messages, ~96k -> ~21k tokens"."""
         sizes = f"~{format_tokens(self.tokens_before)} -> ~{format_tokens(self.tokens_after)} tokens"
-        counts = f"{self.messages_before} -> {self.messages_after} messages"
+        counts = f"{self.messages_before} -> {plural(self.messages_after, 'message')}"
         if self.aborted:
             return f"Compression aborted, nothing removed ({self.error or 'summary failed'})"
         if not self.changed:
-            return f"No change: {self.messages_before} messages, ~{format_tokens(self.tokens_before)} tokens"
+            return f"No change: {plural(self.messages_before, 'message')}, ~{format_tokens(self.tokens_before)} tokens"
         if self.fallback_used:
             return f"Compressed with fallback checkpoint: {counts}, {sizes}"
         if self.pruned_only:
@@ -68,3 +68,8 @@ class CompressionResult:
 def format_tokens(tokens: int) -> str:
     """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
     return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 message`, `2 messages`: a count with its noun, spelled right for one."""
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"

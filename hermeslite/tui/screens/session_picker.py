@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from hermeslite.display import neutralize
+from hermeslite.display import neutralize, plural
 
 
 def when(timestamp: float) -> str:
@@ -22,7 +22,8 @@ def when(timestamp: float) -> str:
 def session_label(info, current: str | None) -> Content:
     mark = "● " if info.id == current else "  "
     title = neutralize(info.title or "(untitled)")
-    return Content.assemble(mark, (when(info.updated_at), "dim"), "  ", (f"{info.message_count:>4} msgs", "dim"),
+    return Content.assemble(mark, (when(info.updated_at), "dim"), "  ",
+                            (f"{plural(info.message_count, 'message'):>14}", "dim"),
                             "  ", title)
 
 
