@@ -23,10 +23,14 @@ if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
 REPL_HELP = """\
-Commands: /compress [focus]  compact the conversation now, keeping [focus] in detail
+Commands: /compress [focus]  compact the conversation now; a focus topic is kept in most detail
           /new               start a new session
           /quit              leave (the session is saved)
-Anything else is sent to the model."""
+          !command           run a shell command yourself (same approval rules, output cap and
+                             sandbox as the terminal tool); it and its output go into the
+                             conversation for your next message, without calling the model
+Anything else is sent to the model. The embedded model (used when no model is configured)
+chats but does not call tools: !command is how to show it a command's output."""
 
 
 def run_chat(
@@ -76,6 +80,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     try:
         if prompt is not None:
             finished = asyncio.run(agent.run_turn(prompt))
+            if not finished.ok and choice.session_id is None:
+                agent.discard_if_unused(need_reply=True)   # a failed one-shot leaves nothing to --continue
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
     finally:
@@ -100,10 +106,13 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
         line = await asyncio.to_thread(sys.stdin.readline)
         text = line.strip()
         if not line or text in ("/quit", "/exit"):
+            agent.discard_if_unused()
             return 1 if failed else 0
         if not text:
             continue
-        if text == "/help":
+        if text.startswith("!") and text[1:].strip():
+            await _user_command(agent, text[1:].strip())
+        elif text == "/help":
             sys.stderr.write(REPL_HELP + "\n")
         elif text == "/new":
             agent = _new_session(agent, settings, store)
@@ -117,9 +126,18 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             failed = failed or not finished.ok or not finished.saved
 
 
+async def _user_command(agent: "Agent", command: str) -> None:
+    """`!command` in the line chat: its output on stdout, as the user would see it in a shell."""
+    result = await agent.run_user_command(command)
+    if result is not None:
+        sys.stdout.write(neutralize(result.content.rstrip("\n")) + "\n")
+        sys.stdout.flush()
+
+
 def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":
     from hermeslite.agent.factory import build_agent
 
+    old.discard_if_unused()
     agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
     store.release(old.session_id)  # another process may continue it now
     for subscriber in old.subscribers:

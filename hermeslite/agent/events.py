@@ -33,6 +33,7 @@ class ToolStarted:
     call_id: str
     name: str
     arguments: str
+    by_user: bool = False     # a `!command` the user ran, not a call the model made
 
 
 @dataclass(frozen=True)

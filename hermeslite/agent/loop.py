@@ -9,12 +9,15 @@ through events rather than by reading agent state.
 from __future__ import annotations
 
 import asyncio
+import json
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
+from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
 from hermeslite.store.usage import UsageTotals
@@ -33,6 +36,7 @@ NO_REPLY = "[no reply: the model call failed]"
 # Text already shown when a call failed is kept (the user read it, the model should know it
 # said it), marked so that neither takes it for a finished answer.
 INCOMPLETE_REPLY = "[incomplete reply: the model call failed before the reply was finished]"
+NOT_REPLIES = (NO_REPLY, CANCELLED_REPLY, None, "")   # assistant messages that are only our own notes
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
 MAX_PARALLEL_TOOLS = 8  # tool calls of one reply that run at once; a model may ask for 150
 
@@ -228,9 +232,9 @@ class Agent:
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
-    async def _run_tool(self, call: dict[str, Any]) -> ToolResult:
+    async def _run_tool(self, call: dict[str, Any], *, by_user: bool = False) -> ToolResult:
         name, arguments = _name(call), (call.get("function") or {}).get("arguments") or "{}"
-        self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments))
+        self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
         result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
         # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
         result = replace(result, content=redact_secrets(result.content))
@@ -270,6 +274,35 @@ class Agent:
     def session_usage(self) -> UsageTotals:
         """What this session's model requests have consumed so far (turns, summaries, flushes)."""
         return self.deps.usage.totals
+
+    async def run_user_command(self, command: str) -> ToolResult | None:
+        """`!command`: the user's own shell command, run by the terminal tool exactly as a model's
+        call would be (approval, output cap, sandbox), its output then added to the transcript as
+        a user message for the next turn. No model call. Returns the result, None when cancelled
+        (then nothing is added: the user stopped it before it said anything)."""
+        call = {"id": f"user-{secrets.token_hex(4)}", "type": "function",
+                "function": {"name": "terminal", "arguments": json.dumps({"command": command})}}
+        try:
+            result = await self._run_tool(call, by_user=True)
+        except asyncio.CancelledError:
+            self.emit(ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user"))
+            return None
+        self.append(user_command_message(command, result.content))
+        self.last_prompt_tokens = None     # the next request carries the output: estimate it again
+        self.emit(ev.PressureChanged(self.pressure()))
+        self.emit(ev.TurnFinished(ok=not result.is_error))
+        return result
+
+    def discard_if_unused(self, *, need_reply: bool = False) -> bool:
+        """Delete this session from the store when it holds nothing to come back to: no user
+        message (an app opened and closed), or with `need_reply` (a one-shot run that failed) no
+        reply from the model either. `--continue` then finds the session before it. True if
+        deleted."""
+        used = any(m.get("role") == "user" for m in self.messages)
+        if used and need_reply:
+            used = any(m.get("role") == "assistant" and (m.get("tool_calls") or m.get("content") not in NOT_REPLIES)
+                       for m in self.messages)
+        return not used and self.deps.store.delete_session(self.session_id)
 
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""

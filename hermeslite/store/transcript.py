@@ -21,6 +21,7 @@ from typing import Any
 
 from hermeslite.context.messages import SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
 from hermeslite.context.sanitize import sanitize_tool_pairs
+from hermeslite.context.user_command import user_command_of
 
 from .todos import SNAPSHOT_OPEN
 
@@ -115,7 +116,9 @@ def title_from(message: Message) -> str | None:
     """A session title from a real user message (not a summary, no todo snapshot), or None."""
     if message.get("role") != "user" or message.get(SUMMARY_KEY):
         return None
-    text = " ".join(text_of(message.get("content")).split(SNAPSHOT_OPEN)[0].split())
+    command = user_command_of(message)
+    source = f"!{command[0]}" if command else text_of(message.get("content")).split(SNAPSHOT_OPEN)[0]
+    text = " ".join(source.split())
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT
     if not text:
         return None
