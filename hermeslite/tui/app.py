@@ -1,12 +1,19 @@
 """HermesApp: composes the widgets, runs turns in workers and routes agent events.
 
-The app holds no agent logic. A turn or a /compress runs in an exclusive
-async worker of the "turn" group on the app's own loop, so Esc cancels it by
-cancelling the group: the agent repairs the transcript and reports
-TurnFinished(cancelled=True). Everything the agent says goes into an
-`EventFeed` and one drawing task hands it, in order, to `EventRouter` (not
-through the message queue, so a fast stream never delays a key press).
+The app holds no agent logic. A turn, a `!command` or a /compress runs in an
+exclusive async worker of the "turn" group on the app's own loop, so Esc
+cancels it by cancelling the group: the agent repairs the transcript and
+reports TurnFinished(cancelled=True). Commands that switch the session or the
+model run in the "session" group. While either group works, what the user
+sends that needs an idle agent waits in a queue under the input and goes out,
+in order, when the work ends (see `send`). Everything the agent says goes
+into an `EventFeed` and one drawing task hands it, in order, to `EventRouter`
+(not through the message queue, so a fast stream never delays a key press).
 Exceptions never reach the screen as tracebacks: they become one line.
+
+The input keeps the keyboard focus: nothing in the chat can take it, a
+printable key typed while something else has it goes to the input, and Esc
+brings the focus back before it cancels anything.
 """
 
 from __future__ import annotations
@@ -14,15 +21,17 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
+from textual.worker import Worker
 
 from hermeslite.config import Settings
 from hermeslite.display import neutralize
@@ -30,22 +39,26 @@ from hermeslite.store.errors import StoreError
 
 from . import commands, history
 from .format import short_path
-from .feed import EventFeed
+from .feed import EventFeed, Settled
 from .host import AgentHost
 from .gcpause import GcPause
 from .messages import AgentReady, BootFailed
 from .router import EventRouter
 from .screens.approval import Approvals
 from .screens.text_viewer import TextViewer
+from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
+from .widgets.queued import QueuedMessages
 from .widgets.slash_complete import SlashComplete
 from .widgets.warning_bar import WarningBar
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
-WELCOME = "Enter sends · / for commands · Esc cancels a turn · Ctrl+C twice quits"
+WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
+BUSY_GROUPS = ("turn", "session")   # workers during which what needs an idle agent is queued
 
 
 class HermesApp(App[int]):
@@ -53,6 +66,7 @@ class HermesApp(App[int]):
     TITLE = "hermeslite"
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel"),
+        Binding("ctrl+o", "toggle_card", "Expand", show=False),
         Binding("ctrl+c", "quit_twice", "Quit", priority=True),
     ]
     activity: reactive[str] = reactive("")
@@ -80,21 +94,25 @@ class HermesApp(App[int]):
         # events keep arriving while a modal (approval, /context) is on top.
         self.header_bar = HeaderBar(id="header")
         self.chat = ChatView(id="chat")
+        self.new_below = NewBelow(id="new-below")
         self.warning_bar = WarningBar(id="warning")
         self.prompt = PromptInput(history.load(), id="prompt")
+        self.queued = QueuedMessages(id="queued")
         self.meter = PressureMeter(id="meter")
-        self.activity_label = Static("", id="activity", markup=False)
+        self.activity_line = ActivityLine(id="activity")
 
     # -- layout --------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield self.header_bar
         yield self.chat
+        yield self.new_below
         yield self.warning_bar
         yield self.prompt
+        yield self.queued
         with Horizontal(id="status"):
             yield self.meter
-            yield self.activity_label
+            yield self.activity_line
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -102,10 +120,12 @@ class HermesApp(App[int]):
         self.prompt.completer = SlashComplete(self.prompt, commands.entries)
         await self.screen.mount(self.prompt.completer)
         self.prompt.cursor_blink = self.motion
+        self.prompt.unqueue = self.queued.pop_last
         self.prompt.focus()
+        self.watch(self.chat, "unseen", self.new_below.show)
         await self.chat.add_note(WELCOME, kind="welcome")
         for notice in self.notices:
-            await self.chat.add_note(f"⚠ {notice}", kind="warning")
+            await self.show_notice(f"⚠ {notice}")
         self._drawer = asyncio.create_task(self._draw_events(), name="hermeslite-draw")
         if self.gc.enabled:
             self.set_interval(0.5, lambda: self.gc.maybe_collect(time.monotonic() - self.prompt.last_key))
@@ -145,7 +165,7 @@ class HermesApp(App[int]):
         for line in message.agent.startup_notes():
             await self.chat.add_note(line)
         if warning := self.host.window_warning():
-            self.notify(warning, severity="warning", markup=False)
+            await self.show_notice(warning)
         if unconfined := self.host.sandbox_warning():
             self.notify(unconfined, severity="warning", markup=False, timeout=10)
 
@@ -184,8 +204,12 @@ class HermesApp(App[int]):
         self.warning_bar.show(pressure)
 
     def watch_activity(self, activity: str) -> None:
-        text = f"● {neutralize(activity)}" if activity else ""
-        self.activity_label.update(text)
+        self.activity_line.show(activity)
+
+    async def show_notice(self, text: str, severity: str = "warning") -> None:
+        """Something to read once (a config warning, an assumed window): a toast and a line in the chat."""
+        self.notify(text, severity=severity, markup=False)
+        await self.chat.add_note(text, kind=severity)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -213,11 +237,40 @@ class HermesApp(App[int]):
 
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
-        history.append(text)
+        history.append(message.text)
+        await self.send(message.text)
+
+    async def send(self, text: str) -> None:
+        """What the user sent (typed, from the palette or a picker): run now, or queue it.
+
+        A message, a `!command` or a command that needs an idle agent waits while
+        a turn runs, and also while others wait, so the order is always the
+        order typed. Commands that only look (/help, /context...) run at once.
+        """
+        if commands.waits_for_turn(text) and (self.busy or self.queued.items):
+            self.queued.push(text)
+            await self.send_queued()
+            return
+        await self.dispatch(text)
+
+    async def send_queued(self) -> None:
+        """Send the oldest queued message, if nothing is running (called again when it ends)."""
+        if not self.busy and (text := self.queued.pop_first()) is not None:
+            await self.dispatch(text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """When a turn or a session switch ends, however it ends, the queue moves on: through the
+        feed, so the turn's last events are drawn before the next message appears."""
+        if event.worker.group in BUSY_GROUPS and event.worker.is_finished:
+            self.feed(Settled())
+
+    async def dispatch(self, text: str) -> None:
         if commands.is_command(text):
             self.run_slash(text)
-        elif not self.refuse_if_busy():
+        elif commands.is_shell(text):
+            await self.chat.add_user(text)
+            self._run_shell(commands.shell_command(text))
+        else:
             await self.chat.add_user(text)
             self._run_turn(text)
 
@@ -229,10 +282,10 @@ class HermesApp(App[int]):
             self.notify(str(exc), severity="warning", markup=False)
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
             return
-        self.run_command(cmd, args)
+        self.run_worker(self._run_command(cmd, args), group="session" if cmd.waits else "command",
+                        exit_on_error=False)
 
-    @work(group="command", exit_on_error=False)
-    async def run_command(self, cmd: commands.SlashCommand, args: str) -> None:
+    async def _run_command(self, cmd: commands.SlashCommand, args: str) -> None:
         try:
             await cmd.run(self, args)
         except Exception as exc:  # noqa: BLE001 - one line on screen, never a traceback
@@ -240,42 +293,42 @@ class HermesApp(App[int]):
 
     @property
     def busy(self) -> bool:
+        """A turn, a `!command`, a compaction or a session switch is under way."""
+        return any(w.group in BUSY_GROUPS and not w.is_finished for w in self.workers)
+
+    @property
+    def turn_running(self) -> bool:
+        """Something Esc can cancel is running."""
         return any(w.group == "turn" and not w.is_finished for w in self.workers)
 
-    def refuse_if_busy(self) -> bool:
-        if self.busy:
-            self.notify("A turn is running: wait for it, or press Esc to cancel it.", severity="warning")
-        return self.busy
+    def _run_turn(self, text: str) -> None:
+        self._agent_job(lambda agent: agent.run_turn(text), "thinking",
+                        "Cancelled before the model was ready; the message was not sent.")
 
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _run_turn(self, text: str) -> None:
-        self.activity = "starting the model" if self.host.agent is None else "thinking"
-        try:
-            agent = await self.host.ready()
-            self.activity = "thinking"
-            await agent.run_turn(text)
-        except asyncio.CancelledError:
-            await self.chat.add_note("Cancelled before the model was ready; the message was not sent.",
-                                     kind="cancelled")
-            raise
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(exc)
-        finally:
-            self.activity = ""
+    def _run_shell(self, command: str) -> None:
+        """`!command`: the agent runs it as the terminal tool would and keeps the output for the next turn."""
+        self._agent_job(lambda agent: agent.run_user_command(command), f"running {command}",
+                        "Cancelled before the model was ready; the command did not run.")
 
     def start_compress(self, focus: str | None) -> None:
-        if not self.refuse_if_busy():
-            self._run_compress(focus)
+        self._agent_job(lambda agent: agent.compress_now(focus), "compressing",
+                        "Cancelled: compression stopped; the transcript is unchanged.")
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _run_compress(self, focus: str | None) -> None:
-        self.activity = "compressing"
+    async def _agent_job(self, job: Callable[[Any], Awaitable[Any]], activity: str, cancelled: str) -> None:
+        """Run `job(agent)` as the one piece of work Esc cancels; a failure is one line.
+
+        The agent reports its own cancellations (TurnFinished); what arrives here
+        was cancelled before the agent was ready, or is a compaction.
+        """
+        self.activity = "starting the model" if self.host.agent is None else activity
         try:
             agent = await self.host.ready()
-            await agent.compress_now(focus)
+            self.activity = activity
+            await job(agent)
         except asyncio.CancelledError:
             await self.chat.cancel_running()
-            await self.chat.add_note("Cancelled: compression stopped; the transcript is unchanged.", kind="cancelled")
+            await self.chat.add_note(cancelled, kind="cancelled")
             raise
         except Exception as exc:  # noqa: BLE001
             await self.report_error(exc)
@@ -305,9 +358,36 @@ class HermesApp(App[int]):
     # -- keys ---------------------------------------------------------------------------
 
     def action_cancel_turn(self) -> None:
-        if self.busy:
+        """Esc: first back to the input if the focus wandered, else cancel the running turn
+        (what is queued stays queued and goes out next)."""
+        if self.focused is not self.prompt:
+            self.prompt.focus()
+        elif self.turn_running:
             self._cancel_note = self.chat.activity()
             self.workers.cancel_group(self, "turn")
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that nothing used goes to the input, wherever the focus was."""
+        if event.is_printable and event.character and self.screen is self.prompt.screen \
+                and self.focused is not self.prompt:
+            event.stop()
+            self.prompt.focus()
+            self.prompt.insert(event.character)
+
+    @on(PromptInput.ChatKey)
+    def _on_chat_key(self, message: PromptInput.ChatKey) -> None:
+        chat = self.chat
+        scroll = {"pageup": chat.scroll_page_up, "pagedown": chat.scroll_page_down,
+                  "ctrl+home": chat.scroll_home, "ctrl+end": chat.jump_to_end}
+        scroll[message.key]()
+
+    @on(NewBelow.Jump)
+    def _on_jump(self) -> None:
+        self.chat.jump_to_end()
+
+    def action_toggle_card(self) -> None:
+        """Ctrl+O: expand or collapse the newest tool panel or compaction card."""
+        self.chat.toggle_latest()
 
     def take_cancel_note(self) -> str:
         note, self._cancel_note = self._cancel_note or "stopped the turn", ""

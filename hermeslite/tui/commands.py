@@ -5,13 +5,20 @@ its name, argument hint and one-line help, so adding a command is one
 decorated function and every place that lists commands picks it up. Unknown
 names get the closest match (difflib), because a typo should cost one glance.
 Commands talk to the app through its small public surface (host, chat,
-header_bar, show_agent, show_view, start_compress, ...).
+header_bar, show_agent, show_view, start_compress, send, ...).
+
+A command that changes what the agent works on (compacting, switching the
+session or the model) `waits`: typed during a turn, it is queued like a
+message and runs when the turn ends. The others only show something and run
+at once. A line starting with `!` is not a command but the user's own shell
+command (see `Agent.run_user_command`).
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from textual.app import SystemCommand
@@ -28,9 +35,11 @@ Handler = Callable[["HermesApp", str], Awaitable[None]]
 class SlashCommand:
     name: str                    # without the slash
     args: str                    # hint such as "[focus]"; "" when the command takes none
-    help: str                    # one line, shown by /help, the dropdown and the palette
+    help: str                    # one line, shown by /help, the dropdown and the palette; it must read
+                                 # right without the argument (the palette runs commands without one)
     run: Handler
     aliases: tuple[str, ...] = field(default=())
+    waits: bool = False          # needs an idle agent: queued while a turn runs
 
     @property
     def slash(self) -> str:
@@ -40,9 +49,10 @@ class SlashCommand:
 REGISTRY: dict[str, SlashCommand] = {}
 
 
-def command(name: str, args: str = "", help: str = "", aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+def command(name: str, args: str = "", help: str = "", aliases: tuple[str, ...] = (),
+            waits: bool = False) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
-        REGISTRY[name] = SlashCommand(name, args, help, fn, aliases)
+        REGISTRY[name] = SlashCommand(name, args, help, fn, aliases, waits)
         return fn
     return register
 
@@ -71,6 +81,25 @@ def is_command(text: str) -> bool:
     return first.startswith("/") and "/" not in first[1:]
 
 
+def is_shell(text: str) -> bool:
+    """`!pytest -q` runs a command; a lone `!` (or `! `) is just a message."""
+    return text.startswith("!") and bool(text[1:].strip())
+
+
+def shell_command(text: str) -> str:
+    return text[1:].strip()
+
+
+def waits_for_turn(text: str) -> bool:
+    """Whether `text` must wait for the running turn: messages, `!commands` and commands that
+    change the session do; commands that only show something, and unknown ones, do not."""
+    if not is_command(text):
+        return True
+    head = text.strip().split(maxsplit=1)[0]
+    found = lookup(head[1:])
+    return found is not None and found.waits
+
+
 def parse(text: str) -> tuple[SlashCommand, str]:
     """(`command`, argument text) for `/name args`; raises UnknownCommand."""
     head, _, rest = text.strip().partition(" ")
@@ -84,20 +113,25 @@ def parse(text: str) -> tuple[SlashCommand, str]:
 
 
 def entries() -> list[tuple[str, str, str]]:
-    """(slash name, argument hint, help) for the dropdown and /help."""
+    """(slash name, argument hint, help) for the dropdown."""
     return [(c.slash, c.args, c.help) for c in REGISTRY.values()]
 
 
+def help_entries() -> list[tuple[str, str, str, bool]]:
+    """(slash name, argument hint, help, waits) for /help."""
+    return [(c.slash, c.args, c.help, c.waits) for c in REGISTRY.values()]
+
+
 def system_commands(app: "HermesApp") -> Iterable[SystemCommand]:
-    """The same commands in the Ctrl+P palette (run without arguments)."""
+    """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait)."""
     for c in REGISTRY.values():
-        yield SystemCommand(f"{c.slash} {c.args}".strip(), c.help, lambda c=c: app.run_slash(c.slash))
+        yield SystemCommand(c.slash, c.help, partial(app.send, c.slash))
 
 
 # -- the commands ------------------------------------------------------------------
 
 
-@command("compress", "[focus]", "compact now, keeping [focus] in detail")
+@command("compress", "[focus]", "compact the conversation now; a focus topic is kept in most detail", waits=True)
 async def _compress(app: "HermesApp", args: str) -> None:
     app.start_compress(args or None)
 
@@ -128,16 +162,13 @@ async def switch_session(app: "HermesApp", session_id: str | None) -> None:
     await app.chat.add_note(note)
 
 
-@command("new", "", "start a new session (this one stays saved)")
+@command("new", "", "start a new session (this one stays saved)", waits=True)
 async def _new(app: "HermesApp", args: str) -> None:
-    if not app.refuse_if_busy():
-        await switch_session(app, None)
+    await switch_session(app, None)
 
 
-@command("resume", "[id]", "resume a saved session; a picker without an id")
+@command("resume", "[id]", "resume a saved session, by id or from a list", waits=True)
 async def _resume(app: "HermesApp", args: str) -> None:
-    if app.refuse_if_busy():
-        return
     agent = await app.host.ready()
     store = agent.deps.store
     if args:
@@ -147,7 +178,7 @@ async def _resume(app: "HermesApp", args: str) -> None:
 
     def chosen(session_id: str | None) -> None:
         if session_id and session_id != agent.session_id:
-            app.run_command(REGISTRY["resume"], session_id)
+            app.call_later(app.send, f"/resume {session_id}")
     app.push_screen(SessionPicker(store.list_sessions(), agent.session_id), chosen)
 
 
@@ -169,15 +200,13 @@ async def _todo(app: "HermesApp", args: str) -> None:
     app.show_view("Todo", views.todo_view(agent.deps.todos))
 
 
-@command("model", "[name]", "show the model, or switch to another one")
+@command("model", "[name]", "show the model, or switch to the one named", waits=True)
 async def _model(app: "HermesApp", args: str) -> None:
     if not args:
         agent = await app.host.ready()
         c = agent.deps.compressor
         await app.chat.add_note(f"Model {agent.deps.llm.model} · window {c.context_length:,} tokens · "
                                 f"compaction at {c.threshold_tokens:,}. /model <name> switches.")
-        return
-    if app.refuse_if_busy():
         return
     llm = await app.host.switch_model(args)
     agent, c = app.host.agent, app.host.agent.deps.compressor
@@ -194,7 +223,7 @@ async def _model(app: "HermesApp", args: str) -> None:
 
 @command("help", "", "commands and keys")
 async def _help(app: "HermesApp", args: str) -> None:
-    app.show_view("Help", views.help_view(entries()))
+    app.show_view("Help", views.help_view(help_entries()))
 
 
 @command("quit", "", "leave; the session is already saved", aliases=("exit",))

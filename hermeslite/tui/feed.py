@@ -16,11 +16,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from hermeslite.agent.events import TextDelta
 
 MAX_SLICE = 800   # characters of text handed to the Markdown widget per step
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Not from the agent: put in the feed by the app when a turn's worker has ended, so the next
+    queued message is sent only after everything the turn said has been drawn."""
 
 
 class EventFeed:

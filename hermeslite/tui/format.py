@@ -15,6 +15,10 @@ from hermeslite.display import format_tokens
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 2_000
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+_ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])(\s|$)")
+_QUOTE_MARKS = re.compile(r"^( {0,3}> ?)+")
+_FENCE = ("```", "~~~")
 
 
 def k(tokens: int) -> str:
@@ -64,6 +68,43 @@ def preview(content: str) -> str:
     head = "\n".join(lines[:PREVIEW_LINES])[:PREVIEW_CHARS]
     hidden = len(lines) - min(len(lines), PREVIEW_LINES)
     return head + (f"\n… {hidden} more lines" if hidden > 0 else "")
+
+
+def checkpoint_markdown(text: str) -> str:
+    """A checkpoint as Markdown that renders cleanly in a narrow card.
+
+    Checkpoints are written by models and by code, and two habits of theirs
+    render badly: a line right after a list item or a quote is swallowed into
+    it (Markdown's lazy continuation), so `Commands:` or `**Goal**` ends up
+    glued to the bullet above; and quotes, nested or holding lists, draw
+    empty quote bars. So headings and such lines get a blank line before
+    them, quoted text is shown as plain text (its words are kept; the
+    transcript itself is not touched), and consecutive lines of text keep
+    their line breaks, since checkpoints are written line by line (`Goal: ...`
+    under `Active Task: ...`). Code blocks pass through unchanged.
+    """
+    out: list[str] = []
+    previous, fenced = "blank", False
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.lstrip().startswith(_FENCE) or fenced:
+            fenced ^= line.lstrip().startswith(_FENCE)
+            out.append(line)
+            previous = "fence"
+            continue
+        if _QUOTE_MARKS.match(line):
+            line = _QUOTE_MARKS.sub("", line)
+            if not line.strip():
+                continue
+        kind = ("blank" if not line.strip() else "heading" if _HEADING.match(line) else
+                "item" if _ITEM.match(line) else "indented" if line[:1] in (" ", "\t") else "text")
+        if out and out[-1].strip() and (kind == "heading" or previous == "heading"
+                                        or (kind == "text" and previous in ("item", "indented"))):
+            out.append("")
+        elif kind == "text" and previous == "text":
+            out[-1] = out[-1].rstrip() + "  "
+        out.append(line)
+        previous = kind
+    return "\n".join(out).strip("\n")
 
 
 def short_path(path: Path | str, home: Path | None = None) -> str:

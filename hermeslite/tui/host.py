@@ -7,7 +7,9 @@ send simply awaits `ready()`. A failed start is retried by the next `ready()`,
 so a user who fixes their network or key does not have to restart.
 
 Events from an agent that has been replaced (after /new or /resume) are
-dropped: only the current agent speaks to the UI.
+dropped: only the current agent speaks to the UI. A session left without a
+single user message (opened, then closed or switched away from) is deleted,
+so quick launches do not fill the session list or capture `--continue`.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class AgentHost:
         previous = self.agent
         self.agent, self.session_id = agent, agent.session_id
         if previous is not None and previous.session_id != agent.session_id:
+            previous.discard_if_unused()
             self._store.release(previous.session_id)  # another process may continue it now
         return agent
 
@@ -141,6 +144,8 @@ class AgentHost:
     def close(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
+        if self.agent is not None:
+            self.agent.discard_if_unused()
         if self._owns_store and self._store is not None:
             self._store.close()
 

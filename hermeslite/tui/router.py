@@ -35,7 +35,7 @@ class EventRouter:
 
     async def _on_ToolStarted(self, event) -> None:
         self.app.activity = f"running {event.name}"
-        await self.chat.tool_started(event.call_id, event.name, event.arguments)
+        await self.chat.tool_started(event.call_id, event.name, event.arguments, expanded=event.by_user)
 
     async def _on_ToolFinished(self, event) -> None:
         self.chat.tool_finished(event.call_id, event.content, event.is_error)
@@ -63,7 +63,8 @@ class EventRouter:
         await self.app.report_error(event.text)
 
     async def _on_Retrying(self, event) -> None:
-        self.app.activity = event.text
+        self.app.activity = "retrying"
+        self.app.activity_line.count_down(event.reason, event.attempt, event.max_retries, event.delay)
 
     async def _on_TurnFinished(self, event) -> None:
         self.app.gc.stop()
@@ -77,3 +78,6 @@ class EventRouter:
 
     async def _on_ApprovalRequested(self, event) -> None:
         self.app.ask_approval(event.request, event.answer)
+
+    async def _on_Settled(self, event) -> None:
+        await self.app.send_queued()

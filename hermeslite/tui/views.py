@@ -16,9 +16,19 @@ from .format import bar, k, short_path
 
 BAR = 20
 KEYS = (
-    ("Enter", "send"), ("Shift+Enter / Ctrl+J", "new line"), ("Up / Down", "history (first / last line)"),
-    ("Tab", "complete a /command"), ("Esc", "cancel the running turn"), ("Ctrl+P", "command palette"),
-    ("Ctrl+C twice", "quit (the session is saved)"),
+    ("Enter", "send (during a turn: queue it, sent when the turn ends)"),
+    ("Shift+Enter / Ctrl+J", "new line"), ("Up / Down", "history (first / last line)"),
+    ("Up on an empty input", "take the last queued message back to edit it"),
+    ("Tab", "complete a /command"), ("Esc", "back to the input; there, cancel the running turn"),
+    ("PageUp / PageDown", "scroll the conversation"), ("Ctrl+End", "jump to the newest message"),
+    ("Ctrl+O", "expand or collapse the newest tool panel or compaction card"),
+    ("Ctrl+P", "command palette"), ("Ctrl+C twice", "quit (the session is saved)"),
+)
+SHELL_HELP = (
+    "!command runs a shell command yourself (e.g. !pytest -q) through the terminal tool, with the",
+    "same approval rules, output cap and sandbox, and adds the command and its output to the",
+    "conversation for your next message; the model is not called. The embedded model (used when no",
+    "model is configured) chats but does not call tools: !command is how to show it command output.",
 )
 
 
@@ -94,8 +104,12 @@ def todo_view(todos) -> str:
     return todos.render()
 
 
-def help_view(commands: list[tuple[str, str, str]]) -> str:
-    width = max(len(f"{name} {args}".strip()) for name, args, _ in commands) + 2
-    lines = ["Commands"] + [f"  {f'{name} {args}'.strip():<{width}}{help}" for name, args, help in commands]
+def help_view(commands: list[tuple[str, str, str, bool]]) -> str:
+    """Commands (⏸ marks those that wait for a running turn), `!command`, then the keys."""
+    width = max(len(f"{name} {args}".strip()) for name, args, _, _ in commands) + 2
+    lines = ["Commands"] + [f"{'⏸' if waits else ' '} {f'{name} {args}'.strip():<{width}}{help}"
+                            for name, args, help, waits in commands]
+    lines += ["", "⏸ typed during a turn, these wait in the queue with messages; the others run at once.",
+              "", "Shell", *(f"  {line}" for line in SHELL_HELP)]
     lines += ["", "Keys"] + [f"  {key:<22}{what}" for key, what in KEYS]
     return "\n".join(lines)

@@ -78,17 +78,18 @@ async def test_provider_errors_are_one_line_and_a_notification(make_app, scripte
         assert app.chat.query(AssistantMessage).last().source == "back again"
 
 
-async def test_a_retry_is_shown_in_the_status_line(make_app, scripted_server):
-    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "1"}), Reply.text("made it"))
+async def test_a_retry_counts_its_wait_down_in_the_status_line(make_app, scripted_server):
+    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "2"}), Reply.text("made it"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "hello", wait=False)
-        await until(pilot, lambda: app.activity == "retrying (1/3) in 1 s: rate limited")
-        assert "retrying (1/3) in 1 s: rate limited" in str(app.activity_label.render())
+        await until(pilot, lambda: app.activity_line.text == "retrying in 2 s (rate limited, attempt 1/3)")
+        assert "● retrying in 2 s (rate limited, attempt 1/3)" in screen_text(app)
+        await until(pilot, lambda: app.activity_line.text == "retrying in 1 s (rate limited, attempt 1/3)")
         await settle(pilot)
         assert app.chat.query(AssistantMessage).last().source == "made it"
-        assert app.activity == ""
+        assert app.activity == "" and app.activity_line.text == ""
 
 
 async def test_esc_cancels_while_waiting_for_the_model(make_app, scripted_server):
@@ -169,19 +170,6 @@ async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert "denied" not in results[-1] and "denied" not in results[-2]
         assert "[exit code: 0]" in results[-1] and (outside / "flag").exists()
-
-
-async def test_turns_are_refused_while_one_runs(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(1.0, Reply.text("first")))
-    app = make_app()
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await ready(pilot)
-        await send(pilot, "one", wait=False)
-        await until(pilot, lambda: app.busy)
-        await send(pilot, "two", wait=False)
-        assert any("A turn is running" in n.message for n in app._notifications)
-        await settle(pilot)
-        assert [m["content"] for m in app.host.agent.messages if m["role"] == "user"] == ["one"]
 
 
 async def test_history_recalls_sent_messages(make_app, scripted_server):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.widgets.collapsible import CollapsibleTitle
+
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
@@ -67,9 +69,16 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         card = app.chat.query_one(CompactionCard)
         assert card.state == "done" and card.trigger == "manual" and card.focus == "database schema"
         text = screen_text(app)
-        assert "⟳ compaction · manual" in text
-        assert f"{before} → {len(app.host.agent.messages)} messages" in text
-        assert "focus: database schema" in text
+        assert f"⟳ compaction · manual · {before} → {len(app.host.agent.messages)} messages" in text
+        assert "focus: database schema" not in text and card.details.collapsed     # one line until opened
+        await pilot.click(CollapsibleTitle)
+        await settle(pilot)
+        assert not card.details.collapsed and app.focused is app.prompt
+        app.chat.scroll_to_widget(card, top=True, animate=False)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "focus: database schema" in text and "Checkpoint (what the model now sees" in text
+        assert "Active Task" in text
         assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in app._notifications)
         records = app.host.agent.deps.store.compactions(app.host.agent.session_id)
         assert records[-1].focus == "database schema" and records[-1].trigger == "manual"
@@ -102,7 +111,10 @@ async def test_a_failed_summary_is_flagged_as_fallback(make_app, scripted_server
         await chat(pilot, 6)
         await send(pilot, "/compress")
         card = app.chat.query_one(CompactionCard)
-        assert card.state == "fallback"
+        assert card.state == "fallback" and "⚠ compaction · manual · " in screen_text(app)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert not card.details.collapsed
         assert "fallback checkpoint built by code" in screen_text(app)
 
 

@@ -70,8 +70,11 @@ def test_every_command_has_help_and_appears_everywhere():
     assert names == {"/compress", "/context", "/new", "/resume", "/sessions", "/memory", "/todo", "/model",
                      "/help", "/quit"}
     assert all(help for _, _, help in commands.entries())
-    text = views.help_view(commands.entries())
+    text = views.help_view(commands.help_entries())
     assert all(name in text for name in names) and "Esc" in text
+    waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
+    assert waiting == {"/compress", "/new", "/resume", "/model"}
+    assert "!command" in text and "does not call tools" in text
 
 
 def test_dropdown_only_for_a_bare_slash_word():

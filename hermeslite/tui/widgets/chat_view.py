@@ -1,29 +1,58 @@
 """The conversation: one widget per message in a scroller pinned to the bottom.
 
 The scroller is anchored, so it follows a streaming reply until the user
-scrolls up, and picks up again when they scroll back down. This widget owns
-"what is in progress right now" (the reply being streamed, tools running, a
-compaction), which is also what Esc reports as cancelled.
+scrolls up, and picks up again when they scroll back down. While they are
+scrolled up, anything new sets `unseen`, which the app shows as a "new
+messages below" line; reaching the bottom (or `jump_to_end`) clears it. This
+widget owns "what is in progress right now" (the reply being streamed, tools
+running, a compaction), which is also what Esc reports as cancelled.
+
+Neither the scroller nor anything in it takes the keyboard focus: the input
+keeps it, so a click on a tool panel or a card (which toggles it) never
+leaves the user typing into nothing. Keys that scroll reach it from the input.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Collapsible
 
 from .message import AssistantMessage, ErrorLine, NoteLine, UserMessage
 from .tool_panel import ToolPanel
 
 
-class ChatView(VerticalScroll):
+class ChatView(VerticalScroll, can_focus=False):
+    unseen: reactive[bool] = reactive(False)   # something was added below while scrolled up
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.reply: AssistantMessage | None = None
         self.tools: dict[str, ToolPanel] = {}
         self.card = None                 # the CompactionCard in progress
+        self.following = True            # at the bottom when the content last grew
 
     def on_mount(self) -> None:
         self.anchor()
+        # The anchor moves the view without telling watchers, so these fire only for the user's
+        # own scrolling and for growth: exactly the two things that decide `unseen`.
+        self.watch(self, "scroll_y", self._scrolled, init=False)
+        self.watch(self, "virtual_size", self._grew, init=False)
+
+    def _scrolled(self) -> None:
+        self.following = self.scroll_y >= self.max_scroll_y
+        if self.following:
+            self.unseen = False
+
+    def _grew(self) -> None:
+        if not self.following and self.scroll_y < self.max_scroll_y:
+            self.unseen = True
+
+    def jump_to_end(self) -> None:
+        """Back to the newest message, following new output again."""
+        self.following, self.unseen = True, False
+        self.scroll_end(animate=False, immediate=True)
 
     async def _add(self, widget: Widget) -> Widget:
         await self.mount(widget)
@@ -63,9 +92,9 @@ class ChatView(VerticalScroll):
 
     # -- tools and compaction ----------------------------------------------------
 
-    async def tool_started(self, call_id: str, name: str, arguments: str) -> None:
+    async def tool_started(self, call_id: str, name: str, arguments: str, *, expanded: bool = False) -> None:
         await self.end_reply()
-        panel = ToolPanel(call_id, name, arguments)
+        panel = ToolPanel(call_id, name, arguments, collapsed=not expanded)
         self.tools[call_id] = panel
         await self._add(panel)
 
@@ -114,3 +143,27 @@ class ChatView(VerticalScroll):
         self.tools.clear()
         self.card = None
         await self.remove_children()
+        self.jump_to_end()
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        """An opened panel or card is shown from its first line: following the end would scroll
+        a long checkpoint's beginning out of sight."""
+        item = next((node for node in event.collapsible.ancestors_with_self if node.parent is self), None)
+
+        def reveal() -> None:
+            if item is None:
+                return
+            top, bottom = item.virtual_region.y, item.virtual_region.bottom
+            if top < self.scroll_y or bottom > self.scroll_y + self.scrollable_content_region.height:
+                self.release_anchor()        # else the next layout puts the view back at the end
+                self.scroll_to(y=top, animate=False, immediate=True)
+        self.call_after_refresh(reveal)
+
+    def toggle_latest(self) -> bool:
+        """Expand or collapse the newest tool panel or compaction card (Ctrl+O); False if none."""
+        found = self.query(Collapsible)
+        if not found:
+            return False
+        latest = found.last()
+        latest.collapsed = not latest.collapsed
+        return True

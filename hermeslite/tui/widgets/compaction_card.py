@@ -1,11 +1,14 @@
-"""A compaction as a divider card in the chat: what happened to the context, and why.
+"""A compaction as one line in the chat that opens onto the full checkpoint.
 
 Compression is the feature users steer, so its card says everything a user
-needs to trust it: the trigger (preflight / reactive / manual), the focus,
-messages and tokens before -> after, whether the code-built fallback stood in
-for a failed summary, what its summary and memory-flush requests cost and how
-much of that was read from the prompt cache, and the summary itself on expand. While it runs it
-says what it is doing ("Compressing 48 messages (~96k tokens), focus: ...").
+needs to trust it: the trigger (preflight / reactive / manual), messages and
+tokens before -> after, whether the code-built fallback stood in for a failed
+summary, the focus, what its summary and memory-flush requests cost and how
+much of that was read from the prompt cache, and the checkpoint the model now
+sees. But a long session compacts many times, so a finished card is one line
+until it is clicked (or Ctrl+O): the details and the checkpoint, as clean
+Markdown, are inside. While it runs it says what it is doing ("Compressing 48
+messages (~96k tokens), focus: ...").
 """
 
 from __future__ import annotations
@@ -14,27 +17,33 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
-from hermeslite.display import compaction_cost, neutralize
+from hermeslite.display import compaction_cost, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
-from ..format import k
+from ..format import checkpoint_markdown, k
 from .spinner import Spinner
+
+MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
 
 
 def started_text(messages: int, tokens: int, focus: str | None) -> str:
     focus_part = f", focus: {focus}" if focus else ""
-    return f"Compressing {messages} messages (~{k(tokens)} tokens){focus_part}..."
+    return f"Compressing {plural(messages, 'message')} (~{k(tokens)} tokens){focus_part}..."
 
 
 def outcome_lines(result) -> tuple[str, list[str]]:
-    """(state, lines) for a CompressionResult: compressed / no-op / fallback / aborted."""
-    before_after = (f"{result.messages_before} → {result.messages_after} messages · "
+    """(state, lines) for a CompressionResult: compressed / no-op / fallback / aborted.
+
+    The first line is the card's one-line title; the others are its details.
+    """
+    before_after = (f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
                     f"~{k(result.tokens_before)} → ~{k(result.tokens_after)} tokens")
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
-        return "noop", [f"No change: {result.messages_before} messages, ~{k(result.tokens_before)} tokens"
+        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{k(result.tokens_before)} tokens"
                         " (nothing worth removing)"]
     saved = f" (−{round(100 * result.saved_ratio)}%)"
     lines = [before_after + saved]
@@ -47,14 +56,14 @@ def outcome_lines(result) -> tuple[str, list[str]]:
 
 
 class CompactionCard(Vertical):
-    """Starts as a spinner line; `finish(result)` turns it into the result card."""
+    """Starts as a spinner line; `finish(result)` turns it into a collapsed one-line card."""
 
     def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
         self.focus = neutralize(focus) if focus else focus
         self.state = "running"
-        self.border_title = f"⟳ compaction · {trigger}"
+        self.details: Collapsible | None = None
         self._spinner = Spinner(started_text(messages, tokens, self.focus), classes="compaction-status")
 
     def compose(self) -> ComposeResult:
@@ -74,13 +83,19 @@ class CompactionCard(Vertical):
             lines.append(f"focus: {self.focus}")
         if usage is not None and usage.requests:
             lines.append(compaction_cost(usage))
-        self._spinner.stop(lines[0])
-        await self.mount_all(Static(Content(line), classes="compaction-line") for line in lines[1:])
+        body: list = [Static(Content(line), classes="compaction-line") for line in lines[1:]]
         if result.summary and not result.aborted and result.changed:
-            await self.mount(Collapsible(Markdown(neutralize(result.summary)),
-                                         title="summary (what the model now sees)",
-                                         collapsed=True, classes="compaction-summary"))
+            body += [Static(Content("Checkpoint (what the model now sees in place of the older turns):"),
+                            classes="compaction-line -heading"),
+                     Markdown(checkpoint_markdown(neutralize(result.summary)), classes="compaction-summary")]
+        if not body:
+            body.append(Static(Content("Nothing more to show."), classes="compaction-line"))
+        title = f"{MARKS[state]} compaction · {self.trigger} · {lines[0]}"
+        self.details = Collapsible(*body, title=Content(title), collapsed=True)
+        await self._spinner.remove()
+        await self.mount(self.details)
+        self.details.query_one(CollapsibleTitle).can_focus = False
 
     def cancel(self) -> None:
         self._set_state("aborted")
-        self._spinner.stop("Cancelled by the user: the transcript is unchanged")
+        self._spinner.stop(f"✗ compaction · {self.trigger} · cancelled by the user: the transcript is unchanged")

@@ -3,12 +3,18 @@
 Built on `TextArea` because messages are often pasted code. Keys are decided
 here, before `TextArea` sees them: the slash dropdown gets first refusal,
 then Enter sends. Up and Down only recall history from the first or last
-line, so moving the cursor inside a multi-line draft still works.
+line, so moving the cursor inside a multi-line draft still works; Up on an
+empty box first takes back the newest message queued during a turn. The box
+keeps the focus while the user reads, so the keys that page through the
+chat (PageUp/PageDown, Ctrl+Home/Ctrl+End) are passed on rather than moving
+the cursor through a few lines of draft.
 """
 
 from __future__ import annotations
 
 import time
+
+from typing import Callable
 
 from textual import events
 from textual.message import Message
@@ -16,6 +22,7 @@ from textual.widgets import TextArea
 
 PLACEHOLDER = "Message hermeslite · / for commands · Shift+Enter or Ctrl+J for a new line"
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+CHAT_KEYS = ("pageup", "pagedown", "ctrl+home", "ctrl+end")
 
 
 class PromptInput(TextArea):
@@ -24,6 +31,13 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
+    class ChatKey(Message):
+        """A key meant for the conversation above (scrolling it), not for the draft."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     def __init__(self, sent: list[str] | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", placeholder=PLACEHOLDER,
                          highlight_cursor_line=False)
@@ -31,6 +45,7 @@ class PromptInput(TextArea):
         self._position = len(self.sent)   # == len(history): editing the draft
         self._draft = ""
         self.completer = None                 # a SlashComplete, set by the app
+        self.unqueue: Callable[[], str | None] | None = None   # takes back the newest queued message
         self.last_key = 0.0                   # monotonic time of the last key press (idle detection)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -53,7 +68,14 @@ class PromptInput(TextArea):
         if key in NEWLINE_KEYS:
             self.insert("\n")
             return True
+        if key in CHAT_KEYS:
+            self.post_message(self.ChatKey(key))
+            return True
         row = self.cursor_location[0]
+        if key == "up" and not self.text and self.unqueue is not None and (queued := self.unqueue()) is not None:
+            self.text = queued
+            self.move_cursor(self.document.end)
+            return True
         if key == "up" and row == 0:
             return self._recall(-1)
         if key == "down" and row == self.document.line_count - 1:

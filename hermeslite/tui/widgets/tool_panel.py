@@ -2,14 +2,17 @@
 
 Collapsed it is one line (`✓ terminal  pytest -q  · exit 0 · 48 lines, 2.1 kB`)
 so a long agentic turn stays readable; expanding shows the head of the
-result. The title is built as `Content`, never parsed as markup, because
-commands and paths are full of square brackets.
+result (a `!command` the user ran starts expanded: they ran it to see it).
+The title is built as `Content`, never parsed as markup, because commands and
+paths are full of square brackets. A click toggles it, and it never takes the
+keyboard focus (see chat_view.py).
 """
 
 from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import Collapsible, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from hermeslite.display import key_argument, neutralize
 
@@ -20,7 +23,7 @@ from .spinner import FRAMES, INTERVAL
 class ToolPanel(Collapsible):
     """One tool call; `finish` or `cancel` ends it."""
 
-    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+    def __init__(self, call_id: str, name: str, arguments: str, *, collapsed: bool = True) -> None:
         self.call_id = call_id
         self.tool_name = neutralize(name)
         self.argument = key_argument(arguments)
@@ -28,9 +31,10 @@ class ToolPanel(Collapsible):
         self._frame = 0
         self._timer = None
         self._body = Static("", markup=False, classes="tool-output")
-        super().__init__(self._body, title=self._label(FRAMES[0]), collapsed=True, classes="-running")
+        super().__init__(self._body, title=self._label(FRAMES[0]), collapsed=collapsed, classes="-running")
 
     def on_mount(self) -> None:
+        self.query_one(CollapsibleTitle).can_focus = False
         if self.state == "running" and getattr(self.app, "motion", True):
             self._timer = self.set_interval(INTERVAL, self._tick)
 

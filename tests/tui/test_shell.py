@@ -1,0 +1,73 @@
+"""`!command`: the user's own shell command, run through the terminal tool; its output is context."""
+
+from __future__ import annotations
+
+from hermeslite.context.user_command import INTRO
+from hermeslite.tui.screens.approval import ApprovalScreen
+from hermeslite.tui.widgets.header import HeaderBar
+from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from hermeslite.tui.widgets.tool_panel import ToolPanel
+from tests.server import Reply
+from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.screen import screen_text
+
+
+async def test_bang_runs_the_command_and_the_next_request_carries_its_output(make_app, scripted_server, tmp_path):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt")
+        assert scripted_server.requests == []                     # no model call
+        assert (tmp_path / "project" / "seen.txt").read_text() == "marker-4711\n"   # it really ran, in the cwd
+        panel = app.chat.query_one(ToolPanel)
+        assert panel.state == "ok" and not panel.collapsed        # the user ran it to see it
+        assert "marker-4711" in screen_text(app) and "exit 0" in screen_text(app)
+        assert [w.text for w in app.chat.query(UserMessage)] == ["!printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt"]
+        assert app.query_one(HeaderBar).session_title.startswith("!printf")
+        scripted_server.enqueue(Reply.text("It printed marker-4711."))
+        await send(pilot, "what did it print?")
+        messages = scripted_server.requests[-1]["messages"]
+        command, question = messages[-2], messages[-1]
+        assert command["role"] == "user" and command["content"].startswith(INTRO)
+        assert "$ printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt\nmarker-4711\n[exit code: 0]" in command["content"]
+        assert not any(key.startswith("_") for key in command)    # the private marker never leaves
+        assert question == {"role": "user", "content": "what did it print?"}
+
+
+async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_path):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!git push --force origin main > pushed.txt", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert "force push rewrites remote history" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert not (tmp_path / "project" / "pushed.txt").exists()       # denied: it never ran
+        assert app.chat.query_one(ToolPanel).state == "error"
+        last = app.host.agent.messages[-1]
+        assert last["role"] == "user" and "denied" in last["content"]
+
+
+async def test_bang_output_is_capped_like_the_tool(make_app, scripted_server):
+    app = make_app(tools={"output_limit": 2_000})
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!seq 1 100000")
+        content = app.host.agent.messages[-1]["content"]
+        assert "chars omitted" in content and len(content) < 3_000 and content.rstrip().endswith("[exit code: 0]")
+
+
+async def test_esc_stops_a_bang_command_and_adds_nothing(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        before = len(app.host.agent.messages)
+        await send(pilot, "!sleep 30", wait=False)
+        await until(pilot, lambda: app.chat.query(ToolPanel))
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.chat.query_one(ToolPanel).state == "cancelled"
+        assert "Cancelled: stopped terminal `sleep 30` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
+        assert len(app.host.agent.messages) == before and not app.busy
