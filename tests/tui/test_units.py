@@ -13,9 +13,11 @@ from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
-from hermeslite.display import key_argument
+from hermeslite.display import key_argument, plural
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui.format import bar, k, pressure_line, preview, result_summary, short_path, warning_text
+from hermeslite.tui.format import (bar, checkpoint_markdown, k, pressure_line, preview, result_summary, short_path,
+                                   warning_text)
+from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
 from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point
@@ -40,6 +42,36 @@ def test_tool_summaries():
     assert key_argument('{"path": "src/app.py"}') == "src/app.py"
     assert key_argument("not json") == "not json"
     assert key_argument('{"a": 1, "b": 2, "c": 3}') == "a=1, b=2"
+
+
+def test_list_arguments_read_as_items_not_as_a_repr():
+    todos = '{"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}, {"id": "2", "content": "add tests"}]}'
+    assert key_argument(todos) == "2 items: write the schema, add tests"
+    assert key_argument('{"todos": [{"id": "2", "status": "completed"}], "merge": true}') == "1 item: id 2, status completed"
+    assert key_argument('{"todos": []}') == "none"
+    assert key_argument('{"flag": true, "opts": {"deep": null}}') == "flag=true, opts=deep null"
+
+
+def test_counts_are_spelled_right_for_one():
+    assert [plural(0, "message"), plural(1, "message"), plural(2, "message")] == ["0 messages", "1 message", "2 messages"]
+    assert plural(1, "entry", "entries") == "1 entry" and plural(3, "entry", "entries") == "3 entries"
+    assert plural(12_345, "token") == "12,345 tokens"
+
+
+def test_checkpoints_render_as_clean_markdown():
+    raw = ("## Active Task\n>\n> \"fix the login bug\"\n>\n> > and keep the tests\n## Goal\nShip it.\n"
+           "Users first.\nCommands, newest first:\n- `pytest` -> exit 1\nFiles:\n- app.py\n"
+           "```\n> not a quote in code\n```\n**Constraints**\n> no new deps\n**Decisions**: none")
+    assert checkpoint_markdown(raw) == (
+        "## Active Task\n\n\"fix the login bug\"  \nand keep the tests\n\n## Goal\n\nShip it.  \nUsers first.  \n"
+        "Commands, newest first:\n- `pytest` -> exit 1\n\nFiles:\n- app.py\n"
+        "```\n> not a quote in code\n```\n**Constraints**  \nno new deps  \n**Decisions**: none")
+
+
+def test_a_retry_reads_as_a_countdown():
+    assert retry_status("rate limited", 1, 3, 4.2) == "retrying in 4 s (rate limited, attempt 1/3)"
+    assert retry_status("server error (503)", 2, 3, 0.9) == "retrying in 1 s (server error (503), attempt 2/3)"
+    assert retry_status("rate limited", 1, 3, 0.2) == "retrying now (rate limited, attempt 1/3)"
     assert len(key_argument('{"command": "' + "x" * 500 + '"}')) == 60
     assert result_summary("line1\nline2\n[exit code: 0]", False) == "exit 0 · 2 lines, 11 B"
     assert result_summary("error: no such file", True) == "error · 1 line, 19 B"
@@ -122,6 +154,9 @@ def test_compaction_card_outcomes():
     state, lines = outcome_lines(SimpleNamespace(**{**base, "changed": False}))
     assert state == "noop"
     assert started_text(48, 96_000, "database schema") == "Compressing 48 messages (~96k tokens), focus: database schema..."
+    assert started_text(1, 200, None) == "Compressing 1 message (~200 tokens)..."
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "messages": [{}], "messages_after": 1}))
+    assert lines[0].startswith("48 → 1 message · ")
 
 
 def test_the_feed_merges_text_keeps_order_and_slices():

@@ -1,0 +1,53 @@
+"""What the app leaves behind: no empty sessions; start-up warnings as notices."""
+
+from __future__ import annotations
+
+from tests.server import Reply
+from tests.tui.conftest import SIZE, ready, send
+
+
+async def test_an_app_quit_at_once_keeps_no_session(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert make_app.store.list_sessions() != []          # the session exists while the app runs
+        await pilot.press("ctrl+c", "ctrl+c")
+        await pilot.pause()
+    assert make_app.store.list_sessions() == []
+
+
+async def test_only_sessions_with_a_user_message_are_kept(make_app, scripted_server):
+    scripted_server.enqueue(Reply.text("hello back"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        kept = app.host.agent.session_id
+        await send(pilot, "/new")
+        await send(pilot, "/new")
+        assert len(make_app.store.list_sessions()) == 2       # the first /new's empty session is gone
+    assert [s.id for s in make_app.store.list_sessions()] == [kept]
+
+
+async def test_a_session_with_only_a_command_of_the_user_is_kept(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo kept")
+    [info] = make_app.store.list_sessions()
+    assert info.title == "!echo kept"
+
+
+async def test_start_up_warnings_are_notices_and_chat_lines(make_app):
+    warning = "unknown key 'compresion' in ./hermeslite.yaml (ignored)"
+    app = make_app(notices=(warning,), context_window=None)       # an unknown model: the window is assumed
+    toasts: list[str] = []
+    shown = app.notify
+    app.notify = lambda message, **kw: (toasts.append(message), shown(message, **kw))  # type: ignore[method-assign]
+    async with app.run_test(size=(140, 24)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        notes = [n.text for n in app.chat.query("NoteLine")]
+        assert f"⚠ {warning}" in notes
+        assumed = next(n for n in notes if "is unknown; assuming" in n)
+        assert f"⚠ {warning}" in toasts and assumed in toasts
