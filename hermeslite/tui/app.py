@@ -251,6 +251,8 @@ class HermesApp(App[int]):
             self.queued.push(text)
             await self.send_queued()
             return
+        if not commands.is_command(text):
+            self.chat.jump_to_end()      # sent now: the user wants to see it (a queued one does not jump)
         await self.dispatch(text)
 
     async def send_queued(self) -> None:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import threading
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,6 +46,9 @@ class AgentHost:
         self._owns_store = store is None
         self._task: asyncio.Task | None = None
         self._on_boot = on_boot            # told about every start-up attempt, failed or not
+        self._closing = threading.Lock()
+        self._closed = False
+        self._newest: Any = None           # the last agent built, current or not yet handed over
 
     @property
     def model_name(self) -> str:
@@ -91,16 +94,25 @@ class AgentHost:
     async def build(self, session_id: str | None) -> Any:
         """A new agent on `session_id` (None: a new session) with the current model and store."""
         factory = await self._factory()
-        settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
-        agent = await asyncio.to_thread(partial(
-            factory.build_agent, settings, cwd=self.cwd, interactive=True, session_id=session_id,
-            llm=self._llm, store=self._store))
+        agent = await asyncio.to_thread(self._build_agent, factory, session_id)
         agent.subscribe(lambda event, source=agent: self._forward(source, event))
         previous = self.agent
         self.agent, self.session_id = agent, agent.session_id
         if previous is not None and previous.session_id != agent.session_id:
             previous.discard_if_unused()
             self._store.release(previous.session_id)  # another process may continue it now
+        return agent
+
+    def _build_agent(self, factory: Any, session_id: str | None) -> Any:
+        """In a thread, which runs on after the app has quit: then the new session is deleted here
+        (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
+        settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
+        agent = factory.build_agent(settings, cwd=self.cwd, interactive=True, session_id=session_id,
+                                    llm=self._llm, store=self._store)
+        with self._closing:
+            if self._closed:
+                agent.discard_if_unused()
+            self._newest = agent
         return agent
 
     def _forward(self, source: Any, event: Any) -> None:
@@ -144,8 +156,10 @@ class AgentHost:
     def close(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        if self.agent is not None:
-            self.agent.discard_if_unused()
+        with self._closing:
+            self._closed = True
+            if self._newest is not None:
+                self._newest.discard_if_unused()
         if self._owns_store and self._store is not None:
             self._store.close()
 

@@ -25,10 +25,11 @@ KEYS = (
     ("Ctrl+P", "command palette"), ("Ctrl+C twice", "quit (the session is saved)"),
 )
 SHELL_HELP = (
-    "!command runs a shell command yourself (e.g. !pytest -q) through the terminal tool, with the",
-    "same approval rules, output cap and sandbox, and adds the command and its output to the",
-    "conversation for your next message; the model is not called. The embedded model (used when no",
-    "model is configured) chats but does not call tools: !command is how to show it command output.",
+    "!command (e.g. !pytest -q) runs a shell command yourself, through the",
+    "terminal tool: same approval rules, output cap and sandbox. The command",
+    "and its output join the conversation for your next message; the model",
+    "is not called. The embedded model (used when no model is configured)",
+    "chats but does not call tools: !command is how to show it the output.",
 )
 
 

@@ -72,8 +72,12 @@ async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(ma
         await pilot.press("ctrl+home")
         await pilot.pause()
         assert chat.scroll_y == 0 and not chat.unseen   # nothing new: no marker
-        scripted_server.enqueue(Reply.text("after the top"))
-        await send(pilot, "more")
+        scripted_server.enqueue(Reply.delay(0.5, Reply.text("sent from the top")))
+        await send(pilot, "typed while reading the top", wait=False)
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y          # what the user sends now, they see
+        await pilot.press("ctrl+home")
+        await settle(pilot)
         assert chat.unseen
         await pilot.press("ctrl+end")
         await pilot.pause()

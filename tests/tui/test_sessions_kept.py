@@ -51,3 +51,39 @@ async def test_start_up_warnings_are_notices_and_chat_lines(make_app):
         assert f"⚠ {warning}" in notes
         assumed = next(n for n in notes if "is unknown; assuming" in n)
         assert f"⚠ {warning}" in toasts and assumed in toasts
+
+
+async def test_quitting_while_the_session_is_being_created_keeps_none(make_app, scripted_server):
+    import asyncio
+    import threading
+
+    from hermeslite.agent import factory as real_factory
+
+    entered, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    class SlowFactory:
+        """The real factory, held back mid-build until the app has quit."""
+
+        @staticmethod
+        def build_agent(*args, **kwargs):
+            entered.set()
+            release.wait(10)
+            try:
+                return real_factory.build_agent(*args, **kwargs)
+            finally:
+                done.set()
+
+    app = make_app()
+    host = app.host
+
+    async def slow() -> SlowFactory:
+        return SlowFactory()
+
+    host._factory = slow
+    host.start()
+    await asyncio.to_thread(entered.wait, 10)
+    host.close()                              # the app quits while the thread builds the agent
+    release.set()
+    await asyncio.to_thread(done.wait, 10)
+    await asyncio.sleep(0.1)
+    assert make_app.store.list_sessions() == []
