@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+
 from hermeslite.context.user_command import INTRO
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.header import HeaderBar
@@ -34,19 +36,27 @@ async def test_bang_runs_the_command_and_the_next_request_carries_its_output(mak
         assert question == {"role": "user", "content": "what did it print?"}
 
 
-async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_path):
+async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_path_factory, monkeypatch):
+    outside = tmp_path_factory.mktemp("outside")   # outside the project and (below) the temp dir
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await send(pilot, "!git push --force origin main > pushed.txt", wait=False)
+        await send(pilot, f"!touch {outside}/flag", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        assert "force push rewrites remote history" in screen_text(app)
+        assert "Why: " in screen_text(app) and str(outside) in screen_text(app)
         await pilot.press("n")
         await settle(pilot)
-        assert not (tmp_path / "project" / "pushed.txt").exists()       # denied: it never ran
+        assert not (outside / "flag").exists()                   # denied: it never ran
         assert app.chat.query_one(ToolPanel).state == "error"
         last = app.host.agent.messages[-1]
-        assert last["role"] == "user" and "denied" in last["content"]
+        assert last["role"] == "user" and "the user denied this command" in last["content"]
+        await send(pilot, f"!touch {outside}/flag", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("y")
+        await settle(pilot)
+        assert (outside / "flag").exists()                       # allowed once: it ran
+        assert scripted_server.requests == []
 
 
 async def test_bang_output_is_capped_like_the_tool(make_app, scripted_server):

@@ -16,7 +16,7 @@ import pytest
 
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from tests.server import Reply
-from tests.tui.conftest import answer_summaries, ready, send, settle
+from tests.tui.conftest import answer_summaries, ready, send, settle, until
 
 SNAP_CWD = Path("/tmp/hermeslite-snapshot/shop")
 FILLER = "lorem ipsum dolor sit amet " * 60
@@ -85,5 +85,38 @@ def test_a_compaction_card(snap_compare, make_app, scripted_server):
         await send(pilot, "/compress database schema")
         assert pilot.app.chat.query_one(CompactionCard).state == "done"
         await finish(pilot)
+
+    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+
+
+def test_an_opened_compaction_card_shows_a_clean_checkpoint(snap_compare, make_app, scripted_server):
+    answer_summaries(scripted_server, "## Active Task\n> \"index the orders table\"\n>\n## Goal\nFaster checkout.\n"
+                                      "Commands, newest first:\n- `pytest -q` -> exit 0\nFiles:\n- shop/db.py\n"
+                                      "## Completed Actions\n1. added the index\n## Relevant Files\n- shop/db.py\n"
+                                      "## Remaining Work\nNone.")
+
+    async def run_before(pilot):
+        await ready(pilot)
+        for n in range(6):
+            scripted_server.enqueue(Reply.text(f"ok {n}", usage=(2_000 + 500 * n, 3)))
+            await send(pilot, f"turn {n}: {FILLER}")
+        await send(pilot, "/compress database schema")
+        await pilot.press("ctrl+o")
+        await finish(pilot)
+
+    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+
+
+def test_messages_typed_during_a_turn_wait_under_the_input(snap_compare, make_app, scripted_server):
+    scripted_server.enqueue(Reply.delay(30, Reply.text("too late for the picture")))
+
+    async def run_before(pilot):
+        await ready(pilot)
+        await send(pilot, "add an index on customer_id", wait=False)
+        await until(pilot, lambda: len(scripted_server.requests) == 1)
+        await send(pilot, "then run the tests", wait=False)
+        await send(pilot, "!pytest -q", wait=False)
+        pilot.app.clear_notifications()
+        await pilot.pause()
 
     assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from hermeslite.display import clip
 
 SHOWN_CHARS = 60   # of each message, so the hint after the last one stays on screen
-HINT = "   ↑ on an empty input edits the last · click one to remove it"
+HINT = "   ↑ takes the last back · a click removes one"
 
 
 class QueuedMessages(Static):
