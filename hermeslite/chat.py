@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
+from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
 from hermeslite.errors import UserFacingError
 from hermeslite.resume import SessionChoice, choose_session
@@ -110,8 +111,8 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             return 1 if failed else 0
         if not text:
             continue
-        if text.startswith("!") and text[1:].strip():
-            await _user_command(agent, text[1:].strip())
+        if command := shell_command_in(text):
+            await _user_command(agent, command)
         elif text == "/help":
             sys.stderr.write(REPL_HELP + "\n")
         elif text == "/new":

@@ -1,4 +1,4 @@
-"""The message a `!command` leaves in the transcript: the user's own shell command and its output.
+"""`!command`: how the line is recognised, and the message it leaves in the transcript.
 
 It is a user-role message, because the user ran it: an assistant tool call
 that the model never made would put words in its mouth, and a tool result
@@ -16,6 +16,13 @@ from .messages import Message, text_of
 USER_COMMAND_KEY = "_hl_user_command"
 INTRO = ("[The user ran this shell command themselves (the assistant did not run it). "
          "Its output is context for what they ask next, not a request.]")
+
+
+def shell_command_in(text: str) -> str | None:
+    """The command of a `!command` line (`!pytest -q` -> `pytest -q`); None for anything else,
+    a lone `!` included, which is just a message."""
+    command = text[1:].strip() if text.startswith("!") else ""
+    return command or None
 
 
 def user_command_message(command: str, output: str) -> Message:

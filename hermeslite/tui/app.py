@@ -34,6 +34,7 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from hermeslite.config import Settings
+from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
 from hermeslite.store.errors import StoreError
 
@@ -269,9 +270,9 @@ class HermesApp(App[int]):
     async def dispatch(self, text: str) -> None:
         if commands.is_command(text):
             self.run_slash(text)
-        elif commands.is_shell(text):
+        elif command := shell_command_in(text):
             await self.chat.add_user(text)
-            self._run_shell(commands.shell_command(text))
+            self._run_shell(command)
         else:
             await self.chat.add_user(text)
             self._run_turn(text)

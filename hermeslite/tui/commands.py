@@ -81,15 +81,6 @@ def is_command(text: str) -> bool:
     return first.startswith("/") and "/" not in first[1:]
 
 
-def is_shell(text: str) -> bool:
-    """`!pytest -q` runs a command; a lone `!` (or `! `) is just a message."""
-    return text.startswith("!") and bool(text[1:].strip())
-
-
-def shell_command(text: str) -> str:
-    return text[1:].strip()
-
-
 def waits_for_turn(text: str) -> bool:
     """Whether `text` must wait for the running turn: messages, `!commands` and commands that
     change the session do; commands that only show something, and unknown ones, do not."""

@@ -1,14 +1,18 @@
 """Redrawing a saved transcript after /resume, in the same widgets a live turn uses.
 
 A resumed session should look like the one the user left: their messages,
-the replies, tool panels with results, and the handoff summary as a card
-(it is what the model now sees in place of the older turns).
+the replies, tool panels with results (a `!command` as the user typed it,
+with its panel), and the handoff summary as a card (it is what the model now
+sees in place of the older turns).
 """
 
 from __future__ import annotations
 
+import json
+
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
+from hermeslite.context.user_command import user_command_of
 from hermeslite.store.todos import strip_snapshots
 
 from .widgets.chat_view import ChatView
@@ -23,6 +27,8 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
             continue
         if has_handoff(msg):
             await _summary(chat, msg)
+        elif (ran := user_command_of(msg)) is not None:
+            await _user_command(chat, *ran)
         elif role == "user":
             await chat.add_user(text_of(msg.get("content")))
         elif role == "assistant":
@@ -32,6 +38,13 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
         elif role == "tool":
             content = text_of(msg.get("content"))
             chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"))
+
+
+async def _user_command(chat: ChatView, command: str, output: str) -> None:
+    panel_id = f"user-command-{len(chat.children)}"
+    await chat.add_user(f"!{command}")
+    await chat.tool_started(panel_id, "terminal", json.dumps({"command": command}))
+    chat.tool_finished(panel_id, output, not output.rstrip().endswith("[exit code: 0]"))
 
 
 async def _summary(chat: ChatView, msg: dict) -> None:

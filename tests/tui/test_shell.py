@@ -81,3 +81,17 @@ async def test_esc_stops_a_bang_command_and_adds_nothing(make_app, scripted_serv
         assert app.chat.query_one(ToolPanel).state == "cancelled"
         assert "Cancelled: stopped terminal `sleep 30` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
         assert len(app.host.agent.messages) == before and not app.busy
+
+
+async def test_a_resumed_session_shows_the_command_as_typed_with_its_panel(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo from-before; false")
+        first = app.host.agent.session_id
+        await send(pilot, "/new")
+        await send(pilot, f"/resume {first}")
+        assert [w.text for w in app.chat.query(UserMessage)] == ["!echo from-before; false"]
+        panel = app.chat.query_one(ToolPanel)
+        assert panel.state == "error" and "exit 1" in screen_text(app)
+        assert INTRO not in screen_text(app)

@@ -159,11 +159,9 @@ class ChatView(VerticalScroll, can_focus=False):
                 self.scroll_to(y=top, animate=False, immediate=True)
         self.call_after_refresh(reveal)
 
-    def toggle_latest(self) -> bool:
-        """Expand or collapse the newest tool panel or compaction card (Ctrl+O); False if none."""
+    def toggle_latest(self) -> None:
+        """Expand or collapse the newest tool panel or compaction card (Ctrl+O)."""
         found = self.query(Collapsible)
-        if not found:
-            return False
-        latest = found.last()
-        latest.collapsed = not latest.collapsed
-        return True
+        if found:
+            latest = found.last()
+            latest.collapsed = not latest.collapsed
