@@ -12,7 +12,7 @@ from typing import TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import PressureLevel
-from hermeslite.display import compaction_cost, format_tokens, key_argument, neutralize, session_usage
+from hermeslite.display import compaction_cost, format_tokens, key_argument, neutralize, plural, session_usage
 from hermeslite.store.usage import UsageTotals
 
 PREVIEW_CHARS = 100
@@ -54,7 +54,7 @@ class HeadlessPrinter:
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""
-        self._note(f"⟳ compressing ({event.trigger}) {event.messages} messages, ~{format_tokens(event.tokens)} tokens{focus}…")
+        self._note(f"⟳ compressing ({event.trigger}) {plural(event.messages, 'message')}, ~{format_tokens(event.tokens)} tokens{focus}…")
 
     def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
         cost = f" · {compaction_cost(event.usage)}" if event.usage.requests else ""

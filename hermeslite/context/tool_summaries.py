@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from .result import plural
+
 EXIT_CODE = re.compile(r"exit(?:[ _]code)?\W{0,3}(-?\d+)", re.IGNORECASE)
 MATCH_COUNT = re.compile(r"(\d+)\s+(?:matches|match|results|hits)\b", re.IGNORECASE)
 # The same search done fast: find the word with str.find in lower-cased text, then the number before it.
@@ -61,7 +63,7 @@ def exit_code_of(output: str) -> int | None:
 def _terminal(args: dict, output: str) -> str:
     code = exit_code_of(output)
     shown = "?" if code is None else str(code)
-    return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {_lines(output)} lines output"
+    return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
 
 
 def _read_file(args: dict, output: str) -> str:
@@ -71,7 +73,7 @@ def _read_file(args: dict, output: str) -> str:
 
 def _write_file(args: dict, output: str) -> str:
     content = str(args.get("content", ""))
-    return f"wrote {_clip(args.get('path', '?'), 120)} ({_lines(content)} lines)"
+    return f"wrote {_clip(args.get('path', '?'), 120)} ({plural(_lines(content), 'line')})"
 
 
 def _patch(args: dict, output: str) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.result import plural
 from hermeslite.paths import data_dir, ensure_dir
 from hermeslite.tools.base import ToolContext, ToolResult
 
@@ -229,7 +230,7 @@ class MemoryStore:
 
     def _usage_line(self, target: str, entries: list[str]) -> str:
         used, limit = len(join_entries(entries)), self.limits[target]
-        return f"{len(entries)} entries, {used}/{limit} chars."
+        return f"{plural(len(entries), 'entry', 'entries')}, {used}/{limit} chars."
 
     def _over_limit(self, target: str, old: list[str], new: list[str], size_note: str) -> str | None:
         limit = self.limits[target]

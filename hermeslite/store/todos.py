@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hermeslite.context.result import plural
 from hermeslite.tools.base import ToolContext, ToolResult
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
@@ -118,7 +119,7 @@ class TodoList:
             return "Todo list is empty."
         c = self.counts()
         head = (
-            f"Todo list: {len(self._items)} items ({c['in_progress']} in progress, {c['pending']} pending, "
+            f"Todo list: {plural(len(self._items), 'item')} ({c['in_progress']} in progress, {c['pending']} pending, "
             f"{c['completed']} completed, {c['cancelled']} cancelled)"
         )
         return "\n".join([head] + [f"- {_MARKS[i.status]} {i.id}. {i.content} ({i.status})" for i in self._items])

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.result import plural
 from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.line_window import Window, read_window
@@ -163,7 +164,7 @@ def _numbered(name: str, window: Window, offset: int) -> ToolResult:
     if total == 0:
         return ToolResult(f"{name} is empty")
     if offset > total:
-        return _error(f"offset {offset} is past the end of {name}, which has {total} lines")
+        return _error(f"offset {offset} is past the end of {name}, which has {plural(total, 'line')}")
     last = offset + len(window.entries) - 1
     of = str(total) if window.complete else f"at least {total} (counting stopped)"
     out = [f"{name}: lines {offset}-{last} of {of}", *window.entries]
@@ -201,7 +202,7 @@ class WriteFileTool:
             atomic_write(path, data)
         except PermissionError:
             return _error(f"permission denied: {shown(ctx, path)}")
-        return ToolResult(f"wrote {_line_count(content)} lines ({len(data)} bytes) to {shown(ctx, path)}")
+        return ToolResult(f"wrote {plural(_line_count(content), 'line')} ({len(data)} bytes) to {shown(ctx, path)}")
 
 
 class PatchTool:

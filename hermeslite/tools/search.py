@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.result import plural
 from hermeslite.tools import search_worker
 from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
@@ -69,7 +70,7 @@ class SearchFilesTool:
         matches, total = found
         lines = [f"{path}:{line}:{_clip(text)}" for path, line, text in matches]
         more = f" (showing first {len(matches)})" if total > len(matches) else ""
-        return ToolResult("\n".join(lines + [f"{total} matches{more}"]))
+        return ToolResult("\n".join(lines + [f"{plural(total, 'match', 'matches')}{more}"]))
 
 
 def _clip(text: str) -> str:

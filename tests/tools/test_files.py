@@ -68,7 +68,7 @@ async def test_read_path_relative_to_ctx_cwd_and_home_expanded(scratch):
     (lambda root: None, "absent.txt", "no such file: absent.txt"),
     (lambda root: (root / "dir").mkdir(), "dir", "dir is a directory"),
     (lambda root: (root / "bin").write_bytes(b"\x7fELF\x00\x01"), "bin", "binary"),
-    (lambda root: (root / "a.txt").write_text("one\n"), "a.txt", "offset 5 is past the end of a.txt, which has 1 lines"),
+    (lambda root: (root / "a.txt").write_text("one\n"), "a.txt", "offset 5 is past the end of a.txt, which has 1 line"),
 ])
 async def test_read_errors(ctx, setup, path, message):
     setup(ctx.cwd)

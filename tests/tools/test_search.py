@@ -49,12 +49,12 @@ async def test_matches_are_path_line_text_with_a_count(ctx, tree, backend):
 
 async def test_glob_filters_files(ctx, tree, backend):
     _, lines = await find(ctx, pattern="main", glob="*.md")
-    assert lines == ["README.md:1:Run main() to start.", "1 matches"]
+    assert lines == ["README.md:1:Run main() to start.", "1 match"]
 
 
 async def test_path_narrows_the_search(ctx, tree, backend):
     _, lines = await find(ctx, pattern="def", path="src/util.py")
-    assert lines == ["src/util.py:1:def helper():", "1 matches"]
+    assert lines == ["src/util.py:1:def helper():", "1 match"]
     _, lines = await find(ctx, pattern="os", path="src")
     assert lines[-1] == "2 matches" and all(line.startswith("src/app.py:") for line in lines[:-1])
 

@@ -149,10 +149,10 @@ class ChatView(VerticalScroll, can_focus=False):
         """An opened panel or card is shown from its first line: following the end would scroll
         a long checkpoint's beginning out of sight."""
         item = next((node for node in event.collapsible.ancestors_with_self if node.parent is self), None)
+        if item is None:
+            return
 
         def reveal() -> None:
-            if item is None:
-                return
             top, bottom = item.virtual_region.y, item.virtual_region.bottom
             if top < self.scroll_y or bottom > self.scroll_y + self.scrollable_content_region.height:
                 self.release_anchor()        # else the next layout puts the view back at the end
