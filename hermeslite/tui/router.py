@@ -63,8 +63,8 @@ class EventRouter:
         await self.app.report_error(event.text)
 
     async def _on_Retrying(self, event) -> None:
-        self.app.activity = "retrying"
-        self.app.activity_line.count_down(event.reason, event.attempt, event.max_retries, event.delay)
+        self.app.activity_line.count_down(event.reason, event.attempt, event.max_retries, event.delay,
+                                          then=self.app.activity)
 
     async def _on_TurnFinished(self, event) -> None:
         self.app.gc.stop()

@@ -79,7 +79,8 @@ async def test_provider_errors_are_one_line_and_a_notification(make_app, scripte
 
 
 async def test_a_retry_counts_its_wait_down_in_the_status_line(make_app, scripted_server):
-    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "2"}), Reply.text("made it"))
+    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "2"}),
+                            Reply.delay(1.5, Reply.text("made it")))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -87,6 +88,7 @@ async def test_a_retry_counts_its_wait_down_in_the_status_line(make_app, scripte
         await until(pilot, lambda: app.activity_line.text == "retrying in 2 s (rate limited, attempt 1/3)")
         assert "● retrying in 2 s (rate limited, attempt 1/3)" in screen_text(app)
         await until(pilot, lambda: app.activity_line.text == "retrying in 1 s (rate limited, attempt 1/3)")
+        await until(pilot, lambda: app.activity_line.text == "thinking")   # the call went out again
         await settle(pilot)
         assert app.chat.query(AssistantMessage).last().source == "made it"
         assert app.activity == "" and app.activity_line.text == ""

@@ -95,3 +95,23 @@ async def test_a_resumed_session_shows_the_command_as_typed_with_its_panel(make_
         panel = app.chat.query_one(ToolPanel)
         assert panel.state == "error" and "exit 1" in screen_text(app)
         assert INTRO not in screen_text(app)
+
+
+async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, tmp_path_factory, monkeypatch):
+    import pytest
+
+    from hermeslite.tools.landlock import abi_version
+
+    if not abi_version():
+        pytest.skip("no Landlock on this kernel")
+    outside = tmp_path_factory.mktemp("outside")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        # Inline code is not judged by the policy, so it is not asked about: only the sandbox stops it.
+        await send(pilot, f"!python3 -c \"open('{outside}/flag', 'w')\"")
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert not (outside / "flag").exists()
+        content = app.host.agent.messages[-1]["content"]
+        assert "Permission denied" in content and "[exit code: 1]" in content

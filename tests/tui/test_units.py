@@ -69,9 +69,9 @@ def test_checkpoints_render_as_clean_markdown():
 
 
 def test_a_retry_reads_as_a_countdown():
-    assert retry_status("rate limited", 1, 3, 4.2) == "retrying in 4 s (rate limited, attempt 1/3)"
-    assert retry_status("server error (503)", 2, 3, 0.9) == "retrying in 1 s (server error (503), attempt 2/3)"
-    assert retry_status("rate limited", 1, 3, 0.2) == "retrying now (rate limited, attempt 1/3)"
+    assert retry_status("rate limited", 1, 3, 4.0) == "retrying in 4 s (rate limited, attempt 1/3)"
+    assert retry_status("rate limited", 1, 3, 3.2) == "retrying in 4 s (rate limited, attempt 1/3)"
+    assert retry_status("server error (503)", 2, 3, 0.2) == "retrying in 1 s (server error (503), attempt 2/3)"
     assert len(key_argument('{"command": "' + "x" * 500 + '"}')) == 60
     assert result_summary("line1\nline2\n[exit code: 0]", False) == "exit 0 · 2 lines, 11 B"
     assert result_summary("error: no such file", True) == "error · 1 line, 19 B"

@@ -3,11 +3,13 @@
 A retried model call waits a few seconds, sometimes a minute, and a line that
 just says "thinking" meanwhile looks hung. So a retry counts its wait down
 here ("retrying in 4 s (rate limited, attempt 1/3)") until the call goes
-out again or the next event says something else.
+out again (then the line says what it said before) or the next event says
+something else.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 from textual.timer import Timer
@@ -19,9 +21,8 @@ TICK = 0.25
 
 
 def retry_status(reason: str, attempt: int, max_retries: int, remaining: float) -> str:
-    """`retrying in 4 s (rate limited, attempt 1/3)`, then `retrying now (...)`."""
-    when = f"in {max(1, round(remaining))} s" if remaining > 0.5 else "now"
-    return f"retrying {when} ({reason}, attempt {attempt}/{max_retries})"
+    """`retrying in 4 s (rate limited, attempt 1/3)`; never `in 0 s`."""
+    return f"retrying in {max(1, math.ceil(remaining))} s ({reason}, attempt {attempt}/{max_retries})"
 
 
 class ActivityLine(Static):
@@ -35,15 +36,18 @@ class ActivityLine(Static):
         self._stop()
         self._write(activity)
 
-    def count_down(self, reason: str, attempt: int, max_retries: int, delay: float) -> None:
+    def count_down(self, reason: str, attempt: int, max_retries: int, delay: float, *, then: str) -> None:
+        """Count `delay` seconds down, then show `then` (what was going on before the retry)."""
         self._stop()
         deadline = time.monotonic() + delay
 
         def tick() -> None:
             remaining = deadline - time.monotonic()
-            self._write(retry_status(reason, attempt, max_retries, remaining))
-            if remaining <= 0:
+            if remaining > 0:
+                self._write(retry_status(reason, attempt, max_retries, remaining))
+            else:
                 self._stop()
+                self._write(then)
 
         tick()
         self._timer = self.set_interval(TICK, tick)
