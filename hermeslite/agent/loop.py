@@ -290,7 +290,7 @@ class Agent:
         self.append(user_command_message(command, result.content))
         self.last_prompt_tokens = None     # the next request carries the output: estimate it again
         self.emit(ev.PressureChanged(self.pressure()))
-        self.emit(ev.TurnFinished(ok=not result.is_error))
+        self.emit(ev.TurnFinished(ok=not result.is_error, saved=self.saver.saved))
         return result
 
     def discard_if_unused(self, *, need_reply: bool = False) -> bool:
@@ -302,7 +302,7 @@ class Agent:
         if used and need_reply:
             used = any(m.get("role") == "assistant" and (m.get("tool_calls") or m.get("content") not in NOT_REPLIES)
                        for m in self.messages)
-        return not used and self.deps.store.delete_session(self.session_id)
+        return not used and self.saver.delete()
 
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""

@@ -55,6 +55,14 @@ class SessionSaver:
     def usage(self, record: UsageRecord) -> None:
         self._write(partial(self.store.record_usage, self.session_id, record))
 
+    def delete(self) -> bool:
+        """Remove the session (one with nothing in it worth keeping); True if it is gone. A store
+        that cannot delete it now leaves it as it is: nothing is lost, so nothing is reported."""
+        try:
+            return self.store.delete_session(self.session_id)
+        except StoreError:
+            return False
+
     def _write(self, write: Write) -> None:
         self._queue.append(write)
         while self._queue:

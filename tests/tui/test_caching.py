@@ -16,7 +16,7 @@ from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.message import NoteLine
 from tests.fake_anthropic import FakeAnthropic, Reply, fake_anthropic  # noqa: F401  (fixture)
 from tests.summary_requests import is_summary_request
-from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send
+from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle
 from tests.tui.screen import screen_text
 
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
@@ -48,6 +48,8 @@ async def test_claude_gets_a_caching_note_a_card_cost_and_session_usage(make_app
         await send(pilot, "/compress")
         card = app.chat.query_one(CompactionCard)
         assert card.state == "done"
+        await pilot.press("ctrl+o")            # the cost is among the details of the one-line card
+        await settle(pilot)
         shown = re.search(r"cost \$(\d+\.\d{4}) · (\d+)% of [\d.]+k input tokens read from cache", screen_text(app))
         assert shown and float(shown.group(1)) > 0 and int(shown.group(2)) >= 80
         await send(pilot, "/context")
@@ -69,6 +71,8 @@ async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app
         for n in range(6):
             await send(pilot, f"turn {n}: {FILLER}")
         await send(pilot, "/compress")
+        await pilot.press("ctrl+o")
+        await settle(pilot)
         assert "cost unknown · 0% of" in screen_text(app)
 
 

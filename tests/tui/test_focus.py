@@ -50,7 +50,7 @@ async def test_a_printable_key_and_esc_bring_the_focus_back_to_the_input(make_ap
 
 
 async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(make_app, scripted_server):
-    scripted_server.enqueue(Reply.text(LONG), Reply.delay(0.5, Reply.text("the newest reply")), Reply.text(LONG))
+    scripted_server.enqueue(Reply.text(LONG), Reply.delay(2.0, Reply.text("the newest reply")), Reply.text(LONG))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -72,7 +72,7 @@ async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(ma
         await pilot.press("ctrl+home")
         await pilot.pause()
         assert chat.scroll_y == 0 and not chat.unseen   # nothing new: no marker
-        scripted_server.enqueue(Reply.delay(0.5, Reply.text("sent from the top")))
+        scripted_server.enqueue(Reply.delay(2.0, Reply.text("sent from the top")))
         await send(pilot, "typed while reading the top", wait=False)
         await pilot.pause()
         assert chat.scroll_y == chat.max_scroll_y          # what the user sends now, they see

@@ -27,7 +27,7 @@ def chat_order(app) -> list[str]:
 
 
 async def test_a_message_typed_during_a_turn_is_queued_then_sent_after_it(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(1.0, Reply.text("first answer")), Reply.text("second answer"))
+    scripted_server.enqueue(Reply.delay(3.0, Reply.text("first answer")), Reply.text("second answer"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -70,7 +70,7 @@ async def test_the_queue_survives_esc_and_is_sent_in_order(make_app, scripted_se
 
 
 async def test_up_takes_the_last_queued_message_back_and_a_click_removes_one(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(1.5, Reply.text("first answer")), Reply.text("edited answer"))
+    scripted_server.enqueue(Reply.delay(4.0, Reply.text("first answer")), Reply.text("edited answer"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -90,7 +90,7 @@ async def test_up_takes_the_last_queued_message_back_and_a_click_removes_one(mak
 
 
 async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(1.5, Reply.text("first answer")))
+    scripted_server.enqueue(Reply.delay(4.0, Reply.text("first answer")))   # long enough on a loaded machine
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(pilot)
