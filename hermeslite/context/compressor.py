@@ -226,8 +226,9 @@ class ContextCompressor:
         """A dry run of `compress` for the user: the plan in numbers, nothing called or changed.
 
         The size after is exact for a prune and for a checkpoint built by code,
-        and an estimate when a model would write the checkpoint (its requested
-        length, plus every recorded fact in case it leaves them all out).
+        and an estimate when a model would write the checkpoint: a fifth of
+        what it replaces (at most the length it is asked for), plus every
+        recorded fact in case it leaves them all out.
         """
         plan = self.plan(messages, focus_topic, force=force)
         if not plan.summarizes:
@@ -237,7 +238,8 @@ class ContextCompressor:
             size = estimate_tokens(text)
         else:
             assert plan.budgets is not None
-            size = plan.budgets.summary_target(plan.replaced) + estimate_tokens(render_anchors(plan.anchors))
+            aim = min(plan.budgets.summary_target(plan.replaced), plan.replaced // 5)
+            size = aim + estimate_tokens(render_anchors(plan.anchors))
         return describe_plan(plan, self.target_tokens, checkpoint_tokens=size)
 
     async def execute(self, plan: CompressionPlan, live: LiveRequest | None = None) -> CompressionResult:
