@@ -29,7 +29,6 @@ HELP = """\
           /summary           print the checkpoint the model reads in place of older turns
           /summary edit      edit that checkpoint in $EDITOR
           /handoff [focus]   continue in a new session seeded with a fresh checkpoint"""
-PREVIEW_FLAG = "--preview"
 
 OpenSession = Callable[[str], "Agent"]
 
@@ -51,7 +50,7 @@ async def run(text: str, agent: "Agent", open_session: OpenSession, out: TextIO,
     from hermeslite.agent import controls
 
     if name == "/compress":
-        focus, preview = _compress_args(args)
+        focus, preview = controls.compress_args(args)
         if preview:
             err.write(neutralize("\n".join(controls.preview(agent, focus).lines())) + "\n")
             return Outcome(agent, True)
@@ -78,14 +77,6 @@ async def run(text: str, agent: "Agent", open_session: OpenSession, out: TextIO,
     if report.session_id is None:
         return Outcome(agent, False)
     return Outcome(open_session(report.session_id), True)
-
-
-def _compress_args(args: str) -> tuple[str | None, bool]:
-    """(focus, preview) from `[--preview] [focus]`."""
-    words = args.split()
-    preview = PREVIEW_FLAG in words
-    focus = " ".join(w for w in words if w != PREVIEW_FLAG)
-    return focus or None, preview
 
 
 async def _edit(agent: "Agent", err: TextIO) -> bool:

@@ -23,6 +23,16 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 
+PREVIEW_FLAG = "--preview"
+
+
+def compress_args(args: str) -> tuple[str | None, bool]:
+    """(focus, preview) from `/compress [--preview] [focus]`, the syntax every front end accepts."""
+    words = args.split()
+    focus = " ".join(w for w in words if w != PREVIEW_FLAG)
+    return focus or None, PREVIEW_FLAG in words
+
+
 @dataclass(frozen=True)
 class CompactionPreview:
     """What `/compress [focus]` would do now; nothing was sent and nothing changed."""

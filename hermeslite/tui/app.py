@@ -15,7 +15,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -276,6 +276,21 @@ class HermesApp(App[int]):
         except asyncio.CancelledError:
             await self.chat.cancel_running()
             await self.chat.add_note("Cancelled: compression stopped; the transcript is unchanged.", kind="cancelled")
+            raise
+        except Exception as exc:  # noqa: BLE001
+            await self.report_error(exc)
+        finally:
+            self.activity = ""
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_in_turn(self, job: Callable[[], Awaitable[None]], activity: str, cancelled: str) -> None:
+        """Run `job` as the turn does: one at a time, shown as `activity`, Esc cancels it
+        (then the note says `cancelled`)."""
+        self.activity = activity
+        try:
+            await job()
+        except asyncio.CancelledError:
+            await self.chat.add_note(f"Cancelled: {cancelled}.", kind="cancelled")
             raise
         except Exception as exc:  # noqa: BLE001
             await self.report_error(exc)

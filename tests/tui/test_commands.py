@@ -190,7 +190,7 @@ async def test_commands_are_in_the_palette(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert "/compress [focus]" in titles and "/context" in titles and "/quit" in titles
+        assert "/compress [--preview] [focus]" in titles and "/context" in titles and "/quit" in titles
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"/context")
