@@ -8,7 +8,7 @@ from hermeslite.tui.screens.checkpoint import CheckpointEditor, CheckpointViewer
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.message import NoteLine
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
-from tests.tui.conftest import SIZE, answer_summaries, checkpoint, is_summary_request, ready, send, settle, until
+from tests.tui.conftest import SIZE, answer_summaries, is_summary_request, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 FILLER = "lorem ipsum dolor sit amet " * 60
