@@ -37,6 +37,8 @@ async def test_an_accepted_edit_replaces_the_checkpoint_and_the_iterative_state(
     c, messages = await compacted()
     edit = c.edit_checkpoint(messages, edited("Rewrite the parser in Rust (EDITED).") + f"\nkey {KEY}")
     assert edit.accepted and edit.reason is None
+    assert "EDITED" not in c.previous_summary  # checking an edit changes nothing
+    c.adopt_transcript(edit.messages)
     assert_valid(edit.messages)
     now = current_checkpoint(edit.messages)
     assert "EDITED" in now.text and KEY not in now.text                       # secrets masked

@@ -100,13 +100,15 @@ def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
     `reason` says why.
     """
     current = current_checkpoint(agent.messages)
-    edit = agent.deps.compressor.edit_checkpoint(agent.messages, text)
+    compressor = agent.deps.compressor
+    edit = compressor.edit_checkpoint(agent.messages, text)
     if edit.messages is None or current is None:
         return edit
     message = edit.messages[current.index]
+    agent.deps.store.replace_checkpoint(agent.session_id, message)
     agent.messages[current.index] = message
     agent.ledger.replace(current.index, message)
-    agent.deps.store.replace_checkpoint(agent.session_id, message)
+    compressor.adopt_transcript(agent.messages)
     agent.last_prompt_tokens = None
     agent.emit(ev.PressureChanged(agent.pressure()))
     return edit

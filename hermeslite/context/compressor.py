@@ -342,11 +342,9 @@ class ContextCompressor:
         """The user's text in place of the newest checkpoint, validated like a model's summary.
 
         It must fit what this window leaves for a checkpoint and its recorded
-        facts. When accepted it becomes the iterative state, so the next pass
-        updates the edited version.
+        facts. Nothing changes here: once the edited transcript is kept, the
+        caller hands it to `adopt_transcript`, so the next pass updates the
+        edited version.
         """
         budgets = self._budgets(messages, [message_tokens(m) for m in messages])
-        edit = replace_checkpoint(messages, text, limit_tokens=budgets.summary + budgets.anchors)
-        if edit.messages is not None:
-            self.adopt_transcript(edit.messages)
-        return edit
+        return replace_checkpoint(messages, text, limit_tokens=budgets.summary + budgets.anchors)
