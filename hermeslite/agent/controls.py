@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from hermeslite.context.checkpoint import Checkpoint, CheckpointEdit, current_checkpoint
 from hermeslite.context.plan import Preview
 from hermeslite.context.result import CompressionResult, format_tokens
-from hermeslite.store.sessions import NothingToUndo
+from hermeslite.store.sessions import NothingToUndo, StoreError
 from hermeslite.store.todos import strip_snapshots
 
 from . import events as ev
@@ -56,6 +56,10 @@ def preview(agent: "Agent", focus: str | None = None) -> CompactionPreview:
                              agent.compaction.flush_wanted(messages))
 
 
+UNSAVED = ("the session is not fully saved yet (the error above says why); try again once it is, "
+           "after the next message")
+
+
 @dataclass(frozen=True)
 class UndoReport:
     done: bool
@@ -71,11 +75,13 @@ def uncompress(agent: "Agent") -> UndoReport:
     """
     deps = agent.deps
     before_messages, before_tokens = len(agent.messages), agent.ledger.total
+    if not agent.saver.saved:
+        return UndoReport(False, f"Nothing undone: {UNSAVED}.")
     try:
         done = deps.store.undo_compaction(agent.session_id)
-    except NothingToUndo as exc:
+        restored = deps.store.load_transcript(agent.session_id)
+    except (NothingToUndo, StoreError) as exc:
         return UndoReport(False, f"Nothing undone: {exc}.")
-    restored = deps.store.load_transcript(agent.session_id)
     agent.adopt_transcript(restored)
     deps.compressor.adopt_transcript(restored)
     agent.last_prompt_tokens = None
@@ -95,8 +101,8 @@ def checkpoint(agent: "Agent") -> Checkpoint | None:
 def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
     """Put the user's text in place of the checkpoint, validated like a model's summary.
 
-    Accepted: it replaces the checkpoint in the transcript, in the engine's
-    iterative state and in the store. Refused: nothing changes and
+    Accepted: it replaces the checkpoint in the store, the transcript and the
+    engine's iterative state. Refused (or not saved): nothing changes and
     `reason` says why.
     """
     current = current_checkpoint(agent.messages)
@@ -104,8 +110,13 @@ def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
     edit = compressor.edit_checkpoint(agent.messages, text)
     if edit.messages is None or current is None:
         return edit
+    if not agent.saver.saved:
+        return CheckpointEdit(text=edit.text, reason=UNSAVED)
     message = edit.messages[current.index]
-    agent.deps.store.replace_checkpoint(agent.session_id, message)
+    try:
+        agent.deps.store.replace_checkpoint(agent.session_id, message)
+    except StoreError as exc:
+        return CheckpointEdit(text=edit.text, reason=f"the edit could not be saved: {exc}")
     agent.messages[current.index] = message
     agent.ledger.replace(current.index, message)
     compressor.adopt_transcript(agent.messages)
@@ -136,11 +147,15 @@ async def hand_off(agent: "Agent", focus: str | None = None) -> HandoffReport:
     if result.aborted:
         return HandoffReport(None, f"Handoff failed, nothing changed: {result.error}.", result)
     seeded = agent.compaction.refresh(result.messages)
-    info = deps.store.get_session(agent.session_id)
-    new_id = deps.store.create_session(model=deps.llm.model, cwd=str(deps.cwd),
-                                       title=info.title if info else None, parent_id=agent.session_id)
-    deps.store.seed_session(new_id, seeded, result.archived, agent.session_id)
-    deps.store.save_todos(new_id, deps.todos.to_json())
+    store = deps.store
+    try:
+        info = store.get_session(agent.session_id)
+        new_id = store.create_session(model=deps.llm.model, cwd=str(deps.cwd), title=info.title if info else None,
+                                      api_base=deps.settings.model.api_base, parent_id=agent.session_id)
+        store.seed_session(new_id, seeded, result.archived, agent.session_id)
+        store.save_todos(new_id, deps.todos.to_json())
+    except StoreError as exc:
+        return HandoffReport(None, f"Handoff failed, no session was created: {exc}.", result)
     todos = len(deps.todos.active())
     return HandoffReport(new_id, (
         f"Handed off to session {new_id} with {_carried(result)}, the latest turn and "

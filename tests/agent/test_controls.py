@@ -117,3 +117,41 @@ async def test_handoff_seeds_a_new_session_and_leaves_the_old_one(make_agent, sc
     scripted_server.enqueue(Reply.text("continuing"))
     assert (await child.run_turn("go on")).ok
 
+
+
+async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scripted_server, tmp_path):
+    from dataclasses import replace
+
+    from hermeslite.agent.factory import build_agent
+    from hermeslite.config import ModelConfig, Settings
+    from hermeslite.llm.litellm_client import LiteLLMClient
+    from hermeslite.store.sessions import SessionStore
+    from tests.faults import fill, small_disk
+
+    from .conftest import MODEL
+
+    summaries_answer_with(scripted_server)
+    with small_disk(tmp_path / "disk", 2048) as disk:
+        store = SessionStore(disk / "sessions.db")
+        model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=100_000)
+        settings = replace(Settings(), model=model, memory=replace(Settings().memory, dir=str(tmp_path / "memory")))
+        agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=LiteLLMClient(model, max_retries=0),
+                            store=store)
+        await chat(agent, 6)
+        before = copy_of(agent.messages[1:])
+        await agent.compress_now()
+        filler = fill(disk)
+        assert not (await agent.run_turn("typed while the disk was full")).saved
+        report = controls.uncompress(agent)
+        assert not report.done and "not fully saved yet" in report.text
+        filler.unlink()
+        assert (await agent.run_turn("and after it was freed")).saved
+        assert controls.uncompress(agent).done
+        contents = [m["content"] for m in agent.messages[1:]]
+        assert agent.messages[1:len(before) + 1] == before
+        assert contents[len(before):] == ["typed while the disk was full", "ok", "and after it was freed", "ok"]
+        store.close()
+
+
+def copy_of(messages: list[dict]) -> list[dict]:
+    return json.loads(json.dumps(messages))
