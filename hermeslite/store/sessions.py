@@ -37,7 +37,7 @@ from pathlib import Path
 from hermeslite.context.messages import Message, call_id, tool_calls_of
 from hermeslite.paths import data_dir
 
-from . import rewrites, undo, usage
+from . import generations, rewrites, undo, usage
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
@@ -268,46 +268,8 @@ class SessionStore:
                  undoable: bool = False) -> int:
         """The new generation; with `undoable` the one before it becomes the undo point (see undo.py)."""
         rows = [(str(m.get("role", "")), dumps_message(m)) for m in messages]
-        return self._write(conn, session_id, rows, next((t for t in map(title_from, messages) if t), None),
-                           undoable=undoable)
-
-    def _write(self, conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str]], title: str | None,
-               *, undoable: bool) -> int:
-        now = time.time()
-        previous = self._generation(conn, session_id)
-        generation = previous + 1
-        conn.executemany(
-            "INSERT INTO messages (session_id, generation, seq, role, json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [(session_id, generation, seq, role, text, now) for seq, (role, text) in enumerate(rows)],
-        )
-        conn.execute(
-            "UPDATE sessions SET transcript_generation = ?, updated_at = ?, title = COALESCE(title, ?) WHERE id = ?",
-            (generation, now, title, session_id),
-        )
-        if undoable:
-            kept = undo.keep(conn, session_id, previous, len(rows))
-        else:
-            kept = None
-            undo.forget(conn, session_id)
-        self._drop_old_generations(conn, session_id, generation, kept)
-        return generation
-
-    @staticmethod
-    def _drop_old_generations(conn: sqlite3.Connection, session_id: str, generation: int, kept: int | None) -> None:
-        """The originals a compaction removed are in the archive, so older generations can go, except
-        the undo point (`kept`) and rows that could not be read: no message in the archive stands
-        for them, so they stay."""
-        old = conn.execute(
-            "SELECT generation, seq, json FROM messages WHERE session_id = ? AND generation < ? AND generation IS NOT ?",
-            (session_id, generation, kept),
-        ).fetchall()
-        readable = [(g, seq) for g, seq, text in old if _readable(text)]
-        if len(readable) == len(old):
-            conn.execute("DELETE FROM messages WHERE session_id = ? AND generation < ? AND generation IS NOT ?",
-                         (session_id, generation, kept))
-        else:
-            conn.executemany("DELETE FROM messages WHERE session_id = ? AND generation = ? AND seq = ?",
-                             [(session_id, g, seq) for g, seq in readable])
+        title = next((t for t in map(title_from, messages) if t), None)
+        return generations.write(conn, session_id, self._generation(conn, session_id), rows, title, undoable=undoable)
 
     def apply_compaction(
         self,
@@ -364,8 +326,9 @@ class SessionStore:
         no undo point. Afterwards there is none: no undo of an undo.
         """
         with self._tx(session_id) as conn:
-            rows, done = undo.restore(conn, session_id, self._generation(conn, session_id))
-            self._write(conn, session_id, rows, None, undoable=False)
+            current = self._generation(conn, session_id)
+            rows, done = undo.restore(conn, session_id, current)
+            generations.write(conn, session_id, current, rows, None, undoable=False)
         return done
 
     def undo_point(self, session_id: str) -> UndoPoint | None:
@@ -469,10 +432,3 @@ class SessionStore:
         rows = self._query("SELECT todos FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
 
-
-def _readable(text: str) -> bool:
-    try:
-        read_row(text)
-    except BadRow:
-        return False
-    return True
