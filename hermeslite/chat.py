@@ -13,6 +13,7 @@ from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from hermeslite import line_commands
 from hermeslite.config import Settings
 from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
@@ -23,8 +24,9 @@ from hermeslite.store.sessions import SessionStore, default_sessions_path
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
-REPL_HELP = """\
+REPL_HELP = f"""\
 Commands: /compress [focus]  compact the conversation now; a focus topic is kept in most detail
+{line_commands.HELP}
           /new               start a new session
           /quit              leave (the session is saved)
           !command           run a shell command yourself (same approval rules, output cap and
@@ -117,9 +119,10 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             sys.stderr.write(REPL_HELP + "\n")
         elif text == "/new":
             agent = _new_session(agent, settings, store)
-        elif text == "/compress" or text.startswith("/compress "):
-            result = await agent.compress_now(text[len("/compress"):].strip() or None)
-            failed = failed or result.aborted
+        elif line_commands.handles(text):
+            outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
+                                              sys.stdout, sys.stderr)
+            agent, failed = outcome.agent, failed or not outcome.ok
         elif text.startswith("/"):
             sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
         else:
@@ -136,14 +139,21 @@ async def _user_command(agent: "Agent", command: str) -> None:
 
 
 def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":
+    agent = _open_session(old, settings, store, None)
+    sys.stderr.write(f"new session {agent.session_id}\n")
+    return agent
+
+
+def _open_session(old: "Agent", settings: Settings, store: SessionStore, session_id: str | None) -> "Agent":
+    """An agent on `session_id` (None: a new session) with the same model, printer and store."""
     from hermeslite.agent.factory import build_agent
 
     old.discard_if_unused()
-    agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, store=store, llm=old.deps.llm)
+    agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=store,
+                        llm=old.deps.llm)
     store.release(old.session_id)  # another process may continue it now
     for subscriber in old.subscribers:
         agent.subscribe(subscriber)
-    sys.stderr.write(f"new session {agent.session_id}\n")
     return agent
 
 
@@ -153,8 +163,9 @@ def list_sessions() -> str:
         rows = store.list_sessions()
     if not rows:
         return "no sessions yet\n"
-    lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} TITLE"]
+    lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} {'FROM':<24} TITLE"]
     for s in rows:
         when = datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-        lines.append(f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.title or ''}")
+        lines.append(f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.parent_id or '-':<24} "
+                     f"{s.title or ''}")
     return neutralize("\n".join(lines) + "\n")

@@ -57,8 +57,10 @@ class HeadlessPrinter:
         self._note(f"⟳ compressing ({event.trigger}) {plural(event.messages, 'message')}, ~{format_tokens(event.tokens)} tokens{focus}…")
 
     def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
+        result = event.result
+        why = f" ({result.error})" if result.fallback_used and result.error else ""
         cost = f" · {compaction_cost(event.usage)}" if event.usage.requests else ""
-        self._note(f"⟳ {event.headline}{cost}")
+        self._note(f"⟳ {event.headline}{why}{cost}")
 
     def startup(self, notes: list[str]) -> None:
         """The agent's start-up lines (how prompt caching applies), shown with --verbose."""

@@ -66,14 +66,23 @@ class Reply:
     seconds: float = 0.0
     inner: "Reply | None" = None
     usage: tuple[int, int] | None = None
+    finish: str | None = None
+    refusal: str | None = None
 
     @classmethod
-    def text(cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None) -> "Reply":
+    def text(cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None,
+             finish: str | None = None) -> "Reply":
         """Assistant text, streamed in `chunks` content deltas (or one JSON body when not streaming).
 
-        `usage` = (prompt, completion) overrides the estimated counts.
+        `usage` = (prompt, completion) overrides the estimated counts; `finish`
+        overrides the finish reason ("length": cut off at the output limit).
         """
-        return cls("text", text=text, chunks=chunks, usage=usage)
+        return cls("text", text=text, chunks=chunks, usage=usage, finish=finish)
+
+    @classmethod
+    def refused(cls, refusal: str) -> "Reply":
+        """A reply the provider flags as a refusal: no content, OpenAI's `refusal` field set."""
+        return cls("text", text="", refusal=refusal)
 
     @classmethod
     def tool_calls(
@@ -382,7 +391,9 @@ def _stream_chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any
     if text:
         for piece in split_text(text, reply.chunks):
             yield _chunk(rid, model, {"content": piece})
-    finish = "stop"
+    if reply.refusal:
+        yield _chunk(rid, model, {"refusal": reply.refusal})
+    finish = reply.finish or "stop"
     if reply.kind == "tool_calls":
         finish = "tool_calls"
         yield from _tool_call_chunks(rid, model, reply)
@@ -417,14 +428,16 @@ def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, 
 def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     rid, model = _ids(body)
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-    finish = "stop"
+    if reply.refusal:
+        message["refusal"] = reply.refusal
+    finish = reply.finish or "stop"
     if reply.kind == "tool_calls":
         finish = "tool_calls"
         message["tool_calls"] = [
             {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
         ]
-    elif not reply.text:
+    elif not reply.text and not reply.refusal:
         message["content"] = ""
     completion_text = reply.text + "".join(json.dumps(a) for _, a in reply.calls)
     return {"id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,

@@ -69,7 +69,7 @@ class Compaction:
             self._flush(list(agent.messages)))
         spent = deps.usage.totals - spent_before
         if result.changed and not result.aborted:
-            rebuilt = self._refresh(result.messages)
+            rebuilt = self.refresh(result.messages)
             agent.adopt_transcript(rebuilt)
             result.tokens_after = agent.ledger.total
             agent.saver.compaction(rebuilt, result.archived, CompactionRecord.from_result(result, trigger))
@@ -90,8 +90,7 @@ class Compaction:
         extends that request; a failure is one warning line, never a stop."""
         agent = self.agent
         deps = agent.deps
-        wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
-        if not wanted or user_turns(messages) < deps.settings.memory.flush_min_turns:
+        if not self.flush_wanted(messages):
             return 0
         llm = deps.llm
         try:
@@ -103,7 +102,13 @@ class Compaction:
             agent.emit(ev.Notice(f"{FLUSH_FAILED} {exc}", "warning"))
             return 0
 
-    def _refresh(self, messages: list[dict]) -> list[dict]:
+    def flush_wanted(self, messages: list[dict]) -> bool:
+        """Whether a compaction of `messages` runs the memory flush beside it (one more model call)."""
+        deps = self.agent.deps
+        wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
+        return bool(wanted) and user_turns(messages) >= deps.settings.memory.flush_min_turns
+
+    def refresh(self, messages: list[dict]) -> list[dict]:
         """Fresh system prompt (memory may have changed) and the todo snapshot on the last user turn."""
         deps = self.agent.deps
         out = list(messages)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from hermeslite.context.compressor import Summarize
+from hermeslite.context.summary_reply import SummaryReply
 from hermeslite.context.summary_request import LiveRequest
-from hermeslite.llm.types import LLMClient
+from hermeslite.llm.types import Completion, LLMClient
 
 from .usage import UsageMeter
 
@@ -25,14 +26,19 @@ def extension_request(messages: list[dict[str, Any]], instruction: str) -> list[
     return [*messages, {"role": "user", "content": instruction}]
 
 
-def serialized_summarizer(current_llm: Callable[[], LLMClient], usage: UsageMeter, timeout: float) -> Summarize:
-    """The compressor's `summarize(prompt, model)`: the prompt as one user message, the reply's text out."""
+def summary_reply(completion: Completion) -> SummaryReply:
+    """The reply's text with how the model ended it: the engine rejects a cut-off or refused summary."""
+    return SummaryReply(completion.message.get("content") or "", completion.finish_reason, completion.refusal)
 
-    async def summarize(prompt: str, model: str | None) -> str:
+
+def serialized_summarizer(current_llm: Callable[[], LLMClient], usage: UsageMeter, timeout: float) -> Summarize:
+    """The compressor's `summarize(prompt, model)`: the prompt as one user message, the reply out."""
+
+    async def summarize(prompt: str, model: str | None) -> SummaryReply:
         llm = current_llm()
         completion = await llm.complete([{"role": "user", "content": prompt}], model=model, timeout=timeout)
         usage.record("summary", model or llm.model, completion.usage)
-        return completion.message.get("content") or ""
+        return summary_reply(completion)
 
     return summarize
 
@@ -48,9 +54,9 @@ def live_request(
     """
     frozen, schemas = list(messages), list(tools)
 
-    async def send(instruction: str) -> str:
+    async def send(instruction: str) -> SummaryReply:
         completion = await llm.complete(extension_request(frozen, instruction), schemas or None, timeout=timeout)
         usage.record("summary", llm.model, completion.usage)
-        return completion.message.get("content") or ""
+        return summary_reply(completion)
 
     return LiveRequest(tokens=tokens, send=send)

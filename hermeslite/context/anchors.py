@@ -335,3 +335,9 @@ def render_anchors(anchors: Anchors) -> str:
         if items:
             lines += [SECTION_TITLES[name], *items]
     return "\n".join(lines)
+
+
+def with_missing_anchors(summary: str, anchors: Anchors) -> str:
+    """`summary` with the recorded facts it does not already carry appended, secrets masked."""
+    missing = render_anchors(anchors.missing_from(summary))
+    return f"{summary}\n\n{redact_secrets(missing)}" if missing else summary

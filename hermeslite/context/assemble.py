@@ -36,6 +36,11 @@ def unwrap_handoffs(messages: list[Message]) -> list[Message]:
     return out
 
 
+def unwrapped_positions(messages: list[Message]) -> list[int]:
+    """For each message of `unwrap_handoffs(messages)`, its index in `messages`."""
+    return [i for i, msg in enumerate(messages) if not has_handoff(msg) or split_handoff(msg)[1] is not None]
+
+
 def previous_junction(messages: list[Message]) -> int:
     """Where, in `unwrap_handoffs(messages)`, the newest standalone summary stood.
 

@@ -4,45 +4,39 @@
 previous summary and anchors for iterative updates, the cooldown and the
 anti-thrash counters) and nothing else: the LLM arrives as an injected async
 callable and the transcript is passed in and handed back, never stored.
+
+A pass is a `plan` (pure: what would be pruned, summarized and kept, with no
+model call) carried out by `execute`; the preview the user asks for is the
+same plan, so it shows what the pass will really do.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from dataclasses import dataclass
 from datetime import date
-from typing import Awaitable, Callable
+from typing import Callable
 
-from .anchors import Anchors, extract_anchors, render_anchors
-from .assemble import assemble, previous_junction, unwrap_handoffs
+from .anchors import Anchors, extract_anchors, render_anchors, with_missing_anchors
+from .assemble import assemble, previous_junction, unwrap_handoffs, unwrapped_positions
 from .boundaries import find_boundaries, latest_user_index
 from .budgets import AFTER_COMPACTION, Budgets, Fixed, overflow_reason, plan_budgets
-from .failures import describe, should_abort
-from .fallback import fallback_checkpoint, model_written
+from .checkpoint import CheckpointEdit, replace_checkpoint
 from .guard import Guard
 from .handoff import find_previous, has_handoff
 from .messages import ARCHIVE_KEY, Message, reference_id
+from .plan import CompressionPlan, Preview, describe_plan
 from .prune import prune
 from .ranking import fit_anchors
-from .redact import redact_secrets
 from .result import CompressionResult
 from .settings import CompressionConfig
-from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns
-from .summary_request import LiveRequest, build_instruction, fits
+from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarizer, fallback
+from .summary_request import LiveRequest
 from .threshold import Threshold, resolve_threshold
-from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
+from .tokens import estimate_tokens, message_tokens
 
-Summarize = Callable[[str, "str | None"], Awaitable[str]]
+__all__ = ["ContextCompressor", "Summarize"]
+
 FOCUS_CHARS = 200
-
-
-@dataclass
-class _Summary:
-    text: str | None = None
-    fallback: bool = False
-    aborted: bool = False
-    error: str | None = None
 
 
 class ContextCompressor:
@@ -124,13 +118,22 @@ class ContextCompressor:
         self.compression_count = 0
         self.guard.reset()
 
+    def fresh(self) -> "ContextCompressor":
+        """A compressor with the same settings, summarizer and window, and none of this one's state:
+        for a pass over another session's transcript (a handoff) that must not touch this one's."""
+        twin = ContextCompressor(self.config, context_length=self._model_context_length, summarize=self.summarize,
+                                 clock=self.guard.clock, today=self._today,
+                                 summary_input_tokens=self.summary_input_tokens, model=self.model)
+        twin.request_overhead_tokens = self.request_overhead_tokens
+        return twin
+
     # -- the pass --------------------------------------------------------------
 
     async def compress(
         self, messages: list[Message], focus_topic: str | None = None, force: bool = False,
         live: LiveRequest | None = None,
     ) -> CompressionResult:
-        """One compression pass; `messages` is never modified.
+        """One compression pass (`plan`, then `execute`); `messages` is never modified.
 
         `force` is the manual /compress: it ignores the cooldown, prunes even a
         small saving, and always summarizes the middle. Whatever the trigger, a
@@ -140,14 +143,19 @@ class ContextCompressor:
         first asked for as an extension of it, so the provider reads the
         conversation from its cache (see `summary_request`).
         """
+        return await self.execute(self.plan(messages, focus_topic, force=force), live)
+
+    def plan(self, messages: list[Message], focus_topic: str | None = None, *, force: bool = False,
+             handoff: bool = False) -> CompressionPlan:
+        """What a pass over `messages` would do, with no model call and no change to any state.
+
+        `handoff` plans the checkpoint that seeds a new session: no opening
+        exchange is kept, and the tail starts no earlier than the latest user
+        message, so the new session holds the checkpoint and the latest turn.
+        """
         original = list(messages)
         tokens = [message_tokens(m) for m in original]
-        before = sum(tokens)
         focus = " ".join((focus_topic or "").split())[:FOCUS_CHARS] or None
-        result = CompressionResult(
-            messages=original, tokens_before=before, tokens_after=before,
-            messages_before=len(original), focus_topic=focus, target_tokens=self.target_tokens,
-        )
         cfg = self.config
         pruned = prune(
             original,
@@ -157,15 +165,98 @@ class ContextCompressor:
             tokens=tokens,
             force=force,
         )
-        result.archived.update(pruned.archived)
         # Per-message counts are reused from here on: prune keeps every message it did not change.
         sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
+        plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
         if pruned.archived and not force and sum(sizes) + self.request_overhead_tokens <= self.target_tokens:
-            return self._finish(result, pruned.messages, pruned_only=True, after=sum(sizes))
+            plan.pruned_only = True
+            return plan
+        plan.handoffs = [m for m in pruned.messages if has_handoff(m)]
+        plan.previous = find_previous(plan.handoffs)
+        self._plan_middle(plan, handoff)
+        return plan
 
-        handoffs = [m for m in pruned.messages if has_handoff(m)]
-        self._rehydrate(handoffs)
-        return await self._summarize_middle(result, pruned.messages, sizes, handoffs, focus, force, live)
+    def _plan_middle(self, plan: CompressionPlan, handoff: bool) -> None:
+        """Boundaries, budgets and recorded facts for the part a checkpoint will stand in for."""
+        pruned = plan.pruned.messages
+        if plan.handoffs:
+            plan.working, plan.positions = unwrap_handoffs(pruned), unwrapped_positions(pruned)
+            known = {id(m): t for m, t in zip(pruned, plan.sizes)}
+            plan.working_tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in plan.working]
+        else:
+            plan.working, plan.positions, plan.working_tokens = pruned, list(range(len(pruned))), plan.sizes
+        working, tokens = plan.working, plan.working_tokens
+        plan.budgets = budgets = self._budgets(working, tokens)
+        floor = previous_junction(pruned) if plan.handoffs else 0
+        user = latest_user_index(working)
+        if handoff and user is not None:
+            floor = max(floor, user)
+        plan.bounds = bounds = find_boundaries(
+            working,
+            tokens,
+            protect_first_n=0 if plan.previous or handoff else self.config.protect_first_n,
+            tail_budget=budgets.tail,
+            protect_last_n=self.config.protect_last_n,
+            force=plan.force,
+            tail_floor=floor,
+            head_cap=budgets.head,
+            tail_cap=budgets.tail_cap,
+        )
+        if bounds.empty:
+            return
+        previous_body = plan.previous[0] if plan.previous else ""
+        lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
+        plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted + estimate_tokens(previous_body)
+        archived = plan.pruned.archived
+        plan.originals = [archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in plan.middle]
+        plan.anchors = fit_anchors(extract_anchors(plan.originals).merged_with(self._older_anchors(plan)),
+                                   budgets.anchors)
+        if self.summarize is None:
+            plan.no_call = NO_SUMMARIZER
+        elif not plan.force and self.guard.cooling_down():
+            plan.no_call = COOLING_DOWN
+
+    def _older_anchors(self, plan: CompressionPlan) -> Anchors:
+        """The recorded facts of the checkpoint already in the transcript (see `_rehydrate_from`)."""
+        if plan.previous is None:
+            return Anchors()
+        return Anchors.from_dict(plan.previous[1]) if plan.previous[1] else self.anchors
+
+    def preview(self, messages: list[Message], focus_topic: str | None = None, *, force: bool = True) -> Preview:
+        """A dry run of `compress` for the user: the plan in numbers, nothing called or changed.
+
+        The size after is exact for a prune and for a checkpoint built by code,
+        and an estimate when a model would write the checkpoint: a fifth of
+        what it replaces (at most the length it is asked for), plus every
+        recorded fact in case it leaves them all out.
+        """
+        plan = self.plan(messages, focus_topic, force=force)
+        if not plan.summarizes:
+            return describe_plan(plan, self.target_tokens, checkpoint_tokens=0)
+        if plan.no_call:
+            text = with_missing_anchors(fallback(plan, plan.no_call).text or "", plan.anchors)
+            size = estimate_tokens(text)
+        else:
+            assert plan.budgets is not None
+            aim = min(plan.budgets.summary_target(plan.replaced), plan.replaced // 5)
+            size = aim + estimate_tokens(render_anchors(plan.anchors))
+        return describe_plan(plan, self.target_tokens, checkpoint_tokens=size)
+
+    async def execute(self, plan: CompressionPlan, live: LiveRequest | None = None) -> CompressionResult:
+        """Carry out `plan`: make the checkpoint, reassemble, and update the iterative state."""
+        before = plan.tokens_before
+        result = CompressionResult(
+            messages=plan.messages, tokens_before=before, tokens_after=before,
+            messages_before=len(plan.messages), focus_topic=plan.focus, target_tokens=self.target_tokens,
+        )
+        result.archived.update(plan.pruned.archived)
+        if plan.pruned_only:
+            return self._finish(result, plan.pruned.messages, pruned_only=True, after=sum(plan.sizes))
+        self._rehydrate_from(plan.previous)
+        if not plan.summarizes:
+            return self._finish(result, plan.pruned.messages, pruned_only=bool(result.archived),
+                                after=sum(plan.sizes), budgets=plan.budgets)
+        return await self._summarize_middle(result, plan, live)
 
     def _budgets(self, working: list[Message], tokens: list[int]) -> Budgets:
         """Budgets for this pass, after the tool schemas, the system prompt and the latest user message."""
@@ -177,56 +268,30 @@ class ContextCompressor:
         )
         return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed)
 
-    async def _summarize_middle(
-        self, result: CompressionResult, pruned: list[Message], sizes: list[int], handoffs: list[Message],
-        focus: str | None, force: bool, live: LiveRequest | None = None,
-    ) -> CompressionResult:
-        working = unwrap_handoffs(pruned) if handoffs else pruned
-        if handoffs:
-            known = {id(m): t for m, t in zip(pruned, sizes)}
-            tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in working]
-        else:
-            tokens = sizes
-        budgets = self._budgets(working, tokens)
-        bounds = find_boundaries(
-            working,
-            tokens,
-            protect_first_n=0 if self.previous_summary else self.config.protect_first_n,
-            tail_budget=budgets.tail,
-            protect_last_n=self.config.protect_last_n,
-            force=force,
-            tail_floor=previous_junction(pruned) if handoffs else 0,
-            head_cap=budgets.head,
-            tail_cap=budgets.tail_cap,
-        )
-        if bounds.empty:
-            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes), budgets=budgets)
-        middle = bounds.middle(working)
-        lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
-        replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted
-        replaced += estimate_tokens(self.previous_summary or "")
-        originals = [result.archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in middle]
-        anchors = fit_anchors(extract_anchors(originals).merged_with(self.anchors), budgets.anchors)
-        made = await self._make_summary(originals, anchors, replaced, budgets, focus, force,
-                                        live=live, kept=working[bounds.tail_start:])
+    async def _summarize_middle(self, result: CompressionResult, plan: CompressionPlan,
+                                live: LiveRequest | None) -> CompressionResult:
+        assert plan.bounds is not None and plan.budgets is not None
+        budgets, anchors = plan.budgets, plan.anchors
+        summarizer = Summarizer(self.config, self.summarize, self.context_length, self.summary_input_tokens,
+                                self.previous_summary, self._today())
+        made = await summarizer.make(plan, live, cooling_down=self.guard.cooling_down())
         if made.aborted:
             self.guard.record_failure()
             result.aborted, result.error, result.archived = True, made.error, {}
             return result
-        text = made.text or ""
-        missing = render_anchors(anchors.missing_from(text))
-        if missing:
-            text = f"{text}\n\n{redact_secrets(missing)}"
-        rebuilt = assemble(working, bounds, text, anchors.to_dict())
+        text = with_missing_anchors(made.text or "", anchors)
+        rebuilt = assemble(plan.working, plan.bounds, text, anchors.to_dict())
         after = estimate_tokens(rebuilt)
         if after >= result.tokens_before:
-            return self._finish(result, pruned, pruned_only=bool(result.archived), after=sum(sizes),
-                                error="the summary would not shrink the transcript", budgets=budgets)
-        self._adopt(result, made, text, anchors, middle + handoffs)
+            return self._finish(result, plan.pruned.messages, pruned_only=bool(result.archived),
+                                after=sum(plan.sizes), error="the summary would not shrink the transcript",
+                                budgets=budgets)
+        middle = plan.middle
+        self._adopt(result, made, text, anchors, middle + plan.handoffs)
         result.dropped = len(middle)
         return self._finish(result, rebuilt, after=after, budgets=budgets)
 
-    def _adopt(self, result: CompressionResult, made: _Summary, text: str, anchors: Anchors,
+    def _adopt(self, result: CompressionResult, made: Made, text: str, anchors: Anchors,
                removed: list[Message]) -> None:
         """Keep the new checkpoint as state, archive what it replaced, and tell the guard how it went."""
         for msg in removed:
@@ -254,14 +319,14 @@ class ContextCompressor:
         self.guard.record_pass(result.tokens_before, after)
         return result
 
-    def _rehydrate(self, messages: list[Message]) -> None:
+    def _rehydrate_from(self, found: tuple[str, dict] | None) -> None:
         """Take the previous summary from the transcript itself when it holds one.
 
-        After a restart the compressor's state is empty but the session's
-        transcript still carries the last handoff; without this, the next pass
-        would summarize that handoff as if it were an ordinary turn.
+        After a restart, an undo or an edit, the compressor's state may not
+        match the session's transcript, which carries the checkpoint the next
+        pass must update; without this, the next pass would summarize that
+        checkpoint as if it were an ordinary turn.
         """
-        found = find_previous(messages)
         if found is None:
             self.previous_summary, self.anchors = None, Anchors()
             return
@@ -269,81 +334,17 @@ class ContextCompressor:
         self.previous_summary = body
         self.anchors = Anchors.from_dict(anchors) if anchors else self.anchors
 
-    async def _make_summary(
-        self, middle: list[Message], anchors: Anchors, replaced: int, budgets: Budgets, focus: str | None,
-        force: bool, *, live: LiveRequest | None = None, kept: list[Message] | None = None,
-    ) -> _Summary:
-        cfg = self.config
-        aim = budgets.summary_target(replaced)
-        calls = self._summary_calls(middle, aim, focus, live, kept or [])
-        if not calls:
-            return self._fallback(anchors, middle, budgets, "skipped: no summarizer is configured")
-        if not force and self.guard.cooling_down():
-            return self._fallback(anchors, middle, budgets, "skipped: cooling down after a failed summary")
-        failures: list[str] = []
-        for call in calls:
-            try:
-                reply = await asyncio.wait_for(call(), cfg.summary_timeout)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # any summarizer failure is handled, never raised
-                if should_abort(exc):
-                    return _Summary(aborted=True, error=describe(exc))
-                failures.append(describe(exc) if not isinstance(exc, TimeoutError) else
-                                f"no summary within {cfg.summary_timeout:g} s")
-                continue
-            text = clean_reply(reply)
-            reason = rejection_reason(text, replaced, budgets.summary)
-            if reason is None:
-                return _Summary(text=text)
-            failures.append(reason)
-        error = "; ".join(failures)
-        if cfg.abort_on_summary_failure:
-            return _Summary(aborted=True, error=error)
-        return self._fallback(anchors, middle, budgets, error)
+    def adopt_transcript(self, messages: list[Message]) -> None:
+        """Make the iterative state (previous summary, anchors) that of `messages`' newest checkpoint."""
+        self._rehydrate_from(find_previous(messages))
 
-    def _summary_calls(
-        self, middle: list[Message], aim: int, focus: str | None, live: LiveRequest | None, kept: list[Message],
-    ) -> list[Callable[[], Awaitable[str]]]:
-        """The summary requests to try, in order.
+    def edit_checkpoint(self, messages: list[Message], text: str) -> CheckpointEdit:
+        """The user's text in place of the newest checkpoint, validated like a model's summary.
 
-        First the cache-aware extension of the live request, when the main model
-        summarizes, reads fast enough to take the whole transcript, and the
-        request fits the window; then the serialized prompt on the summary model
-        and, when that is a separate model, on the main model. The serialized
-        prompt is built only if it is needed.
+        It must fit what this window leaves for a checkpoint and its recorded
+        facts. Nothing changes here: once the edited transcript is kept, the
+        caller hands it to `adopt_transcript`, so the next pass updates the
+        edited version.
         """
-        cfg = self.config
-        calls: list[Callable[[], Awaitable[str]]] = []
-        # A model that reads too slowly for a whole transcript gets a capped excerpt instead.
-        if live is not None and not cfg.summary_model and not self.summary_input_tokens:
-            instruction = build_instruction(kept, has_previous=bool(self.previous_summary), focus=focus,
-                                            budget_tokens=aim, today=self._today())
-            if fits(live, estimate_tokens(instruction), aim, self.context_length):
-                calls.append(lambda: live.send(instruction))
-        if self.summarize is None:
-            return calls
-        summarize = self.summarize
-        built: list[str] = []   # the serialized prompt, once made
-
-        def serialized(model: str | None) -> Callable[[], Awaitable[str]]:
-            async def call() -> str:
-                if not built:
-                    max_chars = input_budget_chars(self.context_length, aim)
-                    if self.summary_input_tokens:
-                        max_chars = min(max_chars, self.summary_input_tokens * CHARS_PER_TOKEN)
-                    built.append(build_prompt(render_turns(middle, max_chars), previous=self.previous_summary,
-                                              focus=focus, budget_tokens=aim, today=self._today()))
-                return await summarize(built[0], model)
-            return call
-
-        return calls + [serialized(model) for model in [cfg.summary_model] + ([None] if cfg.summary_model else [])]
-
-    def _fallback(self, anchors: Anchors, middle: list[Message], budgets: Budgets, reason: str) -> _Summary:
-        """The stand-in checkpoint; the last model-written one rides along in what is left of the two slots."""
-        bare = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=None)
-        used = len(bare) + len(render_anchors(anchors.missing_from(bare)))
-        room = (budgets.summary + budgets.anchors) * CHARS_PER_TOKEN - used
-        previous = model_written(self.previous_summary, room) if room > 0 else None
-        text = fallback_checkpoint(anchors, removed=len(middle), reason=reason, previous=previous) if previous else bare
-        return _Summary(text=redact_secrets(text), fallback=True, error=reason)
+        budgets = self._budgets(messages, [message_tokens(m) for m in messages])
+        return replace_checkpoint(messages, text, limit_tokens=budgets.summary + budgets.anchors)

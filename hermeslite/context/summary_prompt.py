@@ -171,20 +171,46 @@ def clean_reply(reply: str | None) -> str:
     return redact_secrets(text.strip())
 
 
+def checkpoint_problem(summary: str, what: str = "the summary") -> str | None:
+    """Why `summary` is not shaped like a checkpoint (empty, an echo of the prompt, sections
+    missing), or None. A model's summary and a user's edit are held to the same shape."""
+    if not summary.strip():
+        return f"{what} was empty"
+    if any(mark in summary for mark in ECHO_MARKS):
+        return f"{what} repeats the request instead of answering it"
+    missing = missing_sections(summary)
+    if missing:
+        return f"{what} lacks the section(s) {', '.join(missing)}"
+    return None
+
+
+def missing_sections(summary: str) -> list[str]:
+    """The required headings `summary` does not have."""
+    found = {h.strip().lower().rstrip(":") for h in HEADING_LINE.findall(summary)}
+    return [name for name in REQUIRED if name.lower() not in found]
+
+
+def empty_sections(summary: str) -> list[str]:
+    """The required headings of `summary` with nothing under them (not even "None.")."""
+    headings = list(HEADING_LINE.finditer(summary))
+    empty = []
+    for at, match in enumerate(headings):
+        name = match.group(1).strip().rstrip(":")
+        end = headings[at + 1].start() if at + 1 < len(headings) else len(summary)
+        if name.lower() in {r.lower() for r in REQUIRED} and not summary[match.end():end].strip():
+            empty.append(name)
+    return empty
+
+
 def rejection_reason(summary: str, replaced_tokens: int, limit_tokens: int | None = None) -> str | None:
     """Why a summary is unusable, or None when it passes.
 
     `limit_tokens` is what the window leaves for the checkpoint: a longer one
     would leave the next request too close to the threshold.
     """
-    if not summary.strip():
-        return "the summary was empty"
-    if any(mark in summary for mark in ECHO_MARKS):
-        return "the summary repeats the request instead of answering it"
-    found = {h.strip().lower().rstrip(":") for h in HEADING_LINE.findall(summary)}
-    missing = [name for name in REQUIRED if name.lower() not in found]
-    if missing:
-        return f"the summary lacks the section(s) {', '.join(missing)}"
+    problem = checkpoint_problem(summary)
+    if problem is not None:
+        return problem
     size = estimate_tokens(summary)
     if size >= replaced_tokens:
         return "the summary was not smaller than the turns it replaces"

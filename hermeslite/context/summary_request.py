@@ -24,6 +24,7 @@ from typing import Awaitable, Callable
 from .messages import Message, text_of
 from .redact import redact_secrets
 from .summary_prompt import INSTRUCTION_OPEN, SECTIONS
+from .summary_reply import SummaryReply
 
 SNIPPET_CHARS = 80
 
@@ -34,11 +35,12 @@ class LiveRequest:
 
     `tokens` is what it carries (system prompt, tool schemas, messages);
     `send(instruction)` sends it again with `instruction` as one more user
-    turn and returns the reply's text.
+    turn and returns the reply (its text, or a `SummaryReply` that also says
+    how the model ended it).
     """
 
     tokens: int
-    send: Callable[[str], Awaitable[str]]
+    send: Callable[[str], Awaitable["str | SummaryReply"]]
 
 
 def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: int) -> bool:

@@ -86,6 +86,12 @@ class Assembler:
                           finish_reason=finish)
 
 
+def refusal_of(message: Any) -> str | None:
+    """OpenAI's `refusal` field of a message; litellm keeps it among the provider-specific fields."""
+    refusal = _get(message, "refusal") or (_get(message, "provider_specific_fields") or {}).get("refusal")
+    return refusal if isinstance(refusal, str) and refusal else None
+
+
 def require_whole(completion: Completion, *, finished: bool, model: str) -> None:
     """Raise IncompleteReply for a streamed reply that cannot count as an answer.
 
@@ -177,7 +183,8 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
     usage = usage_from(usage_object)
     usage.cost = _response_cost(litellm, response, model, usage_object)
     finish = getattr(choice, "finish_reason", None) or ("tool_calls" if tool_calls else "stop")
-    return Completion(message=_assistant_message(str(text), tool_calls), usage=usage, finish_reason=finish)
+    return Completion(message=_assistant_message(str(text), tool_calls), usage=usage, finish_reason=finish,
+                      refusal=refusal_of(message))
 
 
 def _response_cost(litellm: ModuleType, response: Any, model: str, usage: Any) -> float | None:

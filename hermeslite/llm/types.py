@@ -34,6 +34,7 @@ class Completion:
     message: dict[str, Any]            # {"role": "assistant", "content": ..., "tool_calls": [...]?}
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    refusal: str | None = None         # the provider's refusal field, when it declined to answer
 
 
 @dataclass

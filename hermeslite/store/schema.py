@@ -92,7 +92,22 @@ _V3 = [
     "ALTER TABLE sessions ADD COLUMN api_base TEXT",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+# v4: where a handed-off session came from (/handoff), and the transcript before the latest
+# compaction, kept so /uncompress can bring it back (see undo.py).
+_V4 = [
+    "ALTER TABLE sessions ADD COLUMN parent_id TEXT",
+    """
+    CREATE TABLE undo_points (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        generation INTEGER,
+        base_count INTEGER NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        created_at REAL NOT NULL
+    )
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from hermeslite.context.messages import Message, call_id, tool_calls_of
 from hermeslite.paths import data_dir
 
-from . import usage
+from . import generations, rewrites, undo, usage
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
@@ -50,15 +50,18 @@ from .transcript import (
     BadRow,
     dumps_message,
     read_row,
+    referenced_ids,
     repair_transcript,
     title_from,
 )
+from .undo import NothingToUndo, Undone, UndoPoint
 from .usage import UsageRecord
 
 __all__ = [
     "CompactionRecord",
     "INTERRUPTED_TOOL_TEXT",
     "NO_SAVED_REPLY",
+    "NothingToUndo",
     "RecallTool",
     "RestoredTranscript",
     "SCHEMA_VERSION",
@@ -68,6 +71,7 @@ __all__ = [
     "SessionNotFound",
     "SessionStore",
     "StoreError",
+    "Undone",
     "default_sessions_path",
     "repair_transcript",
 ]
@@ -93,6 +97,7 @@ class SessionInfo:
     model: str | None
     cwd: str | None
     api_base: str | None     # the server it talks to; None: the provider's own (or recorded before v3)
+    parent_id: str | None = None  # the session this one was handed off from (/handoff)
 
 
 @dataclass(frozen=True)
@@ -150,17 +155,18 @@ class SessionStore:
 
     def create_session(
         self, model: str | None, cwd: str | Path | None, title: str | None = None, api_base: str | None = None,
+        parent_id: str | None = None,
     ) -> str:
-        """A new session, claimed by this store (see `claim`)."""
+        """A new session, claimed by this store (see `claim`); `parent_id`: the one it was handed off from."""
         now = time.time()
         for _ in range(10):
             session_id = _new_id()
             try:
                 with self._tx(session_id) as conn:
                     conn.execute(
-                        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd, api_base)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (session_id, now, now, title, model, None if cwd is None else str(cwd), api_base),
+                        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd, api_base, parent_id)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (session_id, now, now, title, model, None if cwd is None else str(cwd), api_base, parent_id),
                     )
                 return session_id
             except (sqlite3.IntegrityError, SessionBusy):
@@ -178,7 +184,7 @@ class SessionStore:
         SELECT s.id, s.title, s.created_at, s.updated_at,
                (SELECT COUNT(*) FROM messages m
                  WHERE m.session_id = s.id AND m.generation = s.transcript_generation),
-               s.model, s.cwd, s.api_base
+               s.model, s.cwd, s.api_base, s.parent_id
         FROM sessions s
     """
 
@@ -253,38 +259,17 @@ class SessionStore:
             )
 
     def replace_transcript(self, session_id: str, messages: list[Message]) -> int:
-        """Write `messages` as the new current transcript (after a compaction); returns its generation."""
+        """Write `messages` as the new current transcript; returns its generation. Not undoable
+        (a compaction is written by `apply_compaction`)."""
         with self._tx(session_id) as conn:
             return self._replace(conn, session_id, messages)
 
-    def _replace(self, conn: sqlite3.Connection, session_id: str, messages: list[Message]) -> int:
-        now = time.time()
-        generation = self._generation(conn, session_id) + 1
-        conn.executemany(
-            "INSERT INTO messages (session_id, generation, seq, role, json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [(session_id, generation, seq, str(m.get("role", "")), dumps_message(m), now) for seq, m in enumerate(messages)],
-        )
+    def _replace(self, conn: sqlite3.Connection, session_id: str, messages: list[Message], *,
+                 undoable: bool = False) -> int:
+        """The new generation; with `undoable` the one before it becomes the undo point (see undo.py)."""
+        rows = [(str(m.get("role", "")), dumps_message(m)) for m in messages]
         title = next((t for t in map(title_from, messages) if t), None)
-        conn.execute(
-            "UPDATE sessions SET transcript_generation = ?, updated_at = ?, title = COALESCE(title, ?) WHERE id = ?",
-            (generation, now, title, session_id),
-        )
-        self._drop_old_generations(conn, session_id, generation)
-        return generation
-
-    @staticmethod
-    def _drop_old_generations(conn: sqlite3.Connection, session_id: str, generation: int) -> None:
-        """The originals a compaction removed are in the archive, so older generations can go, except
-        rows that could not be read: no message in the archive stands for them, so they stay."""
-        old = conn.execute(
-            "SELECT generation, seq, json FROM messages WHERE session_id = ? AND generation < ?", (session_id, generation)
-        ).fetchall()
-        readable = [(g, seq) for g, seq, text in old if _readable(text)]
-        if len(readable) == len(old):
-            conn.execute("DELETE FROM messages WHERE session_id = ? AND generation < ?", (session_id, generation))
-        else:
-            conn.executemany("DELETE FROM messages WHERE session_id = ? AND generation = ? AND seq = ?",
-                             [(session_id, g, seq) for g, seq in readable])
+        return generations.write(conn, session_id, self._generation(conn, session_id), rows, title, undoable=undoable)
 
     def apply_compaction(
         self,
@@ -293,9 +278,12 @@ class SessionStore:
         archived: dict[str, Message] | None = None,
         record: CompactionRecord | None = None,
     ) -> int:
-        """Archive the originals, write the new transcript and log the record, all in one transaction."""
+        """Archive the originals, write the new transcript and log the record, all in one transaction.
+
+        The transcript it replaces becomes the session's undo point (see undo.py).
+        """
         with self._tx(session_id) as conn:
-            generation = self._replace(conn, session_id, messages)
+            generation = self._replace(conn, session_id, messages, undoable=True)
             self._archive(conn, session_id, archived or {})
             if record is not None:
                 self._record(conn, session_id, record)
@@ -328,6 +316,38 @@ class SessionStore:
 
     def generation(self, session_id: str) -> int:
         return self._generation_read(session_id)
+
+    # ------------------------------------------------------------------ undo, edit, handoff
+
+    def undo_compaction(self, session_id: str) -> Undone:
+        """Bring back the transcript before the latest compaction, then the messages added since.
+
+        Raises NothingToUndo (its text is the line for the user) when there is
+        no undo point. Afterwards there is none: no undo of an undo.
+        """
+        with self._tx(session_id) as conn:
+            current = self._generation(conn, session_id)
+            rows, done = undo.restore(conn, session_id, current)
+            generations.write(conn, session_id, current, rows, None, undoable=False)
+        return done
+
+    def undo_point(self, session_id: str) -> UndoPoint | None:
+        with self._db.lock:
+            return undo.point(self._db.conn, session_id)
+
+    def replace_checkpoint(self, session_id: str, message: Message) -> None:
+        """Put `message` where the newest checkpoint of the current transcript is stored (an edit of it)."""
+        with self._tx(session_id) as conn:
+            rewrites.replace_checkpoint_row(conn, session_id, self._generation(conn, session_id), message)
+
+    def seed_session(self, session_id: str, messages: list[Message], archived: dict[str, Message],
+                     parent_id: str) -> None:
+        """Write a handed-off session's first transcript, with the originals its placeholders and
+        checkpoint point to: those this handoff archived, and those of `parent_id` still referenced."""
+        with self._tx(session_id) as conn:
+            self._replace(conn, session_id, messages)
+            inherited = rewrites.inherited_originals(conn, parent_id, referenced_ids(messages) - set(archived))
+            self._archive(conn, session_id, {**inherited, **archived})
 
     def _generation_read(self, session_id: str) -> int:
         rows = self._query("SELECT transcript_generation FROM sessions WHERE id = ?", (session_id,))
@@ -412,10 +432,3 @@ class SessionStore:
         rows = self._query("SELECT todos FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
 
-
-def _readable(text: str) -> bool:
-    try:
-        read_row(text)
-    except BadRow:
-        return False
-    return True

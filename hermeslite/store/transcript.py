@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hermeslite.context.messages import SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
+from hermeslite.context.messages import ARCHIVE_KEY, SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
+from hermeslite.context.prune import RECALL_MARK
 from hermeslite.context.sanitize import sanitize_tool_pairs
 from hermeslite.context.user_command import user_command_of
 
@@ -123,3 +124,11 @@ def title_from(message: Message) -> str | None:
     if not text:
         return None
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def referenced_ids(messages: list[Message]) -> set[str]:
+    """Archive ids a transcript points to: its placeholders' recall ids and pruned messages' references."""
+    refs = {str(m[ARCHIVE_KEY]) for m in messages if m.get(ARCHIVE_KEY)}
+    for message in messages:
+        refs.update(RECALL_MARK.findall(dumps_message(message)))
+    return refs

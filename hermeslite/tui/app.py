@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -332,6 +332,21 @@ class HermesApp(App[int]):
         except asyncio.CancelledError:
             await self.chat.cancel_running()
             await self.chat.add_note(cancelled, kind="cancelled")
+            raise
+        except Exception as exc:  # noqa: BLE001
+            await self.report_error(exc)
+        finally:
+            self.activity = ""
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_in_turn(self, job: Callable[[], Awaitable[None]], activity: str, cancelled: str) -> None:
+        """Run `job` as the turn does: one at a time, shown as `activity`, Esc cancels it
+        (then the note says `cancelled`)."""
+        self.activity = activity
+        try:
+            await job()
+        except asyncio.CancelledError:
+            await self.chat.add_note(f"Cancelled: {cancelled}.", kind="cancelled")
             raise
         except Exception as exc:  # noqa: BLE001
             await self.report_error(exc)

@@ -113,18 +113,100 @@ def help_entries() -> list[tuple[str, str, str, bool]]:
     return [(c.slash, c.args, c.help, c.waits) for c in REGISTRY.values()]
 
 
+# Palette entries for an argument that makes a command do something else (the palette passes none).
+PALETTE_VARIANTS = (
+    ("/compress --preview", "show what /compress would do: nothing is sent or changed"),
+    ("/summary edit", "edit the checkpoint the model reads"),
+)
+
+
 def system_commands(app: "HermesApp") -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait)."""
     for c in REGISTRY.values():
         yield SystemCommand(c.slash, c.help, partial(app.send, c.slash))
+    for text, help in PALETTE_VARIANTS:
+        yield SystemCommand(text, help, partial(app.send, text))
 
 
 # -- the commands ------------------------------------------------------------------
 
 
-@command("compress", "[focus]", "compact the conversation now; a focus topic is kept in most detail", waits=True)
+@command("compress", "[--preview] [focus]",
+         "compact the conversation now; a focus topic is kept in most detail; --preview only shows what it would do",
+         waits=True)
 async def _compress(app: "HermesApp", args: str) -> None:
-    app.start_compress(args or None)
+    from hermeslite.agent import controls
+
+    focus, preview = controls.compress_args(args)
+    if not preview:
+        app.start_compress(focus)
+        return
+    agent = await app.host.ready()
+    app.show_view("Compress preview", "\n".join(controls.preview(agent, focus).lines()))
+
+
+@command("uncompress", "", "undo the latest compaction; messages added since are kept")
+async def _uncompress(app: "HermesApp", args: str) -> None:
+    from hermeslite.agent import controls
+
+    if app.refuse_if_busy():
+        return
+    report = controls.uncompress(await app.host.ready())
+    await app.chat.add_note(report.text, kind="information" if report.done else "warning")
+
+
+@command("summary", "[edit]", "show the checkpoint the model reads (c copies); edit changes it")
+async def _summary(app: "HermesApp", args: str) -> None:
+    from hermeslite.agent import controls
+
+    from .screens.checkpoint import CheckpointViewer
+
+    agent = await app.host.ready()
+    found = controls.checkpoint(agent)
+    if found is None:
+        await app.chat.add_note("No checkpoint yet: nothing has been compacted in this session.")
+    elif args == "edit":
+        edit_checkpoint(app, agent, found.text)
+    elif args:
+        await app.chat.add_note("Usage: /summary shows the checkpoint, /summary edit changes it.", kind="warning")
+    else:
+        app.push_screen(CheckpointViewer(found.text),
+                        lambda choice: edit_checkpoint(app, agent, found.text) if choice == "edit" else None)
+
+
+def edit_checkpoint(app: "HermesApp", agent, text: str) -> None:
+    """The editor on `text`; saving goes through the same checks as a model's summary."""
+    from hermeslite.agent import controls
+
+    from .screens.checkpoint import CheckpointEditor
+
+    if app.refuse_if_busy():
+        return
+
+    def save(new_text: str) -> str | None:
+        return controls.edit_checkpoint(agent, new_text).reason
+
+    def done(saved: bool | None) -> None:
+        note = ("Checkpoint replaced: the model reads your version from the next turn on." if saved
+                else "The checkpoint is unchanged.")
+        app.run_worker(app.chat.add_note(note), group="ui")
+    app.push_screen(CheckpointEditor(text, save), done)
+
+
+@command("handoff", "[focus]", "go on in a new session: a fresh checkpoint on [focus], the todos, the latest turn")
+async def _handoff(app: "HermesApp", args: str) -> None:
+    from hermeslite.agent import controls
+
+    async def hand_off() -> None:
+        report = await controls.hand_off(await app.host.ready(), args or None)
+        if report.session_id is None:
+            await app.report_error(report.text)
+            return
+        await switch_session(app, report.session_id)
+        await app.chat.add_note(report.text)
+
+    if not app.refuse_if_busy():
+        app.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
 
 
 @command("context", "", "where the tokens go, against window and threshold; cache hits and cost")
@@ -173,7 +255,7 @@ async def _resume(app: "HermesApp", args: str) -> None:
     app.push_screen(SessionPicker(store.list_sessions(), agent.session_id), chosen)
 
 
-@command("sessions", "", "list saved sessions, newest first")
+@command("sessions", "", "list saved sessions, newest first, with where a handed-off one came from")
 async def _sessions(app: "HermesApp", args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))

@@ -85,7 +85,8 @@ def sessions_view(sessions: list, current: str | None) -> str:
     for s in sessions:
         mark = "●" if s.id == current else " "
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
-        lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}")
+        origin = f"  (handed off from {s.parent_id})" if s.parent_id else ""
+        lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}{origin}")
     return "\n".join(lines + ["", "/resume opens a picker; /resume <id prefix> opens one directly."])
 
 

@@ -141,7 +141,9 @@ def test_a_bad_row_is_skipped_with_a_note_and_kept_in_the_database(tmp_path: Pat
         "first ask", "second ask"]
     [note] = restored.notes
     assert "skipped 2 unreadable" in note and "#2: not valid JSON" in note and "#4: a JSON list" in note
-    # A compaction drops the old generation, but not the rows no message stands for.
+    # A compaction keeps the transcript before it whole, as the undo point; once the next one moves
+    # the undo point on, that generation is dropped, but not the rows no message stands for.
+    store.apply_compaction(sid, restored.messages, {}, CompactionRecord("manual", 10, 5, 4, 4))
     store.apply_compaction(sid, restored.messages, {}, CompactionRecord("manual", 10, 5, 4, 4))
     kept = conn.execute("SELECT json FROM messages WHERE session_id = ? AND generation = 0 ORDER BY seq",
                         (sid,)).fetchall()

@@ -190,7 +190,7 @@ async def test_commands_are_in_the_palette(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert "/compress" in titles and "/context" in titles and "/quit" in titles
+        assert "/compress" in titles and "/compress --preview" in titles and "/context" in titles and "/quit" in titles
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert "[" not in helps["/compress"] and "focus topic" in helps["/compress"]   # no markup to lose
         await pilot.press("ctrl+p")

@@ -109,9 +109,16 @@ class SlashComplete(AutoComplete):
         return bool(self.display) and self.option_list.option_count > 0
 
     def handle_key(self, key: str) -> bool:
-        """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used."""
+        """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used.
+
+        Enter on a whole command name sends it: "/compress" also fuzzily matches
+        "/uncompress", and completing would swallow the Enter the user meant.
+        """
         options = self.option_list
         if not self.open or key not in ("up", "down", "tab", "enter", "escape"):
+            return False
+        if key == "enter" and search_string(self._get_target_state()) in {e[0] for e in self._entries()}:
+            self.action_hide()
             return False
         if key == "escape":
             self.action_hide()

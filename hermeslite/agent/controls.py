@@ -1,0 +1,175 @@
+"""The user's controls over compaction: preview, undo, read and edit the checkpoint, hand off.
+
+Each is a function of the agent that returns plain data the front ends
+render (the TUI as views and notes, the line chat as lines on stderr), so
+both behave the same and neither reaches into the agent's parts. None of
+them runs while a turn is running: the front ends refuse first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hermeslite.context.checkpoint import Checkpoint, CheckpointEdit, current_checkpoint
+from hermeslite.context.plan import Preview
+from hermeslite.context.result import CompressionResult, format_tokens
+from hermeslite.store.sessions import NothingToUndo, StoreError
+from hermeslite.store.todos import strip_snapshots
+
+from . import events as ev
+
+if TYPE_CHECKING:
+    from .loop import Agent
+
+
+PREVIEW_FLAG = "--preview"
+
+
+def compress_args(args: str) -> tuple[str | None, bool]:
+    """(focus, preview) from `/compress [--preview] [focus]`, the syntax every front end accepts."""
+    words = args.split()
+    focus = " ".join(w for w in words if w != PREVIEW_FLAG)
+    return focus or None, PREVIEW_FLAG in words
+
+
+@dataclass(frozen=True)
+class CompactionPreview:
+    """What `/compress [focus]` would do now; nothing was sent and nothing changed."""
+
+    preview: Preview
+    memory_flush: bool          # the memory flush would run beside it (one more model call)
+
+    def lines(self) -> list[str]:
+        lines = self.preview.lines()
+        if self.preview.changes and self.memory_flush:
+            lines.append("Memory flush: yes, one call with only the memory tool, beside the summary")
+        return lines
+
+
+def preview(agent: "Agent", focus: str | None = None) -> CompactionPreview:
+    """The manual /compress [focus], planned and described: no model call, no change to the session."""
+    messages = strip_snapshots(agent.messages)
+    compressor = agent.deps.compressor
+    compressor.request_overhead_tokens = agent.schema_tokens()  # what every pass measures against
+    return CompactionPreview(compressor.preview(messages, focus, force=True),
+                             agent.compaction.flush_wanted(messages))
+
+
+UNSAVED = ("the session is not fully saved yet (the error above says why); try again once it is, "
+           "after the next message")
+
+
+@dataclass(frozen=True)
+class UndoReport:
+    done: bool
+    text: str                   # one line for the user
+
+
+def uncompress(agent: "Agent") -> UndoReport:
+    """Revert the latest compaction: the transcript before it, then every message added since.
+
+    The engine's iterative state follows the restored transcript (its previous
+    checkpoint, if any), the meter shows the new pressure, and the next turn's
+    preflight decides again whether to compact.
+    """
+    deps = agent.deps
+    before_messages, before_tokens = len(agent.messages), agent.ledger.total
+    if not agent.saver.saved:
+        return UndoReport(False, f"Nothing undone: {UNSAVED}.")
+    try:
+        done = deps.store.undo_compaction(agent.session_id)
+        restored = deps.store.load_transcript(agent.session_id)
+    except (NothingToUndo, StoreError) as exc:
+        return UndoReport(False, f"Nothing undone: {exc}.")
+    agent.adopt_transcript(restored)
+    deps.compressor.adopt_transcript(restored)
+    agent.last_prompt_tokens = None
+    agent.emit(ev.PressureChanged(agent.pressure()))
+    since = f"; the {_count(done.added_since, 'message')} added since follow it" if done.added_since else ""
+    return UndoReport(True, (
+        f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
+        f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.ledger.total)} tokens{since}. "
+        "The next turn compacts again if the context is still over the threshold."))
+
+
+def checkpoint(agent: "Agent") -> Checkpoint | None:
+    """The checkpoint the model reads now, or None before the first compaction."""
+    return current_checkpoint(agent.messages)
+
+
+def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
+    """Put the user's text in place of the checkpoint, validated like a model's summary.
+
+    Accepted: it replaces the checkpoint in the store, the transcript and the
+    engine's iterative state. Refused (or not saved): nothing changes and
+    `reason` says why.
+    """
+    current = current_checkpoint(agent.messages)
+    compressor = agent.deps.compressor
+    edit = compressor.edit_checkpoint(agent.messages, text)
+    if edit.messages is None or current is None:
+        return edit
+    if not agent.saver.saved:
+        return CheckpointEdit(text=edit.text, reason=UNSAVED)
+    message = edit.messages[current.index]
+    try:
+        agent.deps.store.replace_checkpoint(agent.session_id, message)
+    except StoreError as exc:
+        return CheckpointEdit(text=edit.text, reason=f"the edit could not be saved: {exc}")
+    agent.messages[current.index] = message
+    agent.ledger.replace(current.index, message)
+    compressor.adopt_transcript(agent.messages)
+    agent.last_prompt_tokens = None
+    agent.emit(ev.PressureChanged(agent.pressure()))
+    return edit
+
+
+@dataclass(frozen=True)
+class HandoffReport:
+    session_id: str | None      # the new session; None when the handoff failed
+    text: str                   # one line for the user
+    result: CompressionResult | None = field(default=None, repr=False)
+
+
+async def hand_off(agent: "Agent", focus: str | None = None) -> HandoffReport:
+    """Start a new session seeded with a fresh checkpoint (kept on `focus`), the live todo list and
+    the latest turn; this session stays saved as it is, and the new one records where it came from.
+
+    The checkpoint is made by a compressor with this one's settings but its own
+    state, so nothing about the current session changes.
+    """
+    deps = agent.deps
+    messages = strip_snapshots(agent.messages)
+    compressor = deps.compressor.fresh()
+    compressor.request_overhead_tokens = agent.schema_tokens()
+    result = await compressor.execute(compressor.plan(messages, focus, force=True, handoff=True))
+    if result.aborted:
+        return HandoffReport(None, f"Handoff failed, nothing changed: {result.error}.", result)
+    seeded = agent.compaction.refresh(result.messages)
+    store = deps.store
+    try:
+        info = store.get_session(agent.session_id)
+        new_id = store.create_session(model=deps.llm.model, cwd=str(deps.cwd), title=info.title if info else None,
+                                      api_base=deps.settings.model.api_base, parent_id=agent.session_id)
+        store.seed_session(new_id, seeded, result.archived, agent.session_id)
+        store.save_todos(new_id, deps.todos.to_json())
+    except StoreError as exc:
+        return HandoffReport(None, f"Handoff failed, no session was created: {exc}.", result)
+    todos = len(deps.todos.active())
+    return HandoffReport(new_id, (
+        f"Handed off to session {new_id} with {_carried(result)}, the latest turn and "
+        f"{_count(todos, 'open todo')}: ~{format_tokens(result.tokens_after)} tokens instead of "
+        f"~{format_tokens(result.tokens_before)}. Session {agent.session_id} stays saved."), result)
+
+
+def _carried(result: CompressionResult) -> str:
+    if result.fallback_used:
+        return f"a checkpoint built by code (the summary failed: {result.error})"
+    if result.summary:
+        return "a fresh checkpoint"
+    return "the whole conversation (too short to summarize)"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -1,0 +1,121 @@
+"""The compaction commands in the line chat, as a user runs them: a real process, HTTP and store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hermeslite.context.summary_prompt import SECTIONS
+from tests.server import Reply, ScriptedServer
+from tests.test_cli_chat import env_for, hermeslite, model_args, sessions_db
+
+CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+FILLER = "lorem ipsum dolor sit amet " * 60
+
+
+def is_summary_request(body: dict) -> bool:
+    msgs = body["messages"]
+    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
+
+
+def answer_summaries(server: ScriptedServer) -> None:
+    server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
+
+
+def chat_lines(turns: int) -> str:
+    return "".join(f"turn {n}: {FILLER}\n" for n in range(turns))
+
+
+def summary_requests(server: ScriptedServer) -> int:
+    return sum(is_summary_request(b) for b in server.requests)
+
+
+def test_preview_compress_and_uncompress_in_the_line_chat(scripted_server, tmp_path):
+    answer_summaries(scripted_server)
+    home = tmp_path / "home"
+    done = hermeslite([*model_args(scripted_server)], home, tmp_path,
+                      input=chat_lines(6) + "/compress --preview database schema\n/summary\n/uncompress\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "Preview of /compress database schema (nothing was sent or changed)" in done.stderr
+    assert "Now: 13 messages" in done.stderr and "Model call: yes" in done.stderr
+    assert summary_requests(scripted_server) == 0
+    assert "No checkpoint yet" in done.stderr
+    assert "Nothing undone: nothing to undo" in done.stderr
+    store = sessions_db(home)
+    sid = store.latest_session_id()
+    original = store.load_transcript(sid)
+    assert store.compactions(sid) == [] and len(original) == 13
+
+    again = hermeslite([*model_args(scripted_server), "--continue"], home, tmp_path,
+                       input="/compress\n/summary\n/quit\n")
+    assert again.returncode == 0, again.stderr
+    assert "## Active Task" in again.stdout and summary_requests(scripted_server) == 1
+    compacted = store.load_transcript(sid)
+    assert len(compacted) < 13
+    # A new process: the undo point is in the database.
+    undone = hermeslite([*model_args(scripted_server), "--continue"], home, tmp_path, input="/uncompress\n/quit\n")
+    assert undone.returncode == 0, undone.stderr
+    assert f"Undid the last compaction: {len(compacted)} -> 13 messages" in undone.stderr
+    assert store.load_transcript(sid) == original
+
+
+def editor_script(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(f"import sys, pathlib\npathlib.Path(sys.argv[1]).write_text({body!r})\n")
+    return f"{sys.executable} {script}"
+
+
+def test_summary_edit_uses_editor_and_validates(scripted_server, tmp_path):
+    answer_summaries(scripted_server)
+    home = tmp_path / "home"
+    assert hermeslite([*model_args(scripted_server)], home, tmp_path,
+                      input=chat_lines(6) + "/compress\n/quit\n").returncode == 0
+    store = sessions_db(home)
+    sid = store.latest_session_id()
+    before = store.load_transcript(sid)
+
+    good = CHECKPOINT.replace("## Goal\nNone.", "## Goal\nShip the parser (EDITED IN EDITOR).")
+    edited = run_with_editor(scripted_server, home, tmp_path, editor_script(tmp_path, good))
+    assert edited.returncode == 0, edited.stderr
+    assert "Checkpoint replaced" in edited.stderr
+    assert "EDITED IN EDITOR" in str(store.load_transcript(sid))
+
+    refused = run_with_editor(scripted_server, home, tmp_path, editor_script(tmp_path, "just some notes"))
+    assert refused.returncode == 1
+    assert "Edit refused, the checkpoint is unchanged: the edited checkpoint lacks the section(s)" in refused.stderr
+    kept = refused.stderr.split("Your text is in ", 1)[1].strip().rstrip(".")
+    assert Path(kept).read_text() == "just some notes"
+    assert "EDITED IN EDITOR" in str(store.load_transcript(sid)) and len(store.load_transcript(sid)) == len(before)
+
+    missing = run_with_editor(scripted_server, home, tmp_path, None)
+    assert "/summary edit needs $EDITOR (for example: export EDITOR=nano); the checkpoint is unchanged." in missing.stderr
+    assert "EDITED IN EDITOR" in str(store.load_transcript(sid))
+
+
+def run_with_editor(server: ScriptedServer, home: Path, cwd: Path, editor: str | None):
+    env = env_for(home)
+    env.pop("EDITOR", None)
+    if editor is not None:
+        env["EDITOR"] = editor
+    return subprocess.run([sys.executable, "-m", "hermeslite", *model_args(server), "--continue"], cwd=cwd, env=env,
+                          input="/summary edit\n/quit\n", capture_output=True, text=True, timeout=120)
+
+
+def test_handoff_lineage_shows_in_sessions(scripted_server, tmp_path):
+    answer_summaries(scripted_server)
+    home = tmp_path / "home"
+    done = hermeslite([*model_args(scripted_server)], home, tmp_path,
+                      input=chat_lines(5) + "/handoff parser\nafter the handoff\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    store = sessions_db(home)
+    child = store.latest_session_id()
+    parent = store.get_session(child).parent_id
+    assert parent and parent != child
+    assert f"Handed off to session {child} with a fresh checkpoint" in done.stderr
+    assert f"Session {parent} stays saved" in done.stderr
+    assert len(store.load_transcript(parent)) == 11  # untouched: system + 5 turns
+    assert [m["role"] for m in store.load_transcript(child)] == ["system", "user", "assistant", "user", "assistant"]
+    listing = hermeslite(["sessions"], home, tmp_path)
+    row = next(line for line in listing.stdout.splitlines() if line.startswith(child))
+    assert parent in row and "FROM" in listing.stdout.splitlines()[0]
