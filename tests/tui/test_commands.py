@@ -52,7 +52,7 @@ async def test_help_lists_every_command_and_the_keys(make_app):
     from hermeslite.tui.commands import REGISTRY
 
     app = make_app()
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with app.run_test(size=(100, 60)) as pilot:
         await ready(pilot)
         await send(pilot, "/help")
         text = screen_text(app)
@@ -167,7 +167,7 @@ async def test_slash_dropdown_completes_commands(make_app):
         await pilot.press("/", "c", "o", "m")
         completer = app.prompt.completer
         assert completer.open
-        assert "/compress [focus]  compact the conversation now; a focus topic is kept" in screen_text(app)
+        assert "/compress [--preview] [focus]  compact the conversation now; a focus topic" in screen_text(app)
         await pilot.press("tab")
         assert app.prompt.text == "/compress "
         assert not completer.open
