@@ -145,17 +145,15 @@ async def _compress(app: "HermesApp", args: str) -> None:
     app.show_view("Compress preview", "\n".join(controls.preview(agent, focus).lines()))
 
 
-@command("uncompress", "", "undo the latest compaction; messages added since are kept")
+@command("uncompress", "", "undo the latest compaction; messages added since are kept", waits=True)
 async def _uncompress(app: "HermesApp", args: str) -> None:
     from hermeslite.agent import controls
 
-    if app.refuse_if_busy():
-        return
     report = controls.uncompress(await app.host.ready())
     await app.chat.add_note(report.text, kind="information" if report.done else "warning")
 
 
-@command("summary", "[edit]", "show the checkpoint the model reads (c copies); edit changes it")
+@command("summary", "[edit]", "show the checkpoint the model reads (c copies); edit changes it", waits=True)
 async def _summary(app: "HermesApp", args: str) -> None:
     from hermeslite.agent import controls
 
@@ -180,9 +178,6 @@ def edit_checkpoint(app: "HermesApp", agent, text: str) -> None:
 
     from .screens.checkpoint import CheckpointEditor
 
-    if app.refuse_if_busy():
-        return
-
     def save(new_text: str) -> str | None:
         return controls.edit_checkpoint(agent, new_text).reason
 
@@ -193,7 +188,8 @@ def edit_checkpoint(app: "HermesApp", agent, text: str) -> None:
     app.push_screen(CheckpointEditor(text, save), done)
 
 
-@command("handoff", "[focus]", "go on in a new session: a fresh checkpoint on [focus], the todos, the latest turn")
+@command("handoff", "[focus]", "go on in a new session seeded with a fresh checkpoint, the todos and the latest "
+         "turn; a focus topic is kept in most detail", waits=True)
 async def _handoff(app: "HermesApp", args: str) -> None:
     from hermeslite.agent import controls
 
@@ -205,8 +201,7 @@ async def _handoff(app: "HermesApp", args: str) -> None:
         await switch_session(app, report.session_id)
         await app.chat.add_note(report.text)
 
-    if not app.refuse_if_busy():
-        app.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
+    app.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
 
 
 @command("context", "", "where the tokens go, against window and threshold; cache hits and cost")

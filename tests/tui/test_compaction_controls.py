@@ -168,7 +168,7 @@ async def test_the_new_commands_are_listed_in_help_and_the_palette(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        for title in ("/compress --preview", "/uncompress", "/summary [edit]", "/summary edit", "/handoff [focus]"):
+        for title in ("/compress --preview", "/uncompress", "/summary", "/summary edit", "/handoff"):
             assert title in titles, title
         await send(pilot, "/help")
         text = screen_text(app)
@@ -190,3 +190,25 @@ async def test_enter_on_a_whole_command_name_runs_it_despite_fuzzy_matches(make_
         await pilot.press("enter")
         await settle(pilot)
         assert app.chat.query_one(CompactionCard).state == "done"
+
+
+async def test_uncompress_typed_during_a_turn_waits_for_it_and_keeps_its_reply(make_app, scripted_server):
+    from tests.server import Reply
+
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        before = copy(app.host.agent.messages)
+        await send(pilot, "/compress")
+        scripted_server.enqueue(Reply.delay(2.0, Reply.text("slow answer")))
+        await send(pilot, "one more", wait=False)
+        await until(pilot, lambda: app.busy)
+        await send(pilot, "/uncompress", wait=False)
+        await pilot.pause()
+        assert app.queued.items == ["/uncompress"]
+        await settle(pilot)
+        assert app.host.agent.messages[:len(before)] == before
+        assert [m["content"] for m in app.host.agent.messages[len(before):]] == ["one more", "slow answer"]
+        assert last_note(app).startswith("Undid the last compaction")

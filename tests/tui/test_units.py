@@ -105,7 +105,7 @@ def test_every_command_has_help_and_appears_everywhere():
     text = views.help_view(commands.help_entries())
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
-    assert waiting == {"/compress", "/new", "/resume", "/model"}
+    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
     assert "!command" in text and "does not call tools" in text
 
 
