@@ -107,7 +107,76 @@ _V4 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
+# The text of an archived message that search reads: its content (a string, or the text parts of a
+# list), then each tool call's name and arguments. Pure SQL, so the index follows the archive in
+# the same statement whichever connection writes it. `m` is the message's JSON.
+_SEARCH_TEXT = """
+    COALESCE(CASE json_type(m, '$.content')
+        WHEN 'text' THEN json_extract(m, '$.content')
+        WHEN 'array' THEN (SELECT group_concat(CASE
+                               WHEN p.type = 'text' THEN p.value
+                               WHEN p.type = 'object' AND json_extract(p.value, '$.type') = 'text'
+                               THEN json_extract(p.value, '$.text') END, char(10))
+                           FROM json_each(m, '$.content') p)
+    END, '')
+    || COALESCE((SELECT char(10) || group_concat(
+                     COALESCE(json_extract(c.value, '$.function.name'), '') || ' '
+                     || COALESCE(json_extract(c.value, '$.function.arguments'), ''), char(10))
+                 FROM json_each(m, '$.tool_calls') c WHERE c.type = 'object'), '')
+"""
+
+
+def _search_text(json_column: str) -> str:
+    return _SEARCH_TEXT.replace("(m,", f"({json_column},")
+
+
+# v5: full-text search over the archive (`recall` with a query). `archive_docs` gives each archived
+# original an integer id (the FTS row id; the archive's own rowid may change on VACUUM) and keeps
+# its role and tool name; `archive_fts` indexes the session id (to narrow a search to one session
+# inside the index) and the text. Triggers keep both in step with the archive in the same
+# transaction; the last two statements index what older versions archived (a row that is not
+# JSON, which only damage can leave, stays unindexed rather than keep the database from opening).
+_V5 = [
+    """
+    CREATE TABLE archive_docs (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        role TEXT NOT NULL,
+        tool TEXT,
+        UNIQUE (session_id, ref)
+    )
+    """,
+    "CREATE VIRTUAL TABLE archive_fts USING fts5(session, body, tokenize = 'unicode61 remove_diacritics 2')",
+    f"""
+    CREATE TRIGGER archive_index_insert AFTER INSERT ON archive BEGIN
+        INSERT INTO archive_docs (session_id, ref, role, tool)
+        VALUES (new.session_id, new.ref, COALESCE(json_extract(new.json, '$.role'), ''),
+                json_extract(new.json, '$.name'));
+        INSERT INTO archive_fts (rowid, session, body)
+        VALUES (last_insert_rowid(), new.session_id, {_search_text("new.json")});
+    END
+    """,
+    """
+    CREATE TRIGGER archive_index_delete AFTER DELETE ON archive BEGIN
+        DELETE FROM archive_fts
+         WHERE rowid = (SELECT id FROM archive_docs WHERE session_id = old.session_id AND ref = old.ref);
+        DELETE FROM archive_docs WHERE session_id = old.session_id AND ref = old.ref;
+    END
+    """,
+    """
+    INSERT INTO archive_docs (session_id, ref, role, tool)
+    SELECT session_id, ref, COALESCE(json_extract(json, '$.role'), ''), json_extract(json, '$.name')
+    FROM archive WHERE json_valid(json) ORDER BY rowid
+    """,
+    f"""
+    INSERT INTO archive_fts (rowid, session, body)
+    SELECT d.id, d.session_id, {_search_text("a.json")}
+    FROM archive_docs d JOIN archive a ON a.session_id = d.session_id AND a.ref = d.ref
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
