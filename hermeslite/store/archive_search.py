@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 MAX_TERMS = 24             # more words than this add cost, not precision
 PREFIX_FROM = 3            # UTF-8 bytes; shorter terms match whole tokens only: "a"* would match half the archive
-EXCERPT_TOKENS = 24        # tokens of context snippet() keeps around the hits (at most 64)
-EXCERPT_CHARS = 320        # ... and characters, for originals made of a few enormous tokens
+EXCERPT_TOKENS = 40        # tokens around the hits snippet() keeps (at most 64); "0.0.0.0:80" is five
+EXCERPT_CHARS = 400        # ... and characters, for originals made of a few enormous tokens
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script, as unicode61 splits text
 
@@ -57,11 +57,10 @@ def match_expression(terms: list[str]) -> str:
     return "body : (" + " OR ".join(quoted) + ")"
 
 
-def session_filter(session_id: str) -> str | None:
+def session_filter(session_id: str) -> str:
     """A MATCH clause that keeps one session's rows, so the index narrows the search itself: the
-    id's tokens as one phrase in the session column. The SQL still compares the id exactly."""
-    tokens = _TOKEN.findall(session_id.lower())
-    return 'session : "' + " ".join(tokens) + '"' if tokens else None
+    session column holds "s" and the id's UTF-8 in hex, one token (see schema v2)."""
+    return f'session : "s{session_id.encode("utf-8", "surrogatepass").hex()}"'
 
 
 _SEARCH_SQL = f"""
@@ -83,10 +82,7 @@ def search(query: Query, session_id: str, text: str, limit: int) -> list[Archive
     terms = search_terms(text)
     if not terms or limit <= 0:
         return []
-    expression = match_expression(terms)
-    narrow = session_filter(session_id)
-    if narrow:
-        expression = f"{narrow} AND {expression}"
+    expression = f"{session_filter(session_id)} AND {match_expression(terms)}"
     rows = query(_SEARCH_SQL, (expression, session_id, limit))
     return [ArchiveHit(ref, role, tool, _excerpt(raw, terms)) for ref, role, tool, raw in rows]
 

@@ -107,35 +107,45 @@ _V4 = [
     """,
 ]
 
-# The text of an archived message that search reads: its content (a string, or the text parts of a
-# list), then each tool call's name and arguments. Pure SQL, so the index follows the archive in
-# the same statement whichever connection writes it. `m` is the message's JSON.
+# The text of an archived original that search reads, from its JSON `m`: the content (a string,
+# or the text parts of a list; images never), then each tool call's name and arguments. Pure SQL,
+# so the index follows the archive whichever connection writes it; a row that is not JSON, which
+# only damage leaves, reads as empty rather than keep the database from opening.
 _SEARCH_TEXT = """
-    COALESCE(CASE json_type(m, '$.content')
-        WHEN 'text' THEN json_extract(m, '$.content')
-        WHEN 'array' THEN (SELECT group_concat(CASE
-                               WHEN p.type = 'text' THEN p.value
-                               WHEN p.type = 'object' AND json_extract(p.value, '$.type') = 'text'
-                               THEN json_extract(p.value, '$.text') END, char(10))
-                           FROM json_each(m, '$.content') p)
-    END, '')
-    || COALESCE((SELECT char(10) || group_concat(
-                     COALESCE(json_extract(c.value, '$.function.name'), '') || ' '
-                     || COALESCE(json_extract(c.value, '$.function.arguments'), ''), char(10))
-                 FROM json_each(m, '$.tool_calls') c WHERE c.type = 'object'), '')
+    CASE WHEN NOT json_valid(m) THEN '' ELSE
+        COALESCE(CASE json_type(m, '$.content')
+            WHEN 'text' THEN json_extract(m, '$.content')
+            WHEN 'array' THEN (SELECT group_concat(CASE
+                                   WHEN p.type = 'text' THEN p.value
+                                   WHEN p.type = 'object' AND json_extract(p.value, '$.type') = 'text'
+                                   THEN json_extract(p.value, '$.text') END, char(10))
+                               FROM json_each(m, '$.content') p)
+        END, '')
+        || COALESCE((SELECT char(10) || group_concat(
+                         COALESCE(json_extract(c.value, '$.function.name'), '') || ' '
+                         || COALESCE(json_extract(c.value, '$.function.arguments'), ''), char(10))
+                     FROM json_each(m, '$.tool_calls') c WHERE c.type = 'object'), '')
+    END
 """
 
 
-def _search_text(json_column: str) -> str:
-    return _SEARCH_TEXT.replace("(m,", f"({json_column},")
+def _text_of(json_sql: str) -> str:
+    return _SEARCH_TEXT.replace("(m,", f"({json_sql},").replace("(m)", f"({json_sql})")
 
 
-# v5: full-text search over the archive (`recall` with a query). `archive_docs` gives each archived
-# original an integer id (the FTS row id; the archive's own rowid may change on VACUUM) and keeps
-# its role and tool name; `archive_fts` indexes the session id (to narrow a search to one session
-# inside the index) and the text. Triggers keep both in step with the archive in the same
-# transaction; the last two statements index what older versions archived (a row that is not
-# JSON, which only damage can leave, stays unindexed rather than keep the database from opening).
+def _field(json_sql: str, path: str) -> str:
+    return f"CASE WHEN json_valid({json_sql}) THEN json_extract({json_sql}, '{path}') END"
+
+
+# v5: full-text search over the archive (`recall` with a query).
+# - archive_docs gives each archived original an integer id (the FTS row id: the archive's own
+#   rowid may change on VACUUM) and keeps its role and tool name for the result lines.
+# - archive_fts is FTS5, unicode61 with diacritics removed, over the text above and the session:
+#   "s" and the id's UTF-8 in hex, one token, so a search is narrowed to one session inside the
+#   index. (An external-content view would save the copy of the text, but FTS5 cannot read a view
+#   that uses json_each.)
+# Triggers keep both in step with the archive in the same transaction as the archive write,
+# whichever connection makes it; the last two statements index what older versions archived.
 _V5 = [
     """
     CREATE TABLE archive_docs (
@@ -151,10 +161,10 @@ _V5 = [
     f"""
     CREATE TRIGGER archive_index_insert AFTER INSERT ON archive BEGIN
         INSERT INTO archive_docs (session_id, ref, role, tool)
-        VALUES (new.session_id, new.ref, COALESCE(json_extract(new.json, '$.role'), ''),
-                json_extract(new.json, '$.name'));
+        VALUES (new.session_id, new.ref, COALESCE({_field("new.json", "$.role")}, ''),
+                {_field("new.json", "$.name")});
         INSERT INTO archive_fts (rowid, session, body)
-        VALUES (last_insert_rowid(), new.session_id, {_search_text("new.json")});
+        VALUES (last_insert_rowid(), 's' || hex(new.session_id), {_text_of("new.json")});
     END
     """,
     """
@@ -164,14 +174,14 @@ _V5 = [
         DELETE FROM archive_docs WHERE session_id = old.session_id AND ref = old.ref;
     END
     """,
-    """
+    f"""
     INSERT INTO archive_docs (session_id, ref, role, tool)
-    SELECT session_id, ref, COALESCE(json_extract(json, '$.role'), ''), json_extract(json, '$.name')
-    FROM archive WHERE json_valid(json) ORDER BY rowid
+    SELECT session_id, ref, COALESCE({_field("json", "$.role")}, ''), {_field("json", "$.name")}
+    FROM archive ORDER BY rowid
     """,
     f"""
     INSERT INTO archive_fts (rowid, session, body)
-    SELECT d.id, d.session_id, {_search_text("a.json")}
+    SELECT d.id, 's' || hex(d.session_id), {_text_of("a.json")}
     FROM archive_docs d JOIN archive a ON a.session_id = d.session_id AND a.ref = d.ref
     """,
 ]

@@ -8,6 +8,7 @@ import pytest
 
 from hermeslite.context.messages import reference_id
 from hermeslite.context.prune import recall_note
+from hermeslite.store.archive_search import EXCERPT_CHARS
 from hermeslite.store.recall import RECALL_LIMIT, RecallTool, cap, render_original
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ToolContext
@@ -155,7 +156,7 @@ async def test_query_results_are_bounded(store: SessionStore):
     result = await RecallTool(store, lambda: sid).run({"query": "retry"}, ctx())
     assert result.content.startswith('The best 5 matches for "retry" among 30 compacted original(s)')
     assert result.content.count(" · output of terminal") == 5
-    assert len(result.content) < 5 * 400 + 300
+    assert len(result.content) < 5 * (EXCERPT_CHARS + 60) + 200
 
 
 async def test_query_without_match_or_without_archive_says_so(store: SessionStore):
