@@ -30,7 +30,7 @@ EXCERPT_CHARS = 400        # ... and characters, for originals made of a few eno
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script, as unicode61 splits text
 
-Query = Callable[[str, tuple], list[tuple]]
+RunSQL = Callable[[str, tuple], list[tuple]]  # the store's query runner: its lock and error handling
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,14 @@ _SEARCH_SQL = f"""
 """
 
 
-def search(query: Query, session_id: str, text: str, limit: int) -> list[ArchiveHit]:
-    """The best `limit` matches for `text` among `session_id`'s archived originals, best first.
-
-    `query` runs one SQL statement (the store's own, so it shares its lock and
-    error handling). Equal scores put the newer original first.
-    """
+def search(run: RunSQL, session_id: str, text: str, limit: int) -> list[ArchiveHit]:
+    """The best `limit` matches for `text` among `session_id`'s archived originals, best first;
+    equal scores put the newer original first."""
     terms = search_terms(text)
     if not terms or limit <= 0:
         return []
     expression = f"{session_filter(session_id)} AND {match_expression(terms)}"
-    rows = query(_SEARCH_SQL, (expression, session_id, limit))
+    rows = run(_SEARCH_SQL, (expression, session_id, limit))
     return [ArchiveHit(ref, role, tool, _excerpt(raw, terms)) for ref, role, tool, raw in rows]
 
 
@@ -102,6 +99,6 @@ def _excerpt(raw: bytes | str, terms: list[str]) -> str:
     return (ELLIPSIS if start else "") + text[start:end] + (ELLIPSIS if end < len(text) else "")
 
 
-def count_archived(query: Query, session_id: str) -> int:
+def count_archived(run: RunSQL, session_id: str) -> int:
     """How many originals the session's archive holds."""
-    return int(query("SELECT COUNT(*) FROM archive WHERE session_id = ?", (session_id,))[0][0])
+    return int(run("SELECT COUNT(*) FROM archive WHERE session_id = ?", (session_id,))[0][0])

@@ -108,11 +108,13 @@ _V4 = [
 ]
 
 # The text of an archived original that search reads, from its JSON `m`: the content (a string,
-# or the text parts of a list; images never), then each tool call's name and arguments. Pure SQL,
-# so the index follows the archive whichever connection writes it; a row that is not JSON, which
-# only damage leaves, reads as empty rather than keep the database from opening.
+# or the text parts of a list; images never), then each tool call's name and arguments. The
+# recall tool's own calls and results are left out: they only repeat what the archive holds, and
+# would crowd the originals out of the results. Pure SQL, so the index follows the archive
+# whichever connection writes it; a row that is not JSON, which only damage leaves, reads as
+# empty rather than keep the database from opening.
 _SEARCH_TEXT = """
-    CASE WHEN NOT json_valid(m) THEN '' ELSE
+    CASE WHEN NOT json_valid(m) OR json_extract(m, '$.name') IS 'recall' THEN '' ELSE
         COALESCE(CASE json_type(m, '$.content')
             WHEN 'text' THEN json_extract(m, '$.content')
             WHEN 'array' THEN (SELECT group_concat(CASE
@@ -124,7 +126,8 @@ _SEARCH_TEXT = """
         || COALESCE((SELECT char(10) || group_concat(
                          COALESCE(json_extract(c.value, '$.function.name'), '') || ' '
                          || COALESCE(json_extract(c.value, '$.function.arguments'), ''), char(10))
-                     FROM json_each(m, '$.tool_calls') c WHERE c.type = 'object'), '')
+                     FROM json_each(m, '$.tool_calls') c
+                     WHERE c.type = 'object' AND json_extract(c.value, '$.function.name') IS NOT 'recall'), '')
     END
 """
 

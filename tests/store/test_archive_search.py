@@ -94,6 +94,23 @@ def test_text_parts_and_tool_call_arguments_are_indexed_but_not_image_data(store
     assert "read_file" in hit.excerpt and "config/feature_flags.toml" in hit.excerpt
 
 
+def test_the_recall_tools_own_calls_and_results_are_not_searched(store: SessionStore):
+    """They repeat what the archive holds; found again, they would crowd the originals out."""
+    sid = store.create_session("m", "/w")
+    call = {"id": "c5", "type": "function", "function": {"name": "recall", "arguments": '{"query": "deploy key"}'}}
+    store.archive(sid, {
+        "r0000000001": tool("the deploy key is KX-991"),
+        "r0000000002": {"role": "assistant", "content": None, "tool_calls": [call]},
+        "r0000000003": tool('1 match for "deploy key": r0000000001 the deploy key is KX-991', name="recall", cid="c5"),
+        "r0000000004": {"role": "assistant", "content": "Checking the environment.", "tool_calls": [
+            call, {"id": "c6", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "env"}'}}]},
+    })
+    assert refs(store.search_archive(sid, "deploy key")) == ["r0000000001"]
+    assert refs(store.search_archive(sid, "checking env")) == ["r0000000004"]
+    assert store.archived_count(sid) == 4
+    assert index_in_step(store.path)
+
+
 def test_prefix_terms_from_three_characters(store: SessionStore):
     sid = store.create_session("m", "/w")
     store.archive(sid, {"r0000000001": tool("deployment finished"), "r0000000002": tool("an ox and a yak")})
