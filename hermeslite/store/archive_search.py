@@ -1,6 +1,6 @@
 """Full-text search over a session's archive: what compaction pruned or summarized away.
 
-The index (`archive_fts`, see schema v2) is SQLite FTS5 with the unicode61
+The index (`archive_fts`, see schema v5) is SQLite FTS5 with the unicode61
 tokenizer, diacritics removed: a token is a run of letters and digits in any
 script, case folded and Latin accents removed, so "cafe" finds "Café" (other
 scripts keep their marks: "ελληνικά" needs its accent). Scripts written
@@ -59,7 +59,7 @@ def match_expression(terms: list[str]) -> str:
 
 def session_filter(session_id: str) -> str:
     """A MATCH clause that keeps one session's rows, so the index narrows the search itself: the
-    session column holds "s" and the id's UTF-8 in hex, one token (see schema v2)."""
+    session column holds "s" and the id's UTF-8 in hex, one token (see schema v5)."""
     return f'session : "s{session_id.encode("utf-8", "surrogatepass").hex()}"'
 
 
