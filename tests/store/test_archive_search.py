@@ -313,6 +313,30 @@ def old_database(path: Path, rows: list[tuple[str, str, str]]) -> str:
     return sid
 
 
+def test_a_database_the_previous_version_wrote_opens_searchable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Written by this store's own code with the schema stopped one version short, as the release
+    before the index wrote it: transcript, a compaction with its archive, usage."""
+    from hermeslite.store import schema
+
+    path = tmp_path / "previous.db"
+    monkeypatch.setattr(schema, "MIGRATIONS", MIGRATIONS[: INDEX_VERSION - 1])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", INDEX_VERSION - 1)
+    with SessionStore(path) as old:
+        assert old.schema_version == INDEX_VERSION - 1
+        sid = old.create_session("m", "/w")
+        old.append_message(sid, {"role": "user", "content": "read the flags"})
+        old.apply_compaction(sid, [{"role": "user", "content": "read the flags"}],
+                             {"r00000000aa": tool('rollout_percentage = 35\nkill_switch = "off"', name="read_file")},
+                             CompactionRecord("manual", 10, 5, 1, 1))
+    monkeypatch.undo()
+    with SessionStore(path) as store:
+        assert store.schema_version == len(MIGRATIONS)
+        hit = store.search_archive(sid, "rollout percentage")[0]
+        assert (hit.ref, hit.tool) == ("r00000000aa", "read_file") and "35" in hit.excerpt
+        assert store.load_transcript(sid)[0] == {"role": "user", "content": "read the flags"}
+    assert index_in_step(path)
+
+
 def test_an_old_database_opens_and_its_archive_becomes_searchable(tmp_path: Path):
     path = tmp_path / "old.db"
     sid = old_database(path, [
