@@ -52,6 +52,12 @@ twenty ~200-character requests each reading another file, a forced compaction
 after each round, survival per needle after 1, 2, 5 and 10 compactions for
 every summarizer. Target: 100% after the tenth.
 
+Then the recall tables (`retention_recall.py`): needles only the archive still
+holds (a value a tool printed once, a config key read from a file, ...), how many
+one `recall` query built from the needle's own words gets back (the value in a
+top-3 excerpt) after each summarizer, and the p50/p95 of recall queries on a
+20,000-message archive. Targets: 100%, and p95 under 50 ms.
+
 Run: `python benchmarks/retention.py [--round-filler N] [--passes K]`. It prints
 the tables and a PASS/MISS line and always exits 0; it is a report, not a test.
 """
@@ -73,6 +79,7 @@ from hermeslite.context import CompressionConfig, ContextCompressor, estimate_to
 from hermeslite.context.messages import strip_private, text_of, tool_calls_of  # noqa: E402
 from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
 from retention_drift import drift_table  # noqa: E402  (beside this script)
+from retention_recall import recall_tables  # noqa: E402
 
 SEED = 7
 CONTEXT_LENGTH = 32_000          # threshold 16k tokens: the session is far over it even after pruning
@@ -415,11 +422,18 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     round_pcts = table("Needle survival after each pass", rounds, round_cells)
 
     worst_drift = await drift_table(SUMMARIZERS, CONTEXT_LENGTH)
+    worst_recall, p95 = await recall_tables(
+        SUMMARIZERS, CONTEXT_LENGTH, Session,
+        lambda msgs, n: more_turns(msgs, random.Random(SEED + 10 + n), round_filler), WORDS, SEED + 2)
     worst = min(pcts + round_pcts)
     print(f"\nTarget: 100% survival for every summarizer and every pass. "
           f"Worst: {worst:.0f}%  {'PASS' if worst == 100.0 else 'MISS'}")
     print(f"Target: 100% after ten compactions in the drift table. "
           f"Worst: {worst_drift:.0f}%  {'PASS' if worst_drift == 100.0 else 'MISS'}")
+    print(f"Target: 100% of the compacted needles back with one recall query. "
+          f"Worst: {worst_recall:.0f}%  {'PASS' if worst_recall == 100.0 else 'MISS'}")
+    print(f"Target: recall query p95 under 50 ms on a 20,000-message archive. "
+          f"p95: {p95:.1f} ms  {'PASS' if p95 < 50 else 'MISS'}")
     return 0
 
 

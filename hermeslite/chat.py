@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 REPL_HELP = f"""\
 Commands: /compress [focus]  compact the conversation now; a focus topic is kept in most detail
 {line_commands.HELP}
+          /recall <words|id> search what compaction removed; an id shows one original
           /new               start a new session
           /quit              leave (the session is saved)
           !command           run a shell command yourself (same approval rules, output cap and
@@ -123,6 +124,8 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
                                               sys.stdout, sys.stderr)
             agent, failed = outcome.agent, failed or not outcome.ok
+        elif text == "/recall" or text.startswith("/recall "):
+            failed = await _recall(agent, text[len("/recall"):]) or failed
         elif text.startswith("/"):
             sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
         else:
@@ -136,6 +139,17 @@ async def _user_command(agent: "Agent", command: str) -> None:
     if result is not None:
         sys.stdout.write(neutralize(result.content.rstrip("\n")) + "\n")
         sys.stdout.flush()
+
+
+async def _recall(agent: "Agent", argument: str) -> bool:
+    """/recall: the results on stdout (they are what was asked for), a fault on stderr; True if it failed."""
+    from hermeslite.agent.recall import recall_for_user
+
+    report = await recall_for_user(agent, argument)
+    stream = sys.stdout if report.ok else sys.stderr
+    stream.write(neutralize(report.text) + "\n")
+    stream.flush()
+    return not report.ok
 
 
 def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":

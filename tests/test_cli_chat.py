@@ -109,3 +109,23 @@ def test_line_chat_exits_non_zero_when_a_turn_failed(scripted_server, tmp_path):
     assert done.returncode == 1, "a script must be able to tell that an answer is missing"
     assert "second answer" in done.stdout, "the chat goes on after a failed turn"
     assert "error:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_line_chat_recall_searches_the_archive_and_shows_an_original(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    with sessions_db(home) as store:
+        sid = store.create_session("openai/test-model", str(tmp_path))
+        store.append_message(sid, {"role": "user", "content": "what did the deploy print?"})
+        store.archive(sid, {"r00000000d1": {"role": "tool", "tool_call_id": "c1", "name": "terminal",
+                                            "content": "the deploy key is KX-991-ALPHA\n[exit code: 0]"}})
+    done = hermeslite(["--resume", sid, *model_args(scripted_server)], home, tmp_path,
+                      input="/help\n/recall deploy key\n/recall r00000000d1\n/recall ***\n/recall\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "/recall <words|id>" in done.stderr
+    assert '1 match for "deploy key" among 1 compacted original(s)' in done.stdout
+    assert "1. r00000000d1 · output of terminal\n   the deploy key is KX-991-ALPHA [exit code: 0]" in done.stdout
+    assert "[original output of terminal call c1]\nthe deploy key is KX-991-ALPHA\n[exit code: 0]" in done.stdout
+    assert '"***" has no words or numbers to search for' in done.stdout
+    assert "/recall <words> searches what compaction removed" in done.stdout
+    assert scripted_server.requests == []  # lookups for the user: nothing sent to the model
+    assert "Traceback" not in done.stderr

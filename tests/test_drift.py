@@ -17,7 +17,7 @@ import pytest
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.anchors import HEADING
 from hermeslite.context.budgets import ANCHOR_MAX, ANCHOR_SHARE
-from hermeslite.context.handoff import END
+from hermeslite.context.handoff import RECOVERY_NOTE
 from hermeslite.context.messages import strip_private, text_of, tool_calls_of
 from hermeslite.context.summary_prompt import SECTIONS
 
@@ -103,7 +103,7 @@ def test_early_facts_survive_ten_forced_compactions(summarize, window):
         messages = result.messages
         assert_valid(messages)
         text = visible(messages)
-        facts = text[text.find(HEADING):].split(END)[0] if HEADING in text else ""
+        facts = text[text.find(HEADING):].split(RECOVERY_NOTE)[0] if HEADING in text else ""
         facts_sizes.append(estimate_tokens(facts))
         assert estimate_tokens(messages) <= c.target_tokens
     text = visible(messages)

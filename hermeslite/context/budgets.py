@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .handoff import END, MERGE_GAP, OPEN, PREAMBLE, SYSTEM_NOTE
+from .handoff import END, MERGE_GAP, OPEN, PREAMBLE, RECOVERY_NOTE, SYSTEM_NOTE
 from .tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 
 AFTER_COMPACTION = 0.60      # the request right after a compaction, as a share of the threshold
@@ -24,8 +24,9 @@ ANCHOR_SHARE = 0.15          # the recorded facts appended to the checkpoint
 ANCHOR_MIN, ANCHOR_MAX = 100, 8_000
 HEAD_SHARE = 0.10            # the opening exchange kept until the first compaction
 SUMMARY_FLOOR_MAX = 2_000    # the length asked for never has to be more than this
-# The frame around a checkpoint and the note added to the system prompt.
-FRAME_TOKENS = estimate_tokens(f"{OPEN} {PREAMBLE}\n\n\n\n{END}{MERGE_GAP}\n\n{SYSTEM_NOTE}") + MESSAGE_OVERHEAD_TOKENS
+# The frame around a checkpoint (its recovery note included) and the note added to the system prompt.
+FRAME_TOKENS = estimate_tokens(
+    f"{OPEN} {PREAMBLE}\n\n\n\n{RECOVERY_NOTE}\n\n{END}{MERGE_GAP}\n\n{SYSTEM_NOTE}") + MESSAGE_OVERHEAD_TOKENS
 
 
 @dataclass(frozen=True)

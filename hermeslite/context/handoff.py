@@ -21,6 +21,12 @@ PREAMBLE = (
     "those messages win, and a later 'stop', 'undo' or 'never mind' from the user stands. Your tools work "
     "exactly as before, and MEMORY.md and USER.md stay authoritative."
 )
+# Ends every checkpoint, whoever wrote it: the facts a checkpoint leaves out are not gone, and a
+# model that is not told so rarely thinks to look.
+RECOVERY_NOTE = (
+    '[The originals of these turns are kept: recall(query="exact words") searches them, '
+    'recall(id="r…") returns one whole.]'
+)
 END = "[END OF HANDOFF SUMMARY: answer the latest user message, not this summary]"
 MERGE_GAP = "\n\n"  # between the end marker and the content of the message a summary was merged into
 SYSTEM_NOTE = (
@@ -30,7 +36,9 @@ SYSTEM_NOTE = (
 
 
 def frame(summary: str, *, with_end: bool) -> str:
-    text = f"{OPEN} {PREAMBLE}\n\n{summary.strip()}"
+    """The summary between the opening frame and the recovery note (one note, even when the
+    summary text already carried it)."""
+    text = f"{OPEN} {PREAMBLE}\n\n{summary.replace(RECOVERY_NOTE, '').strip()}\n\n{RECOVERY_NOTE}"
     return f"{text}\n\n{END}" if with_end else text
 
 
@@ -66,7 +74,7 @@ def has_handoff(msg: Message) -> bool:
 
 
 def split_handoff(msg: Message) -> tuple[str, Any]:
-    """(summary body, what the message said besides the summary).
+    """(summary body without the recovery note, what the message said besides the summary).
 
     The second part is the original content of a message the summary was
     merged into (a string or list of parts, verbatim even when empty), or None
@@ -77,7 +85,7 @@ def split_handoff(msg: Message) -> tuple[str, Any]:
     body_start = text.find("\n\n", len(OPEN))
     body_start = len(text) if body_start < 0 else body_start + 2
     end = text.find(END, body_start)
-    body = text[body_start : end if end >= 0 else len(text)].strip()
+    body = text[body_start : end if end >= 0 else len(text)].strip().removesuffix(RECOVERY_NOTE).rstrip()
     if end < 0:
         return body, None
     if isinstance(content, list):

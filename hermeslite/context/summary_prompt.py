@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .handoff import END, OPEN, has_handoff, split_handoff
+from .handoff import END, OPEN, RECOVERY_NOTE, has_handoff, split_handoff
 from .messages import Message, call_arguments, call_name, image_parts, text_of, tool_calls_of
 from .redact import redact_secrets, redact_slice
 from .tokens import estimate_tokens
@@ -165,7 +165,7 @@ def build_prompt(
 def clean_reply(reply: str | None) -> str:
     """The summarizer's answer without reasoning blocks, echoed framing, or secrets."""
     text = THINK.sub("", str(reply or "")).strip()
-    text = text.replace(END, "").strip()
+    text = text.replace(END, "").replace(RECOVERY_NOTE, "").strip()
     if text.startswith(OPEN):
         text = text.split("\n\n", 1)[1] if "\n\n" in text else ""
     return redact_secrets(text.strip())

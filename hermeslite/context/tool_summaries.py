@@ -90,7 +90,10 @@ def _search(args: dict, output: str) -> str:
 
 
 def _recall(args: dict, output: str) -> str:
-    return f"recalled {args.get('id', '?')} ({len(output)} chars)"
+    if args.get("id") or not args.get("query"):
+        return f"recalled {args.get('id', '?')} ({len(output)} chars)"
+    count = reported_count(output)
+    return f"searched the archive for '{_clip(args['query'], 60)}' -> {count or 0} matches"
 
 
 def _generic(args: dict, output: str) -> str:

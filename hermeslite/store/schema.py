@@ -107,7 +107,89 @@ _V4 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
+# The text of an archived original that search reads, from its JSON `m`: the content (a string,
+# or the text parts of a list; images never), then each tool call's name and arguments. The
+# recall tool's own calls and results are left out: they only repeat what the archive holds, and
+# would crowd the originals out of the results. Pure SQL, so the index follows the archive
+# whichever connection writes it; a row that is not JSON, which only damage leaves, reads as
+# empty rather than keep the database from opening.
+_SEARCH_TEXT = """
+    CASE WHEN NOT json_valid(m) OR json_extract(m, '$.name') IS 'recall' THEN '' ELSE
+        COALESCE(CASE json_type(m, '$.content')
+            WHEN 'text' THEN json_extract(m, '$.content')
+            WHEN 'array' THEN (SELECT group_concat(CASE
+                                   WHEN p.type = 'text' THEN p.value
+                                   WHEN p.type = 'object' AND json_extract(p.value, '$.type') = 'text'
+                                   THEN json_extract(p.value, '$.text') END, char(10))
+                               FROM json_each(m, '$.content') p)
+        END, '')
+        || COALESCE((SELECT char(10) || group_concat(
+                         COALESCE(json_extract(c.value, '$.function.name'), '') || ' '
+                         || COALESCE(json_extract(c.value, '$.function.arguments'), ''), char(10))
+                     FROM json_each(m, '$.tool_calls') c
+                     WHERE c.type = 'object' AND json_extract(c.value, '$.function.name') IS NOT 'recall'), '')
+    END
+"""
+
+
+def _text_of(json_sql: str) -> str:
+    return _SEARCH_TEXT.replace("(m,", f"({json_sql},").replace("(m)", f"({json_sql})")
+
+
+def _field(json_sql: str, path: str) -> str:
+    return f"CASE WHEN json_valid({json_sql}) THEN json_extract({json_sql}, '{path}') END"
+
+
+# v5: full-text search over the archive (`recall` with a query).
+# - archive_docs gives each archived original an integer id (the FTS row id: the archive's own
+#   rowid may change on VACUUM) and keeps its role and tool name for the result lines.
+# - archive_fts is FTS5, unicode61 with diacritics removed, over the text above and the session:
+#   "s" and the id's UTF-8 in hex, one token, so a search is narrowed to one session inside the
+#   index. (An external-content view would save the copy of the text, but FTS5 cannot read a view
+#   that uses json_each.)
+# Triggers keep both in step with the archive in the same transaction as the archive write,
+# whichever connection makes it; the last two statements index what older versions archived.
+_V5 = [
+    """
+    CREATE TABLE archive_docs (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        role TEXT NOT NULL,
+        tool TEXT,
+        UNIQUE (session_id, ref)
+    )
+    """,
+    "CREATE VIRTUAL TABLE archive_fts USING fts5(session, body, tokenize = 'unicode61 remove_diacritics 2')",
+    f"""
+    CREATE TRIGGER archive_index_insert AFTER INSERT ON archive BEGIN
+        INSERT INTO archive_docs (session_id, ref, role, tool)
+        VALUES (new.session_id, new.ref, COALESCE({_field("new.json", "$.role")}, ''),
+                {_field("new.json", "$.name")});
+        INSERT INTO archive_fts (rowid, session, body)
+        VALUES (last_insert_rowid(), 's' || hex(new.session_id), {_text_of("new.json")});
+    END
+    """,
+    """
+    CREATE TRIGGER archive_index_delete AFTER DELETE ON archive BEGIN
+        DELETE FROM archive_fts
+         WHERE rowid = (SELECT id FROM archive_docs WHERE session_id = old.session_id AND ref = old.ref);
+        DELETE FROM archive_docs WHERE session_id = old.session_id AND ref = old.ref;
+    END
+    """,
+    f"""
+    INSERT INTO archive_docs (session_id, ref, role, tool)
+    SELECT session_id, ref, COALESCE({_field("json", "$.role")}, ''), {_field("json", "$.name")}
+    FROM archive ORDER BY rowid
+    """,
+    f"""
+    INSERT INTO archive_fts (rowid, session, body)
+    SELECT d.id, 's' || hex(d.session_id), {_text_of("a.json")}
+    FROM archive_docs d JOIN archive a ON a.session_id = d.session_id AND a.ref = d.ref
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -6,7 +6,8 @@ append is committed at once, so a killed process loses at most the message it
 was writing. A compaction writes the rewritten transcript as a new generation
 in one transaction, so a crash leaves either the old transcript or the new
 one, never a mix; the originals it removed live on in the archive, where the
-`recall` tool finds them by reference id.
+`recall` tool finds them by reference id or by a full-text search whose index
+triggers keep in the same transaction as the archive (see archive_search.py).
 
 Messages are stored as JSON with every key, `_`-private bookkeeping included,
 so a restored session compresses exactly as the live one would. Loading
@@ -37,7 +38,8 @@ from pathlib import Path
 from hermeslite.context.messages import Message, call_id, tool_calls_of
 from hermeslite.paths import data_dir
 
-from . import generations, rewrites, undo, usage
+from . import archive_search, generations, rewrites, undo, usage
+from .archive_search import ArchiveHit
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
@@ -58,6 +60,7 @@ from .undo import NothingToUndo, Undone, UndoPoint
 from .usage import UsageRecord
 
 __all__ = [
+    "ArchiveHit",
     "CompactionRecord",
     "INTERRUPTED_TOOL_TEXT",
     "NO_SAVED_REPLY",
@@ -401,6 +404,13 @@ class SessionStore:
     def recall(self, session_id: str, ref: str) -> Message | None:
         rows = self._query("SELECT json FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref))
         return json.loads(rows[0][0]) if rows else None
+
+    def search_archive(self, session_id: str, text: str, limit: int = 5) -> list[ArchiveHit]:
+        """The session's archived originals that best match `text`, best first (see archive_search.py)."""
+        return archive_search.search(self._query, session_id, text, limit)
+
+    def archived_count(self, session_id: str) -> int:
+        return archive_search.count_archived(self._query, session_id)
 
     def find_tool_call(self, session_id: str, tool_call_id: str) -> dict | None:
         """The assistant tool call with this id, from the current transcript or the archive."""

@@ -230,6 +230,17 @@ async def switch_session(app: "HermesApp", session_id: str | None) -> None:
     await app.chat.add_note(note)
 
 
+@command("recall", "<words|id>", "search what compaction removed from this session; an id shows one original")
+async def _recall(app: "HermesApp", args: str) -> None:
+    from hermeslite.agent.recall import recall_for_user
+
+    report = await recall_for_user(await app.host.ready(), args)
+    if report.ok:
+        app.show_view(report.title, report.text)
+    else:
+        await app.report_error(report.text)
+
+
 @command("new", "", "start a new session (this one stays saved)", waits=True)
 async def _new(app: "HermesApp", args: str) -> None:
     await switch_session(app, None)

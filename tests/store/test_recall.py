@@ -8,6 +8,7 @@ import pytest
 
 from hermeslite.context.messages import reference_id
 from hermeslite.context.prune import recall_note
+from hermeslite.store.archive_search import EXCERPT_CHARS
 from hermeslite.store.recall import RECALL_LIMIT, RecallTool, cap, render_original
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ToolContext
@@ -27,10 +28,11 @@ def ctx():
 CALL = {"id": "call_7", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}
 
 
-def test_tool_shape(store: SessionStore):
+def test_tool_shape_offers_both_forms(store: SessionStore):
     tool = RecallTool(store, lambda: None)
-    assert tool.name == "recall" and tool.parameters["required"] == ["id"]
-    assert "recall id" in tool.description
+    assert tool.name == "recall" and set(tool.parameters["properties"]) == {"id", "query"}
+    assert "required" not in tool.parameters
+    assert "recall id" in tool.description and 'query="' in tool.description and 'id="' in tool.description
 
 
 async def test_recall_tool_output_names_the_tool_from_the_transcript(store: SessionStore):
@@ -94,7 +96,7 @@ async def test_large_output_is_capped_with_a_note(store: SessionStore):
 async def test_errors_are_results(store: SessionStore):
     sid = store.create_session("m", "/w")
     tool = RecallTool(store, lambda: sid)
-    for args in ({}, {"id": ""}, {"id": "r9999999999"}):
+    for args in ({}, {"id": ""}, {"id": "r9999999999"}, {"query": "  "}, {"query": "*** -- ()"}):
         r = await tool.run(args, ctx())
         assert r.is_error and r.content.startswith("error: ")
     r = await RecallTool(store, lambda: None).run({"id": "r0123456789"}, ctx())
@@ -116,3 +118,70 @@ def test_render_original_mentions_images():
                                        {"type": "image_url", "image_url": {"url": "data:x"}}]}
     assert render_original(msg) == "[original user message]\nsee\n[1 image(s) in the original cannot be returned as text]"
     assert "no text" in render_original({"role": "assistant", "content": None})
+
+
+# -- the query form -------------------------------------------------------------------------------
+
+
+def registry_with(store: SessionStore, sid: str | None):
+    from hermeslite.tools.registry import default_registry
+
+    return default_registry(extra_tools=[RecallTool(store, lambda: sid)])
+
+
+async def test_query_form_through_the_registry_lists_ids_kinds_and_excerpts(store: SessionStore):
+    sid = store.create_session("m", "/w")
+    store.archive(sid, {
+        "r00000000a1": {"role": "tool", "tool_call_id": "c1", "name": "terminal",
+                        "content": "export done\nthe build token is XK-4471-QZ\n[exit code: 0]"},
+        "r00000000a2": {"role": "user", "content": "please rotate the build token next week"},
+        "r00000000a3": {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "unrelated = 1"},
+    })
+    result = await registry_with(store, sid).execute("recall", '{"query": "build token XK-4471-QZ"}', ctx())
+    assert not result.is_error
+    lines = result.content.splitlines()
+    assert lines[0].startswith('2 matches for "build token XK-4471-QZ" among 3 compacted original(s)')
+    assert 'recall(id="…")' in lines[0]
+    assert lines[1] == "1. r00000000a1 · output of terminal" and "XK-4471-QZ" in lines[2]
+    assert lines[3] == "2. r00000000a2 · user message" and "rotate the build token" in lines[4]
+    assert "r00000000a3" not in result.content
+    whole = await registry_with(store, sid).execute("recall", {"id": "r00000000a1"}, ctx())
+    assert whole.content == "[original output of terminal call c1]\nexport done\nthe build token is XK-4471-QZ\n[exit code: 0]"
+
+
+async def test_query_results_are_bounded(store: SessionStore):
+    sid = store.create_session("m", "/w")
+    store.archive(sid, {f"r{n:010x}": {"role": "tool", "tool_call_id": f"c{n}", "name": "terminal",
+                                       "content": f"retry {n} " + "word " * 5_000} for n in range(30)})
+    result = await RecallTool(store, lambda: sid).run({"query": "retry"}, ctx())
+    assert result.content.startswith('The best 5 matches for "retry" among 30 compacted original(s)')
+    assert result.content.count(" · output of terminal") == 5
+    assert len(result.content) < 5 * (EXCERPT_CHARS + 60) + 200
+
+
+async def test_query_without_match_or_without_archive_says_so(store: SessionStore):
+    sid = store.create_session("m", "/w")
+    tool = RecallTool(store, lambda: sid)
+    empty = await tool.run({"query": "anything"}, ctx())
+    assert not empty.is_error and "nothing to search" in empty.content
+    store.archive(sid, {"r0000000001": {"role": "user", "content": "hello there"}})
+    miss = await tool.run({"query": "kubernetes"}, ctx())
+    assert not miss.is_error
+    assert miss.content.startswith('No match for "kubernetes" among the 1 compacted original(s)')
+
+
+async def test_id_wins_when_both_forms_are_given(store: SessionStore):
+    sid = store.create_session("m", "/w")
+    store.archive(sid, {"r0000000001": {"role": "user", "content": "first"},
+                        "r0000000002": {"role": "user", "content": "second"}})
+    result = await RecallTool(store, lambda: sid).run({"id": "r0000000001", "query": "second"}, ctx())
+    assert result.content == "[original user message]\nfirst"
+
+
+def test_a_pruned_query_result_is_summarized_as_a_search():
+    from hermeslite.context.tool_summaries import summarize_tool_result
+
+    out = '2 matches for "x" among 9 compacted original(s), best first; recall(id="…") returns one whole:\n1. r…'
+    assert summarize_tool_result("recall", {"query": "build token"}, out) == \
+        "[recall] searched the archive for 'build token' -> 2 matches"
+    assert summarize_tool_result("recall", {"id": "r0123456789"}, "x" * 10) == "[recall] recalled r0123456789 (10 chars)"

@@ -276,11 +276,12 @@ def test_id_format_and_prefix_resolution(store: SessionStore):
 
 def test_schema_version_and_wal(store: SessionStore):
     conn = sqlite3.connect(store.path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.journal_mode == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"sessions", "messages", "compactions", "archive", "usage", "undo_points"} <= tables
+    assert {"sessions", "messages", "compactions", "archive", "usage", "undo_points", "archive_docs",
+            "archive_fts"} <= tables
 
 
 def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path):

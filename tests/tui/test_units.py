@@ -99,8 +99,8 @@ def test_commands_parse_and_suggest():
 
 def test_every_command_has_help_and_appears_everywhere():
     names = {name for name, _, _ in commands.entries()}
-    assert names == {"/compress", "/uncompress", "/summary", "/handoff", "/context", "/new", "/resume", "/sessions",
-                     "/memory", "/todo", "/model", "/help", "/quit"}
+    assert names == {"/compress", "/uncompress", "/summary", "/handoff", "/context", "/recall", "/new", "/resume",
+                     "/sessions", "/memory", "/todo", "/model", "/help", "/quit"}
     assert all(help for _, _, help in commands.entries())
     text = views.help_view(commands.help_entries())
     assert all(name in text for name in names) and "Esc" in text
