@@ -8,7 +8,6 @@ so the three triggers behave identically.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from hermeslite.context.handoff import has_handoff
@@ -52,7 +51,12 @@ class Compaction:
         The summary extends the live request so the provider reads the
         conversation from its prompt cache, except after an overflow, when the
         live request is what the provider just refused; the memory flush
-        carries the live request's tool schemas (see `flush`).
+        carries the live request's tool schemas (see `flush`). The flush goes
+        first and the summary after it: both extend the same request, so the
+        summary reads from the cache the turns the flush has just written
+        there. Sent at once, each would write them again (a cache entry is
+        there only once a response has begun), and at 8k those turns are a
+        fifth of the summary request.
         """
         agent = self.agent
         deps = agent.deps
@@ -64,9 +68,8 @@ class Compaction:
             deps.llm, agent.messages, agent.tool_schemas(), agent.estimate_request(), deps.usage,
             deps.settings.compression.summary_timeout)
         spent_before = deps.usage.totals
-        result, _ = await asyncio.gather(
-            deps.compressor.compress(before, focus_topic=focus, force=force, live=live),
-            self._flush(list(agent.messages)))
+        await self._flush(list(agent.messages))
+        result = await deps.compressor.compress(before, focus_topic=focus, force=force, live=live)
         spent = deps.usage.totals - spent_before
         if result.changed and not result.aborted:
             rebuilt = self.refresh(result.messages)

@@ -8,6 +8,7 @@ API would, and bills every request against its modelled prompt cache.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,11 +24,13 @@ from hermeslite.store.sessions import SessionStore
 from tests.agent.conftest import Recorder
 from tests.builders import assert_valid
 from tests.fake_anthropic import FakeAnthropic, Reply
+from tests.fake_anthropic.blocks import flatten
 from tests.summary_requests import is_extension_summary, is_summary_request
 
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
 WINDOW = 16_000
 CHECKPOINT = "\n".join(f"## {name}\n- kept by the fake model." for name, _ in SECTIONS)
+FLUSH_THINKS = 0.3
 ASK = "Please look at the next part of the service and tell me what it does. " * 12
 
 
@@ -44,11 +47,13 @@ def answers_tool_results(body: dict) -> bool:
 
 
 def respond(body: dict) -> Reply:
-    """Checkpoints for summaries, nothing to save for flushes, a file read every third turn, else prose."""
+    """Checkpoints for summaries, nothing to save for flushes (after a pause), a file read every third
+    turn, else prose."""
     text = last_user_text(body)
     if is_summary_request(body):
         return Reply.say(CHECKPOINT)
     if FLUSH_INSTRUCTION in text:
+        time.sleep(FLUSH_THINKS)   # a summary sent beside the flush would arrive before its cache write
         return Reply.say("nothing to save")
     if answers_tool_results(body):
         return Reply.say("That module wires the retry policy into the HTTP client. " * 8)
@@ -98,6 +103,13 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     assert summaries and all(is_extension_summary(x.body) for x in summaries)
     for x in summaries:
         assert x.usage.cache_read_input_tokens >= 0.8 * x.usage.prompt_tokens
+    # The flush went first, and the summary after it read what the flush wrote: all but its instruction.
+    pairs = [(a, b) for a, b in zip(server.accepted, server.accepted[1:])
+             if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)]
+    assert len(pairs) == len(summaries)
+    for _, x in pairs:
+        instruction = flatten(x.body).blocks[-1].tokens
+        assert x.usage.cache_creation_input_tokens + x.usage.input_tokens == instruction
     # Each compaction's own requests (summary + flush) were mostly read from the cache.
     assert all(c.usage.requests == 2 and c.usage.cache_hit_rate >= 0.8 for c in compactions)
 
