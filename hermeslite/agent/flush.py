@@ -8,7 +8,7 @@ Nothing from that call stays in the transcript.
 The flush runs exactly when the transcript is too big (or, reactively, when
 the provider already refused it), so it cannot simply send the transcript:
 a 20,000-message session made a 6.8 MB request that no window accepts. While
-the transcript fits in `FLUSH_WINDOW_SHARE` of the window it is sent as it is
+the transcript fits the window with room for the reply it is sent as it is
 with the tool schemas of the live request, so it extends that request byte
 for byte and a provider with prompt caching reads it from its cache; beyond
 that the model reads an excerpt instead: the previous checkpoint (what was
@@ -38,10 +38,14 @@ EXCERPT_INTRO = (
     "[hermeslite: this conversation is too long to show whole. Below are the checkpoint of its earlier part "
     "and its later turns, trimmed.]"
 )
-# Of the context window, for everything the flush request carries. The flush runs when the live request
-# reaches the compaction threshold (up to 75% of a small window): a share above that lets it go whole, as
-# an extension of the live request the provider has cached, leaving the rest of the window for the reply.
-FLUSH_WINDOW_SHARE = 0.85
+# Left free in the window for the flush's reply: a few memory calls or "nothing to save". The flush runs
+# when the live request has passed the compaction threshold, and one tool result can take it to 95% of
+# an 8k window; the excerpt it once got instead (above 85% of the window) was never in the provider's
+# cache and cost several times what the extension costs.
+FLUSH_REPLY_TOKENS = 512
+# Of the window, for everything an excerpt request carries: the excerpt's own text is mostly quoted
+# turns, whose real count runs above the estimate, so it keeps a wider margin.
+EXCERPT_WINDOW_SHARE = 0.85
 CHECKPOINT_SHARE = 0.4         # of the excerpt, at most, for the previous checkpoint
 MIN_EXCERPT_CHARS = 2_000
 
@@ -56,13 +60,14 @@ def _memory_schema(memory_tool: Tool) -> dict[str, Any]:
 
 
 def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages the flush sends with `tools`: the transcript while it fits in its share of `window`,
-    else an excerpt."""
+    """The messages the flush sends with `tools`: the transcript while it fits `window` with room for the
+    reply, else an excerpt."""
     instruction = {"role": "user", "content": FLUSH_INSTRUCTION}
     plain = strip_private(messages)
-    budget = int(window * FLUSH_WINDOW_SHARE) - estimate_tokens(json.dumps(tools)) - estimate_tokens(instruction)
-    if estimate_tokens(plain) <= budget:
+    fixed = estimate_tokens(json.dumps(tools)) + estimate_tokens(instruction)
+    if estimate_tokens(plain) <= window - FLUSH_REPLY_TOKENS - fixed:
         return plain + [instruction]
+    budget = int(window * EXCERPT_WINDOW_SHARE) - fixed
     system = plain[:1] if plain and plain[0].get("role") == "system" else []
     chars = max(MIN_EXCERPT_CHARS, (budget - estimate_tokens(system) - estimate_tokens(EXCERPT_INTRO))
                 * CHARS_PER_TOKEN)

@@ -6,9 +6,11 @@ import json
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.compaction import FLUSH_FAILED
-from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.agent.flush import (EXCERPT_INTRO, EXCERPT_WINDOW_SHARE, FLUSH_INSTRUCTION, FLUSH_REPLY_TOKENS,
+                                    flush_request)
 from hermeslite.context.handoff import merge_into
 from hermeslite.context.summary_prompt import SECTIONS
+from hermeslite.context.tokens import estimate_tokens
 from tests.builders import agent_session, assert_valid
 from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import is_summary_request
@@ -86,3 +88,30 @@ async def test_a_failed_flush_is_one_warning_and_compaction_goes_on(make_agent, 
     assert len(warnings) == 1 and warnings[0].severity == "warning"
     assert "\n" not in warnings[0].text and "tools are not supported" in warnings[0].text
     assert_valid(agent.messages)
+
+
+def _transcript(tokens: int) -> list[dict]:
+    """A system prompt and one exchange that together estimate at about `tokens`."""
+    body = "word " * (tokens * 4 // 5)
+    return [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": body},
+            {"role": "assistant", "content": "Noted."}]
+
+
+def test_a_transcript_that_leaves_room_for_the_reply_is_flushed_whole():
+    # At 8k the flush runs once the live request passes the 6,144-token threshold; one tool
+    # result can take it past 90% of the window, and it still goes whole while the reply fits.
+    window, tools = 8_192, [{"type": "function", "function": {"name": "memory", "parameters": {}}}]
+    messages = _transcript(int(window * 0.9))
+    request = flush_request(messages, window, tools)
+    assert request[:-1] == messages and request[-1]["content"] == FLUSH_INSTRUCTION
+    room = window - estimate_tokens(request) - estimate_tokens(json.dumps(tools))
+    assert room >= FLUSH_REPLY_TOKENS
+
+
+def test_a_transcript_that_leaves_no_room_for_the_reply_is_flushed_as_an_excerpt():
+    window, tools = 8_192, [{"type": "function", "function": {"name": "memory", "parameters": {}}}]
+    messages = _transcript(window - FLUSH_REPLY_TOKENS // 2)
+    request = flush_request(messages, window, tools)
+    assert len(request) == 2 and request[0] == messages[0]
+    assert request[1]["content"].startswith(EXCERPT_INTRO)
+    assert estimate_tokens(request) + estimate_tokens(json.dumps(tools)) <= window * EXCERPT_WINDOW_SHARE
