@@ -18,9 +18,11 @@ with a user who answers within a minute or two.
 Printed per window: turns, compactions, turns per compaction, the longest run
 of consecutive turns that compacted, input tokens billed uncached / written to
 the cache / read from it, the cache-read share of all input, the cached share
-of summary requests, cost at Claude Sonnet prices (input $3/M, 5-minute cache
-write $3.75/M, cache read $0.30/M, output $15/M), requests the server
-rejected and turns that failed; then our cost against the baseline's.
+of summary requests, output tokens, cost at Claude Sonnet prices (input $3/M,
+5-minute cache write $3.75/M, cache read $0.30/M, output $15/M), requests the
+server rejected and turns that failed; then our cost against the baseline's,
+and the cached share of the extended summaries split by whether a memory
+flush (which writes the newest turns to the cache) went just before them.
 
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
@@ -140,12 +142,16 @@ class Outcome:
         return sum(getattr(x.usage, field_name) for x in self.exchanges if x.usage and only(x))
 
     @property
+    def output(self) -> int:
+        return sum(x.output_tokens for x in self.exchanges if x.usage)
+
+    @property
     def rejected(self) -> int:
         return sum(1 for x in self.exchanges if x.status == 400)
 
     def cost(self) -> float:
         billed = {k: self.tokens(k) for k in ("input", "write", "read")}
-        billed["output"] = sum(x.output_tokens for x in self.exchanges if x.usage)
+        billed["output"] = self.output
         return sum(PRICE[k] * v for k, v in billed.items()) / 1_000_000
 
     def read_share(self, only=lambda x: True) -> float:
@@ -206,7 +212,26 @@ def row(label: str, o: Outcome) -> str:
     summary_share = f"{shares} ({extensions}/{n_summaries})" if n_summaries else "-"
     return (f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
             f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
-            f"{100 * o.read_share():.0f}% | {summary_share} | ${o.cost():.2f} | {o.rejected} | {o.failed_turns} |")
+            f"{100 * o.read_share():.0f}% | {summary_share} | {o.output:,} | ${o.cost():.2f} | {o.rejected} | "
+            f"{o.failed_turns} |")
+
+
+def _is_flush(x: Exchange) -> bool:
+    return FLUSH_INSTRUCTION in _last_user_text(x.body)
+
+
+def summary_split(label: str, o: Outcome) -> str:
+    """The extended summaries' cached share, after a memory flush and without one."""
+    accepted = [x for x in o.exchanges if x.usage]
+    after = {id(b) for a, b in zip(accepted, accepted[1:]) if _is_flush(a)}
+    parts = []
+    for name, wanted in (("after a flush", True), ("with no flush before", False)):
+        group = {id(x): x for x in accepted if is_extension_summary(x.body) and (id(x) in after) == wanted}
+        if group:
+            shares = [x.usage.cache_read_input_tokens / x.usage.prompt_tokens for x in group.values()]
+            parts.append(f"{name} {100 * o.read_share(lambda x: id(x) in group):.0f}% "
+                         f"({len(group)}, each {100 * min(shares):.0f}-{100 * max(shares):.0f}%)")
+    return f"{label} extended summaries: " + ("; ".join(parts) or "none")
 
 
 async def main() -> None:
@@ -217,10 +242,10 @@ async def main() -> None:
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
     print("| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
-          "cache write | cache read | read share | extended summaries read from cache (extended/all) | cost | rejected | "
-          "failed turns |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    ratios = []
+          "cache write | cache read | read share | extended summaries read from cache (extended/all) | output | cost | "
+          "rejected | failed turns |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    ratios, splits = [], []
     started = time.perf_counter()
     for name in args.windows.split(","):
         window = WINDOWS[name.lower()]
@@ -229,8 +254,10 @@ async def main() -> None:
         print(row(f"{name} ours", ours))
         print(row(f"{name} baseline", base))
         ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0))
+        splits.append(summary_split(f"{name} ours", ours))
     print()
     print("cost, ours / baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))
+    print("\n".join(splits))
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
