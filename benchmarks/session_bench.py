@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -223,13 +224,14 @@ def _is_flush(x: Exchange) -> bool:
 def summary_split(label: str, o: Outcome) -> str:
     """The extended summaries' cached share, after a memory flush and without one."""
     accepted = [x for x in o.exchanges if x.usage]
-    after = {id(b) for a, b in zip(accepted, accepted[1:]) if _is_flush(a)}
+    after = {id(b) for a, b in pairwise(accepted) if _is_flush(a)}
     parts = []
     for name, wanted in (("after a flush", True), ("with no flush before", False)):
-        group = {id(x): x for x in accepted if is_extension_summary(x.body) and (id(x) in after) == wanted}
+        group = [x.usage for x in accepted if is_extension_summary(x.body) and (id(x) in after) == wanted]
         if group:
-            shares = [x.usage.cache_read_input_tokens / x.usage.prompt_tokens for x in group.values()]
-            parts.append(f"{name} {100 * o.read_share(lambda x: id(x) in group):.0f}% "
+            shares = [u.cache_read_input_tokens / u.prompt_tokens for u in group]
+            read = sum(u.cache_read_input_tokens for u in group) / sum(u.prompt_tokens for u in group)
+            parts.append(f"{name} {100 * read:.0f}% "
                          f"({len(group)}, each {100 * min(shares):.0f}-{100 * max(shares):.0f}%)")
     return f"{label} extended summaries: " + ("; ".join(parts) or "none")
 

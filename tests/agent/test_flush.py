@@ -6,8 +6,13 @@ import json
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.compaction import FLUSH_FAILED
-from hermeslite.agent.flush import (EXCERPT_INTRO, EXCERPT_WINDOW_SHARE, FLUSH_INSTRUCTION, FLUSH_REPLY_TOKENS,
-                                    flush_request)
+from hermeslite.agent.flush import (
+    EXCERPT_INTRO,
+    EXCERPT_WINDOW_SHARE,
+    FLUSH_INSTRUCTION,
+    FLUSH_REPLY_TOKENS,
+    flush_request,
+)
 from hermeslite.context.handoff import merge_into
 from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.tokens import estimate_tokens
