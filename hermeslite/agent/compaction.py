@@ -1,7 +1,7 @@
 """When and how the agent compacts: preflight, reactive and manual.
 
 The engine in `hermeslite.context` rewrites a transcript; this module decides
-when to ask it, runs the memory flush beside it, and afterwards re-injects the
+when to ask it, runs the memory flush before it, and afterwards re-injects the
 todo list, rebuilds the system prompt with fresh memory, and saves everything,
 so the three triggers behave identically.
 """
@@ -89,7 +89,7 @@ class Compaction:
         return result
 
     async def _flush(self, messages: list[dict]) -> int:
-        """The memory flush beside the compaction, sent with the live request's tool schemas so it
+        """The memory flush before the summary, sent with the live request's tool schemas so it
         extends that request; a failure is one warning line, never a stop."""
         agent = self.agent
         deps = agent.deps
@@ -106,7 +106,7 @@ class Compaction:
             return 0
 
     def flush_wanted(self, messages: list[dict]) -> bool:
-        """Whether a compaction of `messages` runs the memory flush beside it (one more model call)."""
+        """Whether a compaction of `messages` runs the memory flush first (one more model call)."""
         deps = self.agent.deps
         wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
         return bool(wanted) and user_turns(messages) >= deps.settings.memory.flush_min_turns

@@ -38,12 +38,12 @@ class CompactionPreview:
     """What `/compress [focus]` would do now; nothing was sent and nothing changed."""
 
     preview: Preview
-    memory_flush: bool          # the memory flush would run beside it (one more model call)
+    memory_flush: bool          # the memory flush would run before it (one more model call)
 
     def lines(self) -> list[str]:
         lines = self.preview.lines()
         if self.preview.changes and self.memory_flush:
-            lines.append("Memory flush: yes, one call with only the memory tool, beside the summary")
+            lines.append("Memory flush: yes, one call with only the memory tool, before the summary")
         return lines
 
 
