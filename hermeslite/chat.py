@@ -90,7 +90,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         return asyncio.run(_repl(agent, settings, store))
     finally:
         if verbose:
-            printer.session_summary(agent.session_usage())
+            printer.session_summary(agent.session_usage(), agent.pressure())
 
 
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
@@ -166,6 +166,7 @@ def _open_session(old: "Agent", settings: Settings, store: SessionStore, session
     agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=store,
                         llm=old.deps.llm)
     store.release(old.session_id)  # another process may continue it now
+    agent.carry_calibration(old)
     for subscriber in old.subscribers:
         agent.subscribe(subscriber)
     return agent

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from hermeslite.agent import events as ev
-from hermeslite.context.pressure import PressureLevel
+from hermeslite.context.pressure import Pressure, PressureLevel
 from hermeslite.display import compaction_cost, format_tokens, key_argument, neutralize, plural, session_usage
 from hermeslite.store.usage import UsageTotals
 
@@ -67,9 +67,12 @@ class HeadlessPrinter:
         for line in notes:
             self._note(f"note: {line}")
 
-    def session_summary(self, usage: UsageTotals) -> None:
-        """The end-of-run line with --verbose: the session's requests, cache hits and cost."""
+    def session_summary(self, usage: UsageTotals, pressure: Pressure) -> None:
+        """The end-of-run lines with --verbose: the session's requests, cache hits and cost, and what
+        the next request (a `--continue`) carries, counted as the TUI's meter counts it."""
         self._note(f"session: {session_usage(usage)}")
+        self._note(f"context: next request ~{format_tokens(pressure.tokens)} tokens, {pressure.percent}% of the way "
+                   f"to compaction at {format_tokens(pressure.threshold)}")
 
     def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         p = event.pressure

@@ -3,6 +3,8 @@
 Users cannot steer what they cannot see. This splits the next request into
 the parts a user can act on (memory to consolidate, tool output to prune,
 conversation to compact) and puts each against the window and the threshold.
+The parts are estimates scaled by the calibration the meter uses; the total
+is the meter's own count (see `request_size`), so the two never disagree.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.tokens import estimate_tokens, message_tokens
+
+from .request_size import RequestTokens
 
 
 if TYPE_CHECKING:
@@ -29,11 +33,12 @@ class ContextBreakdown:
     parts: list[Part]
     context_length: int
     threshold: int
+    request: RequestTokens    # the next request as the meter counts it, and how it was counted
     threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
 
     @property
     def total(self) -> int:
-        return sum(p.tokens for p in self.parts)
+        return self.request.total
 
     def percent_of_window(self, tokens: int) -> float:
         return 100.0 * tokens / self.context_length if self.context_length else 0.0
@@ -42,6 +47,8 @@ class ContextBreakdown:
 def context_breakdown(agent: "Agent") -> ContextBreakdown:
     """System prompt, memory, tool schemas, conversation, tool results and summary, in tokens."""
     deps = agent.deps
+    request = agent.request_size()
+    scale = request.calibration.scale
     memory = estimate_tokens(deps.memory.snapshot())
     system = 0
     conversation = tool_results = summary = 0
@@ -57,13 +64,13 @@ def context_breakdown(agent: "Agent") -> ContextBreakdown:
         else:
             conversation += tokens
     parts = [
-        Part("system prompt", max(0, system - memory)),
-        Part("memory", memory),
-        Part("tool schemas", agent.schema_tokens()),
-        Part("conversation", conversation),
-        Part("tool results", tool_results),
-        Part("summary", summary),
+        Part("system prompt", scale(max(0, system - memory))),
+        Part("memory", scale(memory)),
+        Part("tool schemas", scale(agent.schema_tokens())),
+        Part("conversation", scale(conversation)),
+        Part("tool results", scale(tool_results)),
+        Part("summary", scale(summary)),
     ]
     threshold = deps.compressor.threshold
     return ContextBreakdown(parts=parts, context_length=threshold.context_length, threshold=threshold.tokens,
-                            threshold_rule=threshold.reason())
+                            request=request, threshold_rule=threshold.reason())

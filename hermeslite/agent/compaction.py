@@ -36,10 +36,11 @@ class Compaction:
         self._told_thrash = False
 
     async def preflight(self) -> None:
-        """Before a request: compress while the estimate is at or over the threshold, up to max_passes."""
+        """Before a request: compress while the next request (the count the meter shows) is at or
+        over the threshold, up to max_passes."""
         agent, compressor = self.agent, self.agent.deps.compressor
         for _ in range(compressor.config.max_passes):
-            if not compressor.should_compress(agent.estimate_request()):
+            if not compressor.should_compress(agent.request_tokens()):
                 return
             result = await self.run("preflight")
             if result.aborted or not result.changed or result.too_large:
@@ -62,8 +63,9 @@ class Compaction:
         deps = agent.deps
         before = strip_snapshots(agent.messages)
         deps.compressor.request_overhead_tokens = agent.schema_tokens()
-        # Message tokens, the same measure the result reports before and after.
-        agent.emit(ev.CompactionStarted(trigger, focus, len(before), agent.ledger.total))
+        # The card's before and after are the meter's count, so they can be read against each other.
+        tokens_before = agent.request_tokens()
+        agent.emit(ev.CompactionStarted(trigger, focus, len(before), tokens_before))
         live = None if trigger == "reactive" else live_request(
             deps.llm, agent.messages, agent.tool_schemas(), agent.estimate_request(), deps.usage,
             deps.settings.compression.summary_timeout)
@@ -78,8 +80,7 @@ class Compaction:
             agent.saver.compaction(rebuilt, result.archived, CompactionRecord.from_result(result, trigger))
         else:
             agent.saver.record(CompactionRecord.from_result(result, trigger))
-        agent.last_prompt_tokens = None
-        agent.emit(ev.CompactionFinished(trigger, result, spent))
+        agent.emit(ev.CompactionFinished(trigger, result, tokens_before, agent.request_tokens(), spent))
         if advice := result.advice():
             agent.emit(ev.Notice(advice, "warning"))
         agent.emit(ev.PressureChanged(agent.pressure()))

@@ -74,7 +74,7 @@ def uncompress(agent: "Agent") -> UndoReport:
     preflight decides again whether to compact.
     """
     deps = agent.deps
-    before_messages, before_tokens = len(agent.messages), agent.ledger.total
+    before_messages, before_tokens = len(agent.messages), agent.request_tokens()
     if not agent.saver.saved:
         return UndoReport(False, f"Nothing undone: {UNSAVED}.")
     try:
@@ -84,12 +84,11 @@ def uncompress(agent: "Agent") -> UndoReport:
         return UndoReport(False, f"Nothing undone: {exc}.")
     agent.adopt_transcript(restored)
     deps.compressor.adopt_transcript(restored)
-    agent.last_prompt_tokens = None
     agent.emit(ev.PressureChanged(agent.pressure()))
     since = f"; the {_count(done.added_since, 'message')} added since follow it" if done.added_since else ""
     return UndoReport(True, (
         f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
-        f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.ledger.total)} tokens{since}. "
+        f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.request_tokens())} tokens{since}. "
         "The next turn compacts again if the context is still over the threshold."))
 
 
@@ -120,7 +119,6 @@ def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
     agent.messages[current.index] = message
     agent.ledger.replace(current.index, message)
     compressor.adopt_transcript(agent.messages)
-    agent.last_prompt_tokens = None
     agent.emit(ev.PressureChanged(agent.pressure()))
     return edit
 
@@ -159,8 +157,8 @@ async def hand_off(agent: "Agent", focus: str | None = None) -> HandoffReport:
     todos = len(deps.todos.active())
     return HandoffReport(new_id, (
         f"Handed off to session {new_id} with {_carried(result)}, the latest turn and "
-        f"{_count(todos, 'open todo')}: ~{format_tokens(result.tokens_after)} tokens instead of "
-        f"~{format_tokens(result.tokens_before)}. Session {agent.session_id} stays saved."), result)
+        f"{_count(todos, 'open todo')}: ~{format_tokens(agent.request_tokens_for(seeded))} tokens instead of "
+        f"~{format_tokens(agent.request_tokens())}. Session {agent.session_id} stays saved."), result)
 
 
 def _carried(result: CompressionResult) -> str:

@@ -54,18 +54,20 @@ class CompactionStarted:
     trigger: str              # preflight | reactive | manual
     focus: str | None
     messages: int
-    tokens: int
+    tokens: int               # the next request, as the meter counts it
 
 
 @dataclass(frozen=True)
 class CompactionFinished:
     trigger: str
     result: CompressionResult
+    tokens_before: int        # the next request before and after, as the meter counts it (the engine's
+    tokens_after: int         # own figures in `result` leave out the tool schemas and the calibration)
     usage: UsageTotals = UsageTotals()    # what its summary and memory-flush requests consumed
 
     @property
     def headline(self) -> str:
-        return self.result.headline()
+        return self.result.headline(self.tokens_before, self.tokens_after)
 
 
 @dataclass(frozen=True)

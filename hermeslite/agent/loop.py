@@ -17,6 +17,7 @@ from typing import Any
 
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
+from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
@@ -27,6 +28,7 @@ from . import events as ev
 from .compaction import Compaction
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
+from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
 
 MAX_REACTIVE = 3
@@ -62,7 +64,7 @@ class Agent:
         self.ledger = TokenLedger(messages)
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
-        self.last_prompt_tokens: int | None = None
+        self.size = RequestSize(self.estimate_request)   # the one count the meter, /context and preflight read
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
         deps.llm.on_retry = self._retrying
@@ -94,15 +96,19 @@ class Agent:
     # -- transcript ------------------------------------------------------------
 
     def append(self, message: dict[str, Any]) -> None:
-        """Add a complete message: to the transcript, the ledger and the session store."""
+        """Add a complete message: to the transcript, the ledger and the session store; the meter
+        moves at once (a long paste shows before the reply does)."""
         self.messages.append(message)
         self.ledger.append(message)
         self.saver.append(message)
+        self.emit(ev.PressureChanged(self.pressure()))
 
     def adopt_transcript(self, messages: list[dict[str, Any]]) -> None:
-        """Take a rewritten transcript (after a compaction); the caller saves it."""
+        """Take a rewritten transcript (a compaction, an undo); the caller saves it and reports the
+        new pressure."""
         self.messages = messages
         self.ledger.reset(messages)
+        self.size.rewritten()
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Schemas sent with each request; none for a model that cannot call tools."""
@@ -117,13 +123,30 @@ class Agent:
         return self._schema_cache[1]
 
     def estimate_request(self) -> int:
-        """Tokens the next request would carry: transcript plus tool schemas."""
+        """The raw estimate of the next request, transcript plus tool schemas, before calibration."""
         return self.ledger.total + self.schema_tokens()
 
+    def request_size(self) -> RequestTokens:
+        """Tokens the next request carries, and which part the provider counted."""
+        return self.size.now()
+
+    def request_tokens(self) -> int:
+        """The one count: what the meter, /context, the warning bar, preflight and the cards show."""
+        return self.size.now().total
+
+    def request_tokens_for(self, messages: list[dict[str, Any]]) -> int:
+        """What a request carrying `messages` would count on this model (a handoff's new session)."""
+        return self.size.calibration.scale(estimate_tokens(messages) + self.schema_tokens())
+
+    def carry_calibration(self, previous: "Agent") -> None:
+        """A new session on the same model keeps what the previous one learned about its tokenizer,
+        so its meter reads in the provider's tokens from the start."""
+        if previous.deps.llm.model == self.deps.llm.model:
+            self.size.calibration = previous.size.calibration
+
     def pressure(self) -> Pressure:
-        tokens = self.last_prompt_tokens if self.last_prompt_tokens is not None else self.estimate_request()
         c = self.deps.compressor
-        return measure_pressure(tokens, c.threshold_tokens, c.context_length, c.config.warn_at)
+        return measure_pressure(self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at)
 
     # -- the turn --------------------------------------------------------------
 
@@ -150,11 +173,11 @@ class Agent:
                 return ev.TurnFinished(ok=False, reason="model error")
             message = completion.message
             calls = message.get("tool_calls") or []
+            self.size.reported(completion.usage.prompt_tokens)
             self.append(message)
             turn.partial = ""
             self.emit(ev.AssistantMessage(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
-            self._note_usage(completion.usage.prompt_tokens)
             if not calls:
                 return ev.TurnFinished(ok=True)
             await self._run_tools(calls, turn)
@@ -190,6 +213,7 @@ class Agent:
 
     async def _stream(self, turn: _Turn):
         completion = None
+        self.size.sending()
         async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
             if isinstance(event, LLMTextDelta):
                 turn.partial += event.text
@@ -209,10 +233,6 @@ class Agent:
             self.emit(ev.Notice(
                 f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
                 f"{c.threshold_tokens:,}.", "warning"))
-
-    def _note_usage(self, prompt_tokens: int | None) -> None:
-        self.last_prompt_tokens = prompt_tokens if prompt_tokens else self.estimate_request()
-        self.emit(ev.PressureChanged(self.pressure()))
 
     # -- tools -----------------------------------------------------------------
 
@@ -263,7 +283,7 @@ class Agent:
         self.deps.llm = llm
         llm.on_retry = self._retrying
         self.deps.compressor.set_model(llm.model, llm.context_window())
-        self.last_prompt_tokens = None
+        self.size.model_changed()
         self.emit(ev.PressureChanged(self.pressure()))
 
     def startup_notes(self) -> list[str]:
@@ -288,8 +308,6 @@ class Agent:
             self.emit(ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user"))
             return None
         self.append(user_command_message(command, result.content))
-        self.last_prompt_tokens = None     # the next request carries the output: estimate it again
-        self.emit(ev.PressureChanged(self.pressure()))
         self.emit(ev.TurnFinished(ok=not result.is_error, saved=self.saver.saved))
         return result
 

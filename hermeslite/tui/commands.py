@@ -209,8 +209,7 @@ async def _context(app: "HermesApp", args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
-    app.show_view("Context", views.context_view(context_breakdown(agent), agent.last_prompt_tokens,
-                                                usage=agent.session_usage()))
+    app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
 
 
 async def switch_session(app: "HermesApp", session_id: str | None) -> None:
@@ -291,7 +290,7 @@ async def _model(app: "HermesApp", args: str) -> None:
     agent, c = app.host.agent, app.host.agent.deps.compressor
     app.header_bar.model = llm.model
     note = f"Switched to {llm.model}: window {c.context_length:,} tokens, compaction at {c.threshold_tokens:,}."
-    if agent.estimate_request() >= c.threshold_tokens:
+    if agent.request_tokens() >= c.threshold_tokens:
         note += " The next turn compacts first (preflight)."
     await app.chat.add_note(note)
     for line in agent.startup_notes():

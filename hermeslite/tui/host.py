@@ -97,6 +97,8 @@ class AgentHost:
         agent = await asyncio.to_thread(self._build_agent, factory, session_id)
         agent.subscribe(lambda event, source=agent: self._forward(source, event))
         previous = self.agent
+        if previous is not None:
+            agent.carry_calibration(previous)
         self.agent, self.session_id = agent, agent.session_id
         if previous is not None and previous.session_id != agent.session_id:
             previous.discard_if_unused()

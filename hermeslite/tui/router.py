@@ -50,7 +50,7 @@ class EventRouter:
 
     async def _on_CompactionFinished(self, event) -> None:
         result = event.result
-        await self.chat.compaction_finished(result, event.usage)
+        await self.chat.compaction_finished(result, event.tokens_before, event.tokens_after, event.usage)
         severity = "warning" if result.aborted or result.fallback_used else "information"
         self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
 

@@ -41,8 +41,9 @@ def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str
     return "".join(cells)
 
 
-def context_view(breakdown, last_prompt_tokens: int | None = None, usage: UsageTotals | None = None) -> str:
-    """Each part in tokens and % of the window, the total against the threshold, then the session's usage."""
+def context_view(breakdown, usage: UsageTotals | None = None) -> str:
+    """Each part in tokens and % of the window, the next request against the threshold and how it
+    was counted, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)"]
@@ -54,16 +55,27 @@ def context_view(breakdown, last_prompt_tokens: int | None = None, usage: UsageT
                      f"{bar(part.tokens / window if window else 0, BAR)}")
     total = breakdown.total
     lines += ["  " + "─" * 55,
-              f"  {'total':<15}{k(total):>8}{pct(total):>9.1f}%  {threshold_bar(total / window if window else 0, threshold / window if window else 0)}",
+              f"  {'next request':<15}{k(total):>8}{pct(total):>9.1f}%  {threshold_bar(total / window if window else 0, threshold / window if window else 0)}",
               f"  {'threshold':<15}{k(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
-              + (f"{k(threshold - total)} tokens left" if total < threshold else "due now")]
-    if last_prompt_tokens:
-        lines.append(f"  {'last request':<15}{k(last_prompt_tokens):>8}{pct(last_prompt_tokens):>9.1f}%  "
-                     "(counted by the provider)")
+              + (f"{k(threshold - total)} tokens left" if total < threshold else "due now"),
+              "", *counted_lines(breakdown.request)]
     if usage is not None and usage.requests:
         lines += ["", *usage_lines(usage)]
     lines += ["", "/compress [focus] compacts now, keeping [focus] in detail."]
     return "\n".join(lines)
+
+
+def counted_lines(request) -> list[str]:
+    """Which part of the next request the provider counted and which is estimated, and the
+    calibration the estimates (the parts above too) are scaled by."""
+    if request.reported is None:
+        why = "no provider report yet" if not request.calibration.samples else "rewritten since the last report"
+        lines = [f"  {'counted':<15}{k(request.total):>8}  all estimated ({why})"]
+    else:
+        sign = "+" if request.estimated >= 0 else "−"
+        lines = [f"  {'counted':<15}{k(request.reported):>8}  reported by the provider (last request)",
+                 f"  {'':<15}{sign + k(abs(request.estimated)):>8}  estimated for what changed since"]
+    return lines + [f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
 
 def usage_lines(usage: UsageTotals) -> list[str]:

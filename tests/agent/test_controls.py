@@ -47,7 +47,7 @@ async def test_uncompress_restores_the_transcript_and_keeps_later_turns(make_age
     assert [m["content"] for m in agent.messages[-2:]] == ["turn 0: after the compaction", "ok"]
     assert len(agent.messages) == len(before) + 1 + 2 and compacted < len(before)
     assert agent.deps.compressor.previous_summary is None  # the iterative state follows the transcript
-    assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.estimate_request()
+    assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.request_tokens()
     assert_valid(agent.messages)
     again = controls.uncompress(agent)
     assert not again.done and again.text.startswith("Nothing undone: nothing to undo")

@@ -10,6 +10,8 @@ import pytest
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import ContextBreakdown, Part
+from hermeslite.agent.request_size import RequestTokens
+from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
@@ -116,19 +118,38 @@ def test_dropdown_only_for_a_bare_slash_word():
 
 
 def test_context_view_marks_the_threshold():
+    request = RequestTokens(total=41_100, reported=40_500, estimated=600, calibration=Calibration(1.08, 3))
     breakdown = ContextBreakdown([Part("system prompt", 1_200), Part("memory", 300), Part("tool schemas", 1_600),
                                   Part("conversation", 30_000), Part("tool results", 8_000), Part("summary", 0)],
-                                 context_length=100_000, threshold=50_000)
-    text = views.context_view(breakdown, last_prompt_tokens=40_500)
-    assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
-    assert "conversation        30k     30.0%" in text
-    assert "41k" in text and "│" in text and "8.9k tokens left" in text
-    assert "last request" in text
-    assert "Session usage" not in text
+                                 context_length=100_000, threshold=50_000, request=request)
+    lines = views.context_view(breakdown).splitlines()
+    assert "Window 100k tokens · compaction at 50k (50% of the window)" in lines
+    assert any(line.startswith("  conversation        30k     30.0%") for line in lines)
+    assert any(line.startswith("  next request        41k     41.1%") and "│" in line for line in lines)
+    assert any("8.9k tokens left" in line for line in lines)
+    assert "  counted             40k  reported by the provider (last request)" in lines
+    assert "                     +600  estimated for what changed since" in lines
+    assert "  estimates                ×1.08 from the last of 3 provider reports" in lines
+    assert not any("Session usage" in line for line in lines)
+    assert all(len(line) <= 70 for line in lines)   # the viewer's width, so nothing wraps
+
+
+def test_context_view_says_why_everything_is_estimated():
+    def view(calibration: Calibration) -> str:
+        request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=calibration)
+        return views.context_view(ContextBreakdown([Part("conversation", 3_000)], 100_000, 50_000, request))
+
+    assert "all estimated (no provider report yet)" in view(Calibration())
+    assert "×1.00, uncalibrated: no provider report yet" in view(Calibration())
+    compacted = view(Calibration(0.76, 1))
+    assert "all estimated (rewritten since the last report)" in compacted
+    assert "×0.76 from the one provider report" in compacted
 
 
 def test_context_view_shows_the_sessions_cache_hits_and_cost():
-    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=100_000, threshold=50_000)
+    request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
+    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=100_000, threshold=50_000,
+                                 request=request)
     usage = UsageTotals(requests=12, prompt_tokens=145_000, cache_read_tokens=123_250, cache_write_tokens=20_000,
                         completion_tokens=3_300, cost=0.1698)
     lines = views.context_view(breakdown, usage=usage).splitlines()
@@ -145,17 +166,18 @@ def test_compaction_card_outcomes():
     base = dict(messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48, summary="s",
                 fallback_used=False, aborted=False, pruned_only=False, error=None, saved_ratio=0.78, changed=True,
                 messages_after=12)
-    state, lines = outcome_lines(SimpleNamespace(**base))
-    assert state == "done" and lines == ["48 → 12 messages · ~96k → ~21k tokens (−78%)"]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "fallback_used": True, "error": "timeout"}))
+    sizes = (98_000, 23_000)   # the whole request, as the meter counts it, not the result's message estimate
+    state, lines = outcome_lines(SimpleNamespace(**base), *sizes)
+    assert state == "done" and lines == ["48 → 12 messages · ~98k → ~23k tokens (−77%)"]
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "fallback_used": True, "error": "timeout"}), *sizes)
     assert state == "fallback" and "fallback checkpoint" in lines[1] and "timeout" in lines[1]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "aborted": True, "error": "invalid API key"}))
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "aborted": True, "error": "invalid API key"}), *sizes)
     assert state == "aborted" and lines == ["Aborted, nothing removed: invalid API key"]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "changed": False}))
-    assert state == "noop"
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "changed": False}), 98_000, 98_000)
+    assert state == "noop" and lines[0].startswith("No change: 48 messages, ~98k tokens")
     assert started_text(48, 96_000, "database schema") == "Compressing 48 messages (~96k tokens), focus: database schema..."
     assert started_text(1, 200, None) == "Compressing 1 message (~200 tokens)..."
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "messages": [{}], "messages_after": 1}))
+    state, lines = outcome_lines(SimpleNamespace(**{**base, "messages": [{}], "messages_after": 1}), *sizes)
     assert lines[0].startswith("48 → 1 message · ")
 
 

@@ -110,10 +110,10 @@ class ChatView(VerticalScroll, can_focus=False):
         self.card = CompactionCard(trigger, focus, messages, tokens)
         await self._add(self.card)
 
-    async def compaction_finished(self, result, usage=None) -> None:
+    async def compaction_finished(self, result, tokens_before: int, tokens_after: int, usage=None) -> None:
         card, self.card = self.card, None
         if card is not None:
-            await card.finish(result, usage)
+            await card.finish(result, tokens_before, tokens_after, usage)
 
     # -- cancellation --------------------------------------------------------------
 

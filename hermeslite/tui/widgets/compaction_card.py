@@ -2,7 +2,7 @@
 
 Compression is the feature users steer, so its card says everything a user
 needs to trust it: the trigger (preflight / reactive / manual), messages and
-tokens before -> after, whether the code-built fallback stood in for a failed
+tokens before -> after (the whole next request, as the status-bar meter counts it), whether the code-built fallback stood in for a failed
 summary, the focus, what its summary and memory-flush requests cost and how
 much of that was read from the prompt cache, and the checkpoint the model now
 sees. But a long session compacts many times, so a finished card is one line
@@ -33,19 +33,21 @@ def started_text(messages: int, tokens: int, focus: str | None) -> str:
     return f"Compressing {plural(messages, 'message')} (~{k(tokens)} tokens){focus_part}..."
 
 
-def outcome_lines(result) -> tuple[str, list[str]]:
+def outcome_lines(result, tokens_before: int, tokens_after: int) -> tuple[str, list[str]]:
     """(state, lines) for a CompressionResult: compressed / no-op / fallback / aborted.
 
-    The first line is the card's one-line title; the others are its details.
+    `tokens_before` / `tokens_after` are the next request as the meter counts
+    it. The first line is the card's one-line title; the others are its details.
     """
     before_after = (f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
-                    f"~{k(result.tokens_before)} → ~{k(result.tokens_after)} tokens")
+                    f"~{k(tokens_before)} → ~{k(tokens_after)} tokens")
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
-        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{k(result.tokens_before)} tokens"
+        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{k(tokens_before)} tokens"
                         " (nothing worth removing)"]
-    saved = f" (−{round(100 * result.saved_ratio)}%)"
+    ratio = (tokens_before - tokens_after) / tokens_before if tokens_before else 0.0
+    saved = f" (−{round(100 * ratio)}%)"
     lines = [before_after + saved]
     if result.fallback_used:
         reason = f": {result.error}" if result.error else ""
@@ -74,9 +76,9 @@ class CompactionCard(Vertical):
         self.add_class(f"-{state}")
         self.state = state
 
-    async def finish(self, result, usage: UsageTotals | None = None) -> None:
+    async def finish(self, result, tokens_before: int, tokens_after: int, usage: UsageTotals | None = None) -> None:
         """The outcome, the focus, and what the compaction's own model requests cost."""
-        state, lines = outcome_lines(result)
+        state, lines = outcome_lines(result, tokens_before, tokens_after)
         lines = [neutralize(line) for line in lines]   # they can quote a provider's error
         self._set_state(state)
         if self.focus:

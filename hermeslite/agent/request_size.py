@@ -1,0 +1,71 @@
+"""The one count of "tokens the next request carries", for every place that shows or acts on it.
+
+The status-bar meter, `/context`, the warning bar, the preflight decision and
+the compaction cards all read this, so they agree at any moment. The count is
+the provider's own figure for the last request plus a calibrated estimate of
+what was appended since (tool schemas included in both); after the transcript
+is rewritten (a compaction, an undo) that figure describes messages that are
+gone, so the whole request is estimated, calibrated, until the next report.
+It moves as soon as a message is appended, not when the next reply arrives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from hermeslite.context.calibration import Calibration
+
+
+@dataclass(frozen=True)
+class RequestTokens:
+    """The count and how it was made, for `/context` to say which part is which."""
+
+    total: int
+    reported: int | None        # the provider's prompt tokens for the last request, when still the base
+    estimated: int              # calibrated estimate of what was appended since (of everything without a base)
+    calibration: Calibration
+
+
+class RequestSize:
+    """Keeps the last report, the estimate of that same request, and the calibration learned so far.
+
+    `estimate` gives the raw estimate of the request as it would be sent now
+    (transcript plus tool schemas).
+    """
+
+    def __init__(self, estimate: Callable[[], int]) -> None:
+        self._estimate = estimate
+        self.calibration = Calibration()
+        self._base: tuple[int, int] | None = None    # (reported, our estimate of that request)
+        self._in_flight: int | None = None
+
+    def sending(self) -> None:
+        """A request is about to leave: remember its estimate to pair with the provider's count."""
+        self._in_flight = self._estimate()
+
+    def reported(self, prompt_tokens: int | None) -> None:
+        """The provider's count for the request last sent; a reply without usage keeps the old base."""
+        sent, self._in_flight = self._in_flight, None
+        if sent is None or not prompt_tokens or prompt_tokens <= 0:
+            return
+        self.calibration = self.calibration.learn(prompt_tokens, sent)
+        self._base = (prompt_tokens, sent)
+
+    def rewritten(self) -> None:
+        """The transcript was replaced: the last report no longer describes a prefix of it."""
+        self._base = None
+
+    def model_changed(self) -> None:
+        """Another model tokenizes differently: forget its report and its calibration."""
+        self._base = None
+        self.calibration = Calibration()
+
+    def now(self) -> RequestTokens:
+        estimate = self._estimate()
+        if self._base is None:
+            return RequestTokens(self.calibration.scale(estimate), None, self.calibration.scale(estimate),
+                                 self.calibration)
+        reported, at_report = self._base
+        since = self.calibration.scale(estimate - at_report)
+        return RequestTokens(max(0, reported + since), reported, since, self.calibration)
