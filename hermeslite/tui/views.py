@@ -69,7 +69,7 @@ def counted_lines(request) -> list[str]:
     """Which part of the next request the provider counted and which is estimated, and the
     calibration the estimates (the parts above too) are scaled by."""
     if request.reported is None:
-        why = "no provider report yet" if not request.calibration.samples else "rewritten since the last report"
+        why = "no provider report yet" if not request.calibration.samples else "rewritten since last report"
         lines = [f"  {'counted':<15}{k(request.total):>8}  all estimated ({why})"]
     else:
         sign = "+" if request.estimated >= 0 else "−"

@@ -142,8 +142,9 @@ def test_context_view_says_why_everything_is_estimated():
     assert "all estimated (no provider report yet)" in view(Calibration())
     assert "×1.00, uncalibrated: no provider report yet" in view(Calibration())
     compacted = view(Calibration(0.76, 1))
-    assert "all estimated (rewritten since the last report)" in compacted
+    assert "all estimated (rewritten since last report)" in compacted
     assert "×0.76 from the one provider report" in compacted
+    assert all(len(line) <= 70 for line in compacted.splitlines())   # the viewer's width, so nothing wraps
 
 
 def test_context_view_shows_the_sessions_cache_hits_and_cost():
