@@ -67,7 +67,7 @@ class Compaction:
         tokens_before = agent.request_tokens()
         agent.emit(ev.CompactionStarted(trigger, focus, len(before), tokens_before))
         live = None if trigger == "reactive" else live_request(
-            deps.llm, agent.messages, agent.tool_schemas(), agent.estimate_request(), deps.usage,
+            deps.llm, agent.messages, agent.tool_schemas(), tokens_before, deps.usage,
             deps.settings.compression.summary_timeout)
         spent_before = deps.usage.totals
         await self._flush(list(agent.messages))
