@@ -8,8 +8,11 @@ place that shows it.
 
 from __future__ import annotations
 
+import re
+
 from hermeslite.agent import controls
 from hermeslite.agent import events as ev
+from hermeslite.display import format_tokens
 from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import is_summary_request
 
@@ -101,3 +104,19 @@ async def test_undo_and_model_switch_report_the_same_count_as_the_meter(make_age
     agent.switch_model(agent.deps.llm)
     assert agent.request_size().calibration.samples == 0
     assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.estimate_request()
+
+
+async def test_a_handoff_says_what_the_new_sessions_meter_then_shows(make_agent, scripted_server):
+    provider_counting(scripted_server, 1.3)
+    agent, _ = make_agent(compression={"memory_flush": False})
+    for n in range(4):
+        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+    before = agent.request_tokens()
+    report = await controls.hand_off(agent)
+    assert report.session_id is not None, report.text
+    after, was = re.search(r"~(\S+) tokens instead of ~(\S+)\.", report.text).groups()
+    assert was == format_tokens(before)
+    successor, _ = make_agent(session_id=report.session_id)
+    successor.carry_calibration(agent)                 # as the app and the line chat do for a new session
+    assert format_tokens(successor.request_tokens()) == after
+    assert successor.request_tokens() > successor.estimate_request() * 1.2   # in the provider's tokens
