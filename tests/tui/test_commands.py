@@ -20,7 +20,7 @@ async def test_context_shows_the_breakdown_against_window_and_threshold(make_app
         assert isinstance(app.screen, TextViewer)
         text = screen_text(app)
         for part in ("system prompt", "memory", "tool schemas", "conversation", "tool results", "summary",
-                     "total", "threshold"):
+                     "next request", "threshold"):
             assert part in text, part
         assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
         assert "Why there: compression.threshold" in text
