@@ -10,13 +10,16 @@ from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
-from hermeslite.store.memory import MemoryStore, MemoryTool
-from hermeslite.store.sessions import RecallTool, SessionStore, default_sessions_path
-from hermeslite.store.todos import TodoList, TodoTool
+from hermeslite.store.memory import MemoryStore
+from hermeslite.store.sessions import SessionStore, default_sessions_path
+from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.memory import MemoryTool
+from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
 from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
 from hermeslite.tools.shell_policy import Boundary
+from hermeslite.tools.todo import TodoTool
 
 from .deps import AgentDeps
 from .loop import Agent

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from hermeslite.config import MemoryConfig
-from hermeslite.store.memory import ENTRY_DELIMITER, MemoryStore, MemoryTool, parse_entries
+from hermeslite.store.memory import ENTRY_DELIMITER, MemoryStore, parse_entries
 from hermeslite.tools.base import ToolContext
+from hermeslite.tools.memory import MemoryTool
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,11 +17,11 @@ from hermeslite.store.todos import (
     TodoError,
     TodoItem,
     TodoList,
-    TodoTool,
     attach_snapshot,
     strip_snapshots,
 )
 from hermeslite.tools.base import ToolContext
+from hermeslite.tools.todo import TodoTool
 
 
 def items(*triples):
