@@ -42,6 +42,7 @@ class ToolFinished:
     name: str
     content: str
     is_error: bool
+    exit_code: int | None = None  # a command's exit code; None for tools that run no command
 
 
 @dataclass(frozen=True)

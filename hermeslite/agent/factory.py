@@ -91,7 +91,8 @@ def build_agent(
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
-        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model)
+        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model,
+        tool_roles=registry.tool_roles())
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,
                      usage=usage)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.user_command import user_command_message
@@ -228,7 +229,8 @@ class Agent:
 
         results = await asyncio.gather(*(run(call) for call in calls))
         for call, result in zip(calls, results):
-            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content})
+            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content,
+                         EXIT_CODE_KEY: result.exit_code})
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
@@ -238,7 +240,8 @@ class Agent:
         result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
         # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
         result = replace(result, content=redact_secrets(result.content))
-        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error))
+        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error,
+                                  exit_code=result.exit_code))
         return result
 
     def _close_turn(self, turn: _Turn, note: str) -> None:
@@ -287,7 +290,7 @@ class Agent:
         except asyncio.CancelledError:
             self.emit(ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user"))
             return None
-        self.append(user_command_message(command, result.content))
+        self.append(user_command_message(command, result.content, result.exit_code))
         self.last_prompt_tokens = None     # the next request carries the output: estimate it again
         self.emit(ev.PressureChanged(self.pressure()))
         self.emit(ev.TurnFinished(ok=not result.is_error, saved=self.saver.saved))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.memory import MemoryResult, MemoryStore
 from hermeslite.tools.base import ToolContext, ToolResult
 
@@ -30,6 +31,7 @@ class MemoryTool:
     """The `memory` tool: add, replace or remove entries of MEMORY.md / USER.md."""
 
     name = "memory"
+    role: ToolRole | None = None  # nothing the compaction engine treats specially
     description = MEMORY_DESCRIPTION
     parameters: dict[str, Any] = {
         "type": "object",

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.archive_search import search_terms
 from hermeslite.store.archive_text import RECALL_LIMIT, as_ref, original_text, search_report, show_query
 from hermeslite.tools.base import ToolContext, ToolResult
@@ -36,6 +37,7 @@ class RecallTool:
     """`recall(query=...)` searches the current session's archive; `recall(id=...)` returns one original."""
 
     name = "recall"
+    role: ToolRole | None = ToolRole.RECALLS
     description = RECALL_DESCRIPTION
     parameters: dict[str, Any] = {
         "type": "object",

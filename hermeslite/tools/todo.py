@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.todos import STATUSES, TodoError, TodoList
 from hermeslite.tools.base import ToolContext, ToolResult
 
@@ -26,6 +27,7 @@ class TodoTool:
     """The `todo` tool over a TodoList; `on_change` is called after every successful write (e.g. to persist)."""
 
     name = "todo"
+    role: ToolRole | None = None  # nothing the compaction engine treats specially
     description = TODO_DESCRIPTION
     parameters: dict[str, Any] = {
         "type": "object",

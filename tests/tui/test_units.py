@@ -73,9 +73,9 @@ def test_a_retry_reads_as_a_countdown():
     assert retry_status("rate limited", 1, 3, 3.2) == "retrying in 4 s (rate limited, attempt 1/3)"
     assert retry_status("server error (503)", 2, 3, 0.2) == "retrying in 1 s (server error (503), attempt 2/3)"
     assert len(key_argument('{"command": "' + "x" * 500 + '"}')) == 60
-    assert result_summary("line1\nline2\n[exit code: 0]", False) == "exit 0 · 2 lines, 11 B"
-    assert result_summary("error: no such file", True) == "error · 1 line, 19 B"
-    assert result_summary("x" * 4000, False) == "ok · 1 line, 3.9 kB"
+    assert result_summary("line1\nline2\n[exit code: 0]", False, 0) == "exit 0 · 2 lines, 11 B"
+    assert result_summary("error: no such file", True, None) == "error · 1 line, 19 B"
+    assert result_summary("x" * 4000, False, None) == "ok · 1 line, 3.9 kB"
     many = "\n".join(str(i) for i in range(100))
     assert preview(many).endswith("… 80 more lines")
     assert short_path("/home/ann/src", home="/home/ann") == "~/src"
