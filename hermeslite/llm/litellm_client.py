@@ -1,7 +1,7 @@
 """`LLMClient` over litellm: every hosted or self-hosted provider.
 
 - `stream()` yields `TextDelta`s as they arrive, assembles fragmented
-  tool-call deltas by index (see `assemble`), and ends with exactly one
+  tool-call deltas by index (see `completion_assembly`), and ends with exactly one
   `Completed`. A stream that stops before the provider said the reply was
   done, or that carries nothing, is an `IncompleteReply`, not a completion.
 - Every failure leaves as an `LLMError` (see `classify`); only
@@ -39,7 +39,7 @@ from typing import Any
 from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
-from .assemble import Assembler, completion_from, require_whole, stream_cost
+from .completion_assembly import Assembler, completion_from, require_whole, stream_cost
 from .caching import CachePlan, injection_points, plan_for
 from .classify import classify
 from .credentials import check_model
