@@ -20,7 +20,7 @@ from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
-from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
+from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
@@ -192,7 +192,7 @@ class Agent:
     async def _stream(self, turn: _Turn):
         completion = None
         async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
-            if isinstance(event, LLMTextDelta):
+            if isinstance(event, StreamedText):
                 turn.partial += event.text
                 self.emit(ev.TextDelta(event.text))
             elif isinstance(event, Completed):
