@@ -21,7 +21,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
-class AssistantMessage:
+class ReplyComplete:
     """A complete assistant message (after streaming), with its tool calls if any."""
 
     content: str
@@ -107,7 +107,7 @@ class TurnFinished:
 
 
 Event = Union[
-    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
+    TextDelta, ReplyComplete, ToolStarted, ToolFinished, PressureChanged,
     CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
 ]
 Subscriber = Callable[[Event], None]

@@ -153,7 +153,7 @@ class Agent:
             calls = message.get("tool_calls") or []
             self.append(message)
             turn.partial = ""
-            self.emit(ev.AssistantMessage(content=message.get("content") or "", tool_calls=calls))
+            self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
             self._note_usage(completion.usage.prompt_tokens)
             if not calls:

@@ -28,7 +28,7 @@ class EventRouter:
         self.app.gc.start()
         await self.chat.append_text(event.text)
 
-    async def _on_AssistantMessage(self, event) -> None:
+    async def _on_ReplyComplete(self, event) -> None:
         await self.chat.end_reply(event.content)
         self.app.gc.stop()
         self.app.activity = "thinking"
