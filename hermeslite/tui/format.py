@@ -21,7 +21,7 @@ _QUOTE_MARKS = re.compile(r"^( {0,3}> ?)+")
 _FENCE = ("```", "~~~")
 
 
-def k(tokens: int) -> str:
+def format_token_count(tokens: int) -> str:
     """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
     return str(tokens) if tokens < 1_000 else format_tokens(tokens)
 
@@ -35,14 +35,14 @@ def bar(ratio: float, width: int = 10) -> str:
 def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> str:
     """The status bar text: tokens against the compaction threshold, then the raw window."""
     ratio = tokens / threshold if threshold > 0 else 1.0
-    return (f"{k(tokens)} / {k(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
-            f" · window {k(window)}")
+    return (f"{format_token_count(tokens)} / {format_token_count(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
+            f" · window {format_token_count(window)}")
 
 
 def warning_text(tokens: int, threshold: int) -> str:
     """The warning bar's sentence, with the command that fixes it."""
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
-    return (f"Context {percent}% of the way to compaction ({k(tokens)} / {k(threshold)} tokens)"
+    return (f"Context {percent}% of the way to compaction ({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
             " - /compress [focus] to compact now")
 
 

@@ -15,8 +15,8 @@ from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
 from hermeslite.display import key_argument, plural
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui.format import (bar, checkpoint_markdown, k, pressure_line, preview, result_summary, short_path,
-                                   warning_text)
+from hermeslite.tui.format import (bar, checkpoint_markdown, format_token_count, pressure_line, preview, result_summary,
+                                   short_path, warning_text)
 from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
@@ -26,8 +26,9 @@ from textual_autocomplete import TargetState
 
 
 def test_token_counts_read_like_the_headless_printer():
-    assert [k(0), k(999), k(1_000), k(42_100), k(96_400), k(200_000)] == ["0", "999", "1.0k", "42k", "96k", "200k"]
-    assert k(4_210) == "4.2k"
+    assert [format_token_count(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == \
+        ["0", "999", "1.0k", "42k", "96k", "200k"]
+    assert format_token_count(4_210) == "4.2k"
 
 
 def test_pressure_line_and_warning_wording():

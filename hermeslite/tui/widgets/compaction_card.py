@@ -22,7 +22,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from hermeslite.display import compaction_cost, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
-from ..format import checkpoint_markdown, k
+from ..format import checkpoint_markdown, format_token_count
 from .spinner import Spinner
 
 MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
@@ -30,7 +30,7 @@ MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
 
 def started_text(messages: int, tokens: int, focus: str | None) -> str:
     focus_part = f", focus: {focus}" if focus else ""
-    return f"Compressing {plural(messages, 'message')} (~{k(tokens)} tokens){focus_part}..."
+    return f"Compressing {plural(messages, 'message')} (~{format_token_count(tokens)} tokens){focus_part}..."
 
 
 def outcome_lines(result) -> tuple[str, list[str]]:
@@ -39,11 +39,11 @@ def outcome_lines(result) -> tuple[str, list[str]]:
     The first line is the card's one-line title; the others are its details.
     """
     before_after = (f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
-                    f"~{k(result.tokens_before)} → ~{k(result.tokens_after)} tokens")
+                    f"~{format_token_count(result.tokens_before)} → ~{format_token_count(result.tokens_after)} tokens")
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
-        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{k(result.tokens_before)} tokens"
+        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{format_token_count(result.tokens_before)} tokens"
                         " (nothing worth removing)"]
     saved = f" (−{round(100 * result.saved_ratio)}%)"
     lines = [before_after + saved]
