@@ -115,9 +115,3 @@ def original_text(store: "SessionStore", session_id: str, ref: str, limit: int =
         call = store.find_tool_call(session_id, str(original.get("tool_call_id") or ""))
         tool_name = call_name(call) if call else None
     return cap(render_original(original, tool_name), limit)
-
-
-def as_ref(text: str) -> str:
-    """The recall id inside `text` (a bare id, or a whole placeholder), else `text` as given."""
-    match = REF_RE.search(text)
-    return match.group(0) if match else text

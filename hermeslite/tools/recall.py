@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.archive_search import search_terms
-from hermeslite.store.archive_text import RECALL_LIMIT, as_ref, original_text, search_report, show_query
+from hermeslite.store.archive_text import RECALL_LIMIT, REF_RE, original_text, search_report, show_query
 from hermeslite.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -31,6 +31,12 @@ the best matches, each with its id and an excerpt: use the exact names, values, 
 you are looking for. recall(id="r0123456789") returns one original whole; ids appear in placeholders \
 such as "[pruned; recall id r0123456789]" and in search results. Use it when you need an exact value, \
 output or earlier request that the checkpoint does not carry and cannot cheaply re-run the tool."""
+
+
+def as_ref(text: str) -> str:
+    """The recall id inside `text` (a bare id, or a whole placeholder), else `text` as given."""
+    match = REF_RE.search(text)
+    return match.group(0) if match else text
 
 
 class RecallTool:
