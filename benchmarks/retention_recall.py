@@ -39,9 +39,9 @@ from typing import Any, Awaitable, Callable
 
 from hermeslite.context import CompressionConfig, ContextCompressor
 from hermeslite.context.messages import reference_id, strip_private, text_of, tool_calls_of
-from hermeslite.store.recall import RecallTool
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ToolContext
+from hermeslite.tools.recall import RecallTool
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
 

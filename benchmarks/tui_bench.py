@@ -156,11 +156,11 @@ class FastLLM:
         return CachePlan("none", detail="a benchmark model")
 
     async def stream(self, messages, tools=None):
-        from hermeslite.llm.types import Completed, Completion, TextDelta, Usage
+        from hermeslite.llm.types import Completed, Completion, StreamedText, Usage
 
         self.first_token_at = time.perf_counter()
         for token in self.tokens:
-            yield TextDelta(token)
+            yield StreamedText(token)
             await asyncio.sleep(0)
         text = "".join(self.tokens)
         yield Completed(Completion({"role": "assistant", "content": text}, Usage(prompt_tokens=100)))

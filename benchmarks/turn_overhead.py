@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hermeslite.agent.factory import build_agent  # noqa: E402
 from hermeslite.config import ModelConfig, Settings  # noqa: E402
-from hermeslite.llm.types import Completed, Completion, TextDelta, Usage  # noqa: E402
+from hermeslite.llm.types import Completed, Completion, StreamedText, Usage  # noqa: E402
 from hermeslite.store.sessions import SessionStore  # noqa: E402
 
 SIZES = (10, 1_000, 10_000)
@@ -41,7 +41,7 @@ class InstantModel:
     supports_tools = True
 
     async def stream(self, messages, tools=None):
-        yield TextDelta("ok")
+        yield StreamedText("ok")
         yield Completed(Completion({"role": "assistant", "content": "ok"}, Usage(prompt_tokens=None)))
 
     async def complete(self, messages, tools=None, *, model=None, timeout=None):

@@ -14,7 +14,7 @@ def test_a_bang_line_names_a_command_and_anything_else_does_not():
 
 
 def test_the_message_says_whose_command_it_was_and_round_trips():
-    message = user_command_message("ls src", "a.py\nb.py\n[exit code: 0]")
+    message = user_command_message("ls src", "a.py\nb.py\n[exit code: 0]", 0)
     assert message["role"] == "user" and message["content"].startswith(INTRO)
     assert "the assistant did not run it" in INTRO and "not a request" in INTRO
     assert message["content"].endswith("$ ls src\na.py\nb.py\n[exit code: 0]")

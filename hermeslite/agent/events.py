@@ -21,7 +21,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
-class AssistantMessage:
+class ReplyComplete:
     """A complete assistant message (after streaming), with its tool calls if any."""
 
     content: str
@@ -42,6 +42,7 @@ class ToolFinished:
     name: str
     content: str
     is_error: bool
+    exit_code: int | None = None  # a command's exit code; None for tools that run no command
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class TurnFinished:
 
 
 Event = Union[
-    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
+    TextDelta, ReplyComplete, ToolStarted, ToolFinished, PressureChanged,
     CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
 ]
 Subscriber = Callable[[Event], None]

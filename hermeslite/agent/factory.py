@@ -10,13 +10,16 @@ from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
-from hermeslite.store.memory import MemoryStore, MemoryTool
-from hermeslite.store.sessions import RecallTool, SessionStore, default_sessions_path
-from hermeslite.store.todos import TodoList, TodoTool
+from hermeslite.store.memory import MemoryStore
+from hermeslite.store.sessions import SessionStore, default_sessions_path
+from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.memory import MemoryTool
+from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
 from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
 from hermeslite.tools.shell_policy import Boundary
+from hermeslite.tools.todo import TodoTool
 
 from .deps import AgentDeps
 from .loop import Agent
@@ -88,7 +91,8 @@ def build_agent(
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
-        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model)
+        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model,
+        tool_roles=registry.tool_roles())
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,
                      usage=usage)

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
-from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
+from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
@@ -176,7 +177,7 @@ class Agent:
             self.size.reported(completion.usage.prompt_tokens)
             self.append(message)
             turn.partial = ""
-            self.emit(ev.AssistantMessage(content=message.get("content") or "", tool_calls=calls))
+            self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
             if not calls:
                 return ev.TurnFinished(ok=True)
@@ -215,7 +216,7 @@ class Agent:
         completion = None
         self.size.sending()
         async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
-            if isinstance(event, LLMTextDelta):
+            if isinstance(event, StreamedText):
                 turn.partial += event.text
                 self.emit(ev.TextDelta(event.text))
             elif isinstance(event, Completed):
@@ -248,7 +249,8 @@ class Agent:
 
         results = await asyncio.gather(*(run(call) for call in calls))
         for call, result in zip(calls, results):
-            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content})
+            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content,
+                         EXIT_CODE_KEY: result.exit_code})
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
@@ -258,7 +260,8 @@ class Agent:
         result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
         # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
         result = replace(result, content=redact_secrets(result.content))
-        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error))
+        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error,
+                                  exit_code=result.exit_code))
         return result
 
     def _close_turn(self, turn: _Turn, note: str) -> None:
@@ -307,7 +310,7 @@ class Agent:
         except asyncio.CancelledError:
             self.emit(ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user"))
             return None
-        self.append(user_command_message(command, result.content))
+        self.append(user_command_message(command, result.content, result.exit_code))
         self.emit(ev.TurnFinished(ok=not result.is_error, saved=self.saver.saved))
         return result
 

@@ -1,7 +1,7 @@
 """/recall for the user: search what compaction removed from the session, or show one original.
 
 The user's /recall and the model's `recall` tool read the same archive
-through the same functions (store/recall.py) and show the same results; only
+through the same functions (store/archive_text.py) and show the same results; only
 the hint on how to open one whole differs. Both front ends call
 `recall_for_user` and print what it returns, so they cannot drift apart.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hermeslite.store.archive_search import search_terms
-from hermeslite.store.recall import REF_RE, original_text, search_report, show_query
+from hermeslite.store.archive_text import REF_RE, original_text, search_report, show_query
 
 if TYPE_CHECKING:
     from .loop import Agent

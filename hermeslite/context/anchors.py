@@ -20,11 +20,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
+from .exit_codes import exit_code_of
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
 from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
 from .redact import redact_secrets, redact_slice
-from .tool_summaries import exit_code_of
+from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
 
 USER_CHARS = 300
 MAX_USERS = 200           # user messages looked at per compaction (bounded work; `ranking` sets the budget)
@@ -37,8 +38,9 @@ ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
 ERROR_SCAN_CHARS = 6_000
 MATCH_PREFIX = 60
-FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
-CONTENT_TOOLS = {"read_file", "search_files"}  # they show file contents: an "error" there is code, not a failure
+FILE_ACTIONS = {ToolRole.READS_FILES: "read", ToolRole.WRITES_FILES: "wrote", ToolRole.PATCHES_FILES: "patched"}
+# A command's error lines go with the command; file contents shown by a tool hold "error" as code, not failures.
+OWN_ERROR_LINES = {ToolRole.RUNS_COMMANDS, ToolRole.READS_FILES, ToolRole.SEARCHES_FILES}
 # Searched in the lower-cased line. Every branch starts with a literal so `re` can skip ahead fast
 # (an IGNORECASE pattern opening with \b or \w* costs ten times more); the word-start checks sit in
 # look-behinds after the literal. "error" also matches inside AssertionError, ValueError, ...
@@ -213,8 +215,9 @@ def _error_lines(output: str) -> list[str]:
     return found
 
 
-def extract_anchors(messages: Iterable[Message]) -> Anchors:
-    """Anchors from compacted turns, walking newest first so caps keep the latest."""
+def extract_anchors(messages: Iterable[Message], roles: ToolRoles = DEFAULT_TOOL_ROLES) -> Anchors:
+    """Anchors from compacted turns, walking newest first so caps keep the latest; `roles` says
+    which tools ran commands and touched files."""
     messages = list(messages)
     results = {str(m.get("tool_call_id")): m for m in messages if m.get("role") == "tool"}
     names = {call_id(c): call_name(c) for m in messages if m.get("role") == "assistant" for c in tool_calls_of(m)}
@@ -228,10 +231,11 @@ def extract_anchors(messages: Iterable[Message]) -> Anchors:
             _note_user(anchors, _user_text(msg))
         elif role == "assistant":
             for call in reversed(tool_calls_of(msg)):
-                _note_call(anchors, call, results.get(call_id(call)), files, seen_commands, failed_output)
+                _note_call(anchors, call, roles.of(call_name(call)), results.get(call_id(call)), files,
+                           seen_commands, failed_output)
         elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
             name = names.get(str(msg.get("tool_call_id") or "")) or str(msg.get("name") or "")
-            if name == "terminal" or name in CONTENT_TOOLS:
+            if roles.of(name) in OWN_ERROR_LINES:
                 continue  # a command's error lines go with the command (see _note_call)
             for line in _error_lines(text_of(msg.get("content"))):
                 if len(anchors.errors) < MAX_ERRORS and line not in anchors.errors:
@@ -280,21 +284,21 @@ class _Files:
 
 
 def _note_call(
-    anchors: Anchors, call: dict, result: Message | None, files: _Files, seen_commands: set[str],
-    failed_output: dict[str, str],
+    anchors: Anchors, call: dict, role: ToolRole | None, result: Message | None, files: _Files,
+    seen_commands: set[str], failed_output: dict[str, str],
 ) -> None:
-    name = call_name(call)
-    if name in FILE_ACTIONS:
+    action = FILE_ACTIONS.get(role) if role is not None else None
+    if action is not None:
         path = str(parsed_arguments(call).get("path") or "").strip()
         if path:
-            files.note(FILE_ACTIONS[name], redact_secrets(path))
-    elif name == "terminal":
+            files.note(action, redact_secrets(path))
+    elif role is ToolRole.RUNS_COMMANDS:
         command = _clip(str(parsed_arguments(call).get("command") or ""), 200)
         if not command or command in seen_commands:
             return  # walking newest first: only a command's newest run counts
         seen_commands.add(command)
         output = text_of(result.get("content")) if result is not None else ""
-        code = exit_code_of(output)
+        code = exit_code_of(result) if result is not None else None
         anchors.commands.append([command, code])
         if code != 0:
             failed_output[command] = output

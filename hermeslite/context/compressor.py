@@ -33,6 +33,7 @@ from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarize
 from .summary_request import LiveRequest
 from .threshold import Threshold, resolve_threshold
 from .tokens import estimate_tokens, message_tokens
+from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
 
 __all__ = ["ContextCompressor", "Summarize"]
 
@@ -52,8 +53,10 @@ class ContextCompressor:
         today: Callable[[], str] = lambda: date.today().isoformat(),
         summary_input_tokens: int | None = None,
         model: str | None = None,
+        tool_roles: ToolRoles = DEFAULT_TOOL_ROLES,
     ) -> None:
         self.config = config or CompressionConfig()
+        self.tool_roles = tool_roles  # what each tool does: the agent's registry says
         self.summarize = summarize
         self._model_context_length = int(context_length)
         self.model = model
@@ -164,6 +167,7 @@ class ContextCompressor:
             never_prune=frozenset(cfg.never_prune_tools),
             tokens=tokens,
             force=force,
+            roles=self.tool_roles,
         )
         # Per-message counts are reused from here on: prune keeps every message it did not change.
         sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
@@ -209,7 +213,7 @@ class ContextCompressor:
         plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted + estimate_tokens(previous_body)
         archived = plan.pruned.archived
         plan.originals = [archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in plan.middle]
-        plan.anchors = fit_anchors(extract_anchors(plan.originals).merged_with(self._older_anchors(plan)),
+        plan.anchors = fit_anchors(extract_anchors(plan.originals, self.tool_roles).merged_with(self._older_anchors(plan)),
                                    budgets.anchors)
         if self.summarize is None:
             plan.no_call = NO_SUMMARIZER

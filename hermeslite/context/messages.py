@@ -16,6 +16,7 @@ Message = dict[str, Any]
 SUMMARY_KEY = "_hl_summary"      # marks the message that carries the handoff summary
 ANCHORS_KEY = "_hl_anchors"      # code-owned anchors, kept for rehydration after a restart
 ARCHIVE_KEY = "_hl_ref"          # reference id of the archived original of a pruned message
+EXIT_CODE_KEY = "_hl_exit_code"  # a command's exit code on the message holding its output (None: no command)
 
 
 IMAGE_TYPES = ("image_url", "image", "input_image")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .exit_codes import exit_code_of
 from .messages import (
     ARCHIVE_KEY,
     IMAGE_TYPES,
@@ -28,6 +29,7 @@ from .messages import (
     tool_calls_of,
 )
 from .tokens import message_tokens
+from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
 from .tool_summaries import summarize_tool_result
 
 MIN_PRUNE_CHARS = 200          # shorter outputs are cheaper than their placeholder
@@ -153,11 +155,13 @@ def prune(
     never_prune: set[str] | frozenset[str] = frozenset(),
     tokens: list[int] | None = None,
     force: bool = False,
+    roles: ToolRoles = DEFAULT_TOOL_ROLES,
 ) -> PruneResult:
     """Prune old tool output; give up (returning the input) if it saves too little.
 
     `force` applies the prune even below `minimum_tokens`: the manual
-    /compress asked for every saving there is.
+    /compress asked for every saving there is. `roles` says what each tool does, for the
+    one-line descriptions.
     """
     tokens = tokens if tokens is not None else [message_tokens(m) for m in messages]
     old_end = protected_start(messages, tokens, protect_tokens)
@@ -171,7 +175,7 @@ def prune(
         msg = messages[i]
         role = msg.get("role")
         if role == "tool":
-            new = _prune_result(msg, i < old_end, calls, never_prune, seen_outputs)
+            new = _prune_result(msg, i < old_end, calls, never_prune, seen_outputs, roles)
         elif i < old_end and role == "assistant" and tool_calls_of(msg):
             new = shrink_arguments(msg)
         elif role == "user" and i < keep_image_at and image_parts(msg.get("content")):
@@ -189,7 +193,8 @@ def prune(
 
 
 def _prune_result(
-    msg: Message, is_old: bool, calls: dict[str, dict], never_prune: set[str] | frozenset[str], seen: set[str]
+    msg: Message, is_old: bool, calls: dict[str, dict], never_prune: set[str] | frozenset[str], seen: set[str],
+    roles: ToolRoles,
 ) -> Message | None:
     call = calls.get(str(msg.get("tool_call_id") or ""), {})
     name = call_name(call) or str(msg.get("name") or "")
@@ -203,7 +208,8 @@ def _prune_result(
     if not (duplicate or is_old):
         return None
     ref = reference_id(msg)
-    line = summarize_tool_result(name, parsed_arguments(call) if call else {}, content)
+    line = summarize_tool_result(name, parsed_arguments(call) if call else {}, content,
+                                 exit_code=exit_code_of(msg), roles=roles)
     if duplicate:
         line += "; same output as a later call"
     return _replace(msg, f"{line} {recall_note(ref)}", ref)

@@ -11,8 +11,8 @@ import re
 from typing import Callable
 
 from .result import plural
+from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
 
-EXIT_CODE = re.compile(r"exit(?:[ _]code)?\W{0,3}(-?\d+)", re.IGNORECASE)
 MATCH_COUNT = re.compile(r"(\d+)\s+(?:matches|match|results|hits)\b", re.IGNORECASE)
 # The same search done fast: find the word with str.find in lower-cased text, then the number before it.
 COUNT_WORDS = ("match", "results", "hits")
@@ -54,14 +54,7 @@ def _lines(output: str) -> int:
     return output.count("\n") + (1 if output and not output.endswith("\n") else 0)
 
 
-def exit_code_of(output: str) -> int | None:
-    """The last exit code a terminal result reports, if it reports one."""
-    found = EXIT_CODE.findall(output[-400:])
-    return int(found[-1]) if found else None
-
-
-def _terminal(args: dict, output: str) -> str:
-    code = exit_code_of(output)
+def _command(args: dict, output: str, code: int | None) -> str:
     shown = "?" if code is None else str(code)
     return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
 
@@ -101,20 +94,25 @@ def _generic(args: dict, output: str) -> str:
     return f"{shown} ({len(output)} chars result)".lstrip()
 
 
-_SUMMARIZERS: dict[str, Callable[[dict, str], str]] = {
-    "terminal": _terminal,
-    "read_file": _read_file,
-    "write_file": _write_file,
-    "patch": _patch,
-    "search_files": _search,
-    "recall": _recall,
+_SUMMARIZERS: dict[ToolRole | None, Callable[[dict, str], str]] = {
+    ToolRole.READS_FILES: _read_file,
+    ToolRole.WRITES_FILES: _write_file,
+    ToolRole.PATCHES_FILES: _patch,
+    ToolRole.SEARCHES_FILES: _search,
+    ToolRole.RECALLS: _recall,
 }
 
 
-def summarize_tool_result(name: str, args: dict, output: str) -> str:
-    """`[tool] what it did -> outcome`; never raises, whatever the arguments hold."""
+def summarize_tool_result(
+    name: str, args: dict, output: str, *, exit_code: int | None = None, roles: ToolRoles = DEFAULT_TOOL_ROLES,
+) -> str:
+    """`[tool] what it did -> outcome`, worded by the tool's role; never raises, whatever the arguments hold."""
+    role = roles.of(name)
     try:
-        body = _SUMMARIZERS.get(name, _generic)(args, output)
+        if role is ToolRole.RUNS_COMMANDS:
+            body = _command(args, output, exit_code)
+        else:
+            body = _SUMMARIZERS.get(role, _generic)(args, output)
     except Exception:  # arguments come from a model: any shape is possible
         body = f"({len(output)} chars result)"
     return f"[{name or 'tool'}] {body}"

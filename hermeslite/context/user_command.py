@@ -11,7 +11,7 @@ a later reader can tell this message from one the user typed.
 
 from __future__ import annotations
 
-from .messages import Message, text_of
+from .messages import EXIT_CODE_KEY, Message, text_of
 
 USER_COMMAND_KEY = "_hl_user_command"
 INTRO = ("[The user ran this shell command themselves (the assistant did not run it). "
@@ -25,9 +25,10 @@ def shell_command_in(text: str) -> str | None:
     return command or None
 
 
-def user_command_message(command: str, output: str) -> Message:
-    """The user-role message for `!command` with its (already capped) output."""
-    return {"role": "user", "content": f"{INTRO}\n$ {command}\n{output}", USER_COMMAND_KEY: command}
+def user_command_message(command: str, output: str, exit_code: int | None) -> Message:
+    """The user-role message for `!command` with its (already capped) output and exit code."""
+    return {"role": "user", "content": f"{INTRO}\n$ {command}\n{output}", USER_COMMAND_KEY: command,
+            EXIT_CODE_KEY: exit_code}
 
 
 def user_command_of(message: Message) -> tuple[str, str] | None:

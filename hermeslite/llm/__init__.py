@@ -9,7 +9,7 @@ from .errors import (
     AuthError, ContextOverflow, FatalError, IncompleteReply, LLMError, RateLimited, TransientError, Unreachable)
 from .litellm_client import LiteLLMClient
 from .setup import configure_environment, ensure_loaded, load_litellm, prewarm
-from .types import Completed, Completion, LLMClient, RetryNotice, StreamEvent, TextDelta, Usage
+from .types import Completed, Completion, LLMClient, RetryNotice, StreamedText, StreamEvent, Usage
 from .window import DEFAULT_CONTEXT_WINDOW, lookup_context_window
 
 __all__ = [
@@ -26,7 +26,7 @@ __all__ = [
     "RateLimited",
     "RetryNotice",
     "StreamEvent",
-    "TextDelta",
+    "StreamedText",
     "TransientError",
     "Unreachable",
     "Usage",

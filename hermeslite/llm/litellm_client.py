@@ -1,7 +1,7 @@
 """`LLMClient` over litellm: every hosted or self-hosted provider.
 
-- `stream()` yields `TextDelta`s as they arrive, assembles fragmented
-  tool-call deltas by index (see `assemble`), and ends with exactly one
+- `stream()` yields `StreamedText`s as they arrive, assembles fragmented
+  tool-call deltas by index (see `completion_assembly`), and ends with exactly one
   `Completed`. A stream that stops before the provider said the reply was
   done, or that carries nothing, is an `IncompleteReply`, not a completion.
 - Every failure leaves as an `LLMError` (see `classify`); only
@@ -39,14 +39,14 @@ from typing import Any
 from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
-from .assemble import Assembler, completion_from, require_whole, stream_cost
 from .caching import CachePlan, injection_points, plan_for
 from .classify import classify
+from .completion_assembly import Assembler, completion_from, require_whole, stream_cost
 from .credentials import check_model
 from .errors import FatalError, LLMError, TransientError
 from .retry import RetryPolicy
 from .setup import ensure_loaded, load_litellm
-from .types import Completed, Completion, RetryHook, RetryNotice, StreamEvent, TextDelta
+from .types import Completed, Completion, RetryHook, RetryNotice, StreamedText, StreamEvent
 from .window import lookup_context_window
 
 # What an OpenAI-compatible local server (llama.cpp, vLLM, LM Studio) gets when no key is configured:
@@ -119,7 +119,7 @@ class LiteLLMClient:
             try:
                 async with aclosing(self._stream_once(litellm, kwargs, attempt)) as texts:
                     async for text in texts:
-                        yield TextDelta(text)
+                        yield StreamedText(text)
             except Exception as exc:  # CancelledError and GeneratorExit are BaseExceptions: they pass through
                 err = self._classify(exc, kwargs)
                 delay = None if attempt.shown else self.retry.next_delay(err, retry, loop.time() - started)

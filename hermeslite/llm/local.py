@@ -39,7 +39,7 @@ from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
 from .local_convert import reply_budget, to_chat_messages
 from .local_native import import_llama_cpp, without_fd_redirect
-from .types import Completed, Completion, RetryHook, StreamEvent, TextDelta, Usage
+from .types import Completed, Completion, RetryHook, StreamedText, StreamEvent, Usage
 
 LOCAL_MODEL_NAME = "local/smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -302,7 +302,7 @@ class LocalModelClient:
                 text = decoder.decode(llm.detokenize([token]))
                 if text:
                     pieces.append(text)
-                    emit(TextDelta(text))
+                    emit(StreamedText(text))
                 if produced >= budget:
                     break
         finally:
@@ -310,7 +310,7 @@ class LocalModelClient:
         tail = decoder.decode(b"", final=True)
         if tail:
             pieces.append(tail)
-            emit(TextDelta(tail))
+            emit(StreamedText(tail))
         return Completion(
             message={"role": "assistant", "content": "".join(pieces)},
             usage=Usage(prompt_tokens=len(tokens), completion_tokens=produced, cost=0.0),

@@ -38,7 +38,7 @@ class Completion:
 
 
 @dataclass
-class TextDelta:
+class StreamedText:
     text: str
 
 
@@ -47,7 +47,7 @@ class Completed:
     completion: Completion
 
 
-StreamEvent = Union[TextDelta, Completed]
+StreamEvent = Union[StreamedText, Completed]
 
 
 @dataclass(frozen=True)

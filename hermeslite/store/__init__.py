@@ -1,17 +1,14 @@
 """Persistence: SQLite sessions (transcripts, compactions, archive), MEMORY.md/USER.md, todos."""
 
-from .memory import MemoryResult, MemoryStore, MemoryTool
-from .recall import RecallTool
+from .memory import MemoryResult, MemoryStore
 from .errors import StoreError
 from .sessions import CompactionRecord, SessionBusy, SessionInfo, SessionNotFound, SessionStore, default_sessions_path
-from .todos import TodoError, TodoItem, TodoList, TodoTool, attach_snapshot, strip_snapshots
+from .todos import TodoError, TodoItem, TodoList, attach_snapshot, strip_snapshots
 
 __all__ = [
     "CompactionRecord",
     "MemoryResult",
     "MemoryStore",
-    "MemoryTool",
-    "RecallTool",
     "SessionBusy",
     "SessionInfo",
     "SessionNotFound",
@@ -20,7 +17,6 @@ __all__ = [
     "TodoError",
     "TodoItem",
     "TodoList",
-    "TodoTool",
     "attach_snapshot",
     "default_sessions_path",
     "strip_snapshots",

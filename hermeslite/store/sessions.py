@@ -44,7 +44,6 @@ from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
 from .locks import SessionBusy
-from .recall import RecallTool
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .transcript import (
     INTERRUPTED_TOOL_TEXT,
@@ -65,7 +64,6 @@ __all__ = [
     "INTERRUPTED_TOOL_TEXT",
     "NO_SAVED_REPLY",
     "NothingToUndo",
-    "RecallTool",
     "RestoredTranscript",
     "SCHEMA_VERSION",
     "SchemaTooNew",

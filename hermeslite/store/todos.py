@@ -1,4 +1,4 @@
-"""The task list the model keeps with the `todo` tool, and its snapshot.
+"""The task list the model keeps with the `todo` tool (tools/todo.py), and its snapshot.
 
 A todo list is the thread of a long task. Context compaction may summarize
 away the turns where it was written, so after every compaction the agent
@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from hermeslite.context.result import plural
-from hermeslite.tools.base import ToolContext, ToolResult
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 ACTIVE_STATUSES = ("pending", "in_progress")
@@ -240,68 +239,3 @@ def attach_snapshot(messages: list[dict[str, Any]], text: str | None) -> list[di
         new_content = f"{content}\n\n{block}"
     out[last_user] = {**msg, "content": new_content}
     return out
-
-
-# ------------------------------------------------------------------ the tool
-
-TODO_DESCRIPTION = """\
-Keep a task list for multi-step work (3+ steps, or when the user gives several tasks). The active items \
-survive context compaction, so the list is how you keep track of long tasks.
-Pass `todos` as an array of {id, content, status}; status is pending, in_progress, completed or \
-cancelled. merge=false (default) replaces the whole list; merge=true updates items by id (content or \
-status may be left out to keep them) and appends new ids. Keep at most one item in_progress, and mark \
-items completed as soon as they are done. Call with no arguments to see the current list."""
-
-
-class TodoTool:
-    """The `todo` tool over a TodoList; `on_change` is called after every successful write (e.g. to persist)."""
-
-    name = "todo"
-    description = TODO_DESCRIPTION
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "todos": {
-                "type": "array",
-                "description": "the items to write; leave out to read the current list",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string", "description": "short unique id, e.g. \"1\""},
-                        "content": {"type": "string", "description": "what to do, one line"},
-                        "status": {"type": "string", "enum": list(STATUSES)},
-                    },
-                    "required": ["id"],
-                },
-            },
-            "merge": {
-                "type": "boolean",
-                "default": False,
-                "description": "true: update/append by id; false: replace the whole list",
-            },
-        },
-        "additionalProperties": False,
-    }
-
-    def __init__(self, todo_list: TodoList, on_change: Callable[[TodoList], None] | None = None) -> None:
-        self.todo_list = todo_list
-        self.on_change = on_change
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        args = args if isinstance(args, dict) else {}
-        todos = args.get("todos")
-        if todos is None:
-            return ToolResult(self.todo_list.render())
-        merge = args.get("merge", False)
-        if not isinstance(merge, bool):
-            return ToolResult("error: merge must be true or false", is_error=True)
-        try:
-            self.todo_list.write(todos, merge=merge)
-        except TodoError as exc:
-            return ToolResult(f"error: {exc}. The list was not changed.", is_error=True)
-        if self.on_change is not None:
-            try:
-                self.on_change(self.todo_list)
-            except Exception as exc:  # persisting failed; the list itself is updated
-                return ToolResult(f"{self.todo_list.render()}\n(warning: could not save the list: {exc})")
-        return ToolResult(self.todo_list.render())

@@ -1,1 +1,1 @@
-"""Tools the model can call: the registry, terminal, files, search, and the approval gate."""
+"""Tools the model can call: the registry, terminal, files, search, memory, todo, recall, and the approval gate."""

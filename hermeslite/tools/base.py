@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.sandbox import Sandbox, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 
@@ -56,13 +57,15 @@ class ToolContext:
 
 @dataclass
 class ToolResult:
-    content: str
+    content: str                  # what the model reads
     is_error: bool = False
+    exit_code: int | None = None  # a command's exit code, as data (the text says it too, for the model)
 
 
 class Tool(Protocol):
     name: str
     description: str
     parameters: dict[str, Any]  # JSON schema of the arguments object
+    role: ToolRole | None       # what the compaction engine should know it does (context/tool_roles.py)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...

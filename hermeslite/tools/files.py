@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.context.result import plural
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.line_window import Window, read_window
@@ -122,6 +123,7 @@ def _line_count(text: str) -> int:
 
 class ReadFileTool:
     name = "read_file"
+    role: ToolRole | None = ToolRole.READS_FILES
     description = (
         f"Read a text file, with line numbers. Returns at most {MAX_LINES} lines or about "
         f"{MAX_CHARS // 1000} KB per call; use offset to read further."
@@ -177,6 +179,7 @@ def _numbered(name: str, window: Window, offset: int) -> ToolResult:
 
 class WriteFileTool:
     name = "write_file"
+    role: ToolRole | None = ToolRole.WRITES_FILES
     description = (
         "Create or overwrite a file with the given content, creating parent directories. "
         "For small changes to an existing file prefer patch."
@@ -207,6 +210,7 @@ class WriteFileTool:
 
 class PatchTool:
     name = "patch"
+    role: ToolRole | None = ToolRole.PATCHES_FILES
     description = (
         "Edit a file by replacing an exact piece of text. `old` must match the file exactly, "
         "whitespace included, and occur once (include surrounding lines to make it unique), "

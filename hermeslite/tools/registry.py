@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from hermeslite.context.tool_roles import ToolRoles
 from hermeslite.tools.base import Tool, ToolContext, ToolResult
 from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
 from hermeslite.tools.search import SearchFilesTool
@@ -49,6 +50,10 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def tool_roles(self) -> ToolRoles:
+        """The table the compaction engine is handed: each registered tool's declared role."""
+        return ToolRoles({name: tool.role for name, tool in self._tools.items() if tool.role is not None})
 
     def schemas(self, only: set[str] | None = None) -> list[dict[str, Any]]:
         """OpenAI function-tool definitions, in registration order; `only` narrows them (e.g. memory flush)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.context.result import plural
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools import search_worker
 from hermeslite.tools.approval import check_path
 from hermeslite.tools.base import ToolContext, ToolResult
@@ -32,6 +33,7 @@ SEARCH_TIMEOUT = 30.0  # seconds
 
 class SearchFilesTool:
     name = "search_files"
+    role: ToolRole | None = ToolRole.SEARCHES_FILES
     description = (
         "Search file contents for a regular expression under a directory (or in one file). "
         "Returns path:line:text lines and a match count. Skips .git, node_modules, virtualenvs and binary files."

@@ -22,6 +22,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.exit_codes import exit_line
+from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools import process_groups
 from hermeslite.tools.approval import check_approval
 from hermeslite.tools.base import ToolContext, ToolResult
@@ -42,6 +44,7 @@ BLOCKED_NOTE = ("[sandbox: this command may write only inside the working direct
 
 class TerminalTool:
     name = "terminal"
+    role: ToolRole | None = ToolRole.RUNS_COMMANDS
     description = (
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
@@ -79,8 +82,8 @@ class TerminalTool:
         if asked > timeout and code == TIMED_OUT_CODE:
             notes.append(f"[{asked:g} s was asked; tools.terminal_timeout caps commands at {timeout:g} s]")
         body = output.rstrip("\n")
-        lines = ([body] if body else []) + notes + [f"[exit code: {code}]"]
-        return ToolResult("\n".join(lines), is_error=code != 0)
+        lines = ([body] if body else []) + notes + [exit_line(code)]
+        return ToolResult("\n".join(lines), is_error=code != 0, exit_code=code)
 
 
 async def run_command(argv: list[str], env: dict[str, str], timeout: float,

@@ -43,7 +43,7 @@ from .format import short_path
 from .feed import EventFeed, Settled
 from .host import AgentHost
 from .gcpause import GcPause
-from .messages import AgentReady, BootFailed
+from .textual_messages import AgentReady, BootFailed
 from .router import EventRouter
 from .screens.approval import Approvals
 from .screens.text_viewer import TextViewer

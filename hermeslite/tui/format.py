@@ -10,18 +10,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hermeslite.context.exit_codes import without_exit_line
 from hermeslite.display import format_tokens
 
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 2_000
-_EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])(\s|$)")
 _QUOTE_MARKS = re.compile(r"^( {0,3}> ?)+")
 _FENCE = ("```", "~~~")
 
 
-def k(tokens: int) -> str:
+def format_token_count(tokens: int) -> str:
     """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
     return str(tokens) if tokens < 1_000 else format_tokens(tokens)
 
@@ -35,14 +35,14 @@ def bar(ratio: float, width: int = 10) -> str:
 def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> str:
     """The status bar text: tokens against the compaction threshold, then the raw window."""
     ratio = tokens / threshold if threshold > 0 else 1.0
-    return (f"{k(tokens)} / {k(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
-            f" · window {k(window)}")
+    return (f"{format_token_count(tokens)} / {format_token_count(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
+            f" · window {format_token_count(window)}")
 
 
 def warning_text(tokens: int, threshold: int) -> str:
     """The warning bar's sentence, with the command that fixes it."""
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
-    return (f"Context {percent}% of the way to compaction ({k(tokens)} / {k(threshold)} tokens)"
+    return (f"Context {percent}% of the way to compaction ({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
             " - /compress [focus] to compact now")
 
 
@@ -54,11 +54,11 @@ def size(text: str) -> str:
     return f"{lines} line{'s' if lines != 1 else ''}, {shown}"
 
 
-def result_summary(content: str, is_error: bool) -> str:
-    """`exit 0 · 12 lines, 1.2 kB` for terminal calls; the size (or `error`) for the others."""
-    match = _EXIT.search(content)
-    body = content[: match.start()].rstrip("\n") if match else content
-    status = f"exit {match.group(1)}" if match else ("error" if is_error else "ok")
+def result_summary(content: str, is_error: bool, exit_code: int | None) -> str:
+    """`exit 0 · 12 lines, 1.2 kB` for commands (the size of their own output); the size (or
+    `error`) for the others."""
+    body = without_exit_line(content, exit_code)
+    status = f"exit {exit_code}" if exit_code is not None else ("error" if is_error else "ok")
     return f"{status} · {size(body)}"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
 from hermeslite.context.user_command import user_command_of
@@ -28,7 +29,7 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
         if has_handoff(msg):
             await _summary(chat, msg)
         elif (ran := user_command_of(msg)) is not None:
-            await _user_command(chat, *ran)
+            await _user_command(chat, *ran, exit_code_of(msg))
         elif role == "user":
             await chat.add_user(text_of(msg.get("content")))
         elif role == "assistant":
@@ -37,14 +38,14 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
                 await chat.tool_started(call_id(call), call_name(call), call_arguments(call))
         elif role == "tool":
             content = text_of(msg.get("content"))
-            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"))
+            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"), exit_code_of(msg))
 
 
-async def _user_command(chat: ChatView, command: str, output: str) -> None:
+async def _user_command(chat: ChatView, command: str, output: str, exit_code: int | None) -> None:
     panel_id = f"user-command-{len(chat.children)}"
     await chat.add_user(f"!{command}")
     await chat.tool_started(panel_id, "terminal", json.dumps({"command": command}))
-    chat.tool_finished(panel_id, output, not output.rstrip().endswith("[exit code: 0]"))
+    chat.tool_finished(panel_id, output, exit_code != 0, exit_code)
 
 
 async def _summary(chat: ChatView, msg: dict) -> None:

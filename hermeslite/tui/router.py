@@ -28,7 +28,7 @@ class EventRouter:
         self.app.gc.start()
         await self.chat.append_text(event.text)
 
-    async def _on_AssistantMessage(self, event) -> None:
+    async def _on_ReplyComplete(self, event) -> None:
         await self.chat.end_reply(event.content)
         self.app.gc.stop()
         self.app.activity = "thinking"
@@ -38,7 +38,7 @@ class EventRouter:
         await self.chat.tool_started(event.call_id, event.name, event.arguments, expanded=event.by_user)
 
     async def _on_ToolFinished(self, event) -> None:
-        self.chat.tool_finished(event.call_id, event.content, event.is_error)
+        self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code)
         self.app.activity = "thinking"
 
     async def _on_PressureChanged(self, event) -> None:

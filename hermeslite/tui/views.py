@@ -12,7 +12,7 @@ import time
 from hermeslite.display import format_cost
 from hermeslite.store.usage import UsageTotals
 
-from .format import bar, k, short_path
+from .format import bar, format_token_count, short_path
 
 BAR = 20
 KEYS = (
@@ -46,18 +46,18 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     was counted, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
-    lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)"]
+    lines = [f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"]
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
     for part in breakdown.parts:
-        lines.append(f"  {part.name:<15}{k(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
+        lines.append(f"  {part.name:<15}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
                      f"{bar(part.tokens / window if window else 0, BAR)}")
     total = breakdown.total
     lines += ["  " + "─" * 55,
-              f"  {'next request':<15}{k(total):>8}{pct(total):>9.1f}%  {threshold_bar(total / window if window else 0, threshold / window if window else 0)}",
-              f"  {'threshold':<15}{k(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
-              + (f"{k(threshold - total)} tokens left" if total < threshold else "due now"),
+              f"  {'next request':<15}{format_token_count(total):>8}{pct(total):>9.1f}%  {threshold_bar(total / window if window else 0, threshold / window if window else 0)}",
+              f"  {'threshold':<15}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
+              + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "due now"),
               "", *counted_lines(breakdown.request)]
     if usage is not None and usage.requests:
         lines += ["", *usage_lines(usage)]
@@ -70,11 +70,11 @@ def counted_lines(request) -> list[str]:
     calibration the estimates (the parts above too) are scaled by."""
     if request.reported is None:
         why = "no provider report yet" if not request.calibration.samples else "rewritten since last report"
-        lines = [f"  {'counted':<15}{k(request.total):>8}  all estimated ({why})"]
+        lines = [f"  {'counted':<15}{format_token_count(request.total):>8}  all estimated ({why})"]
     else:
         sign = "+" if request.estimated >= 0 else "−"
-        lines = [f"  {'counted':<15}{k(request.reported):>8}  reported by the provider (last request)",
-                 f"  {'':<15}{sign + k(abs(request.estimated)):>8}  estimated for what changed since"]
+        lines = [f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
+                 f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since"]
     return lines + [f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
 
@@ -83,10 +83,10 @@ def usage_lines(usage: UsageTotals) -> list[str]:
     plural = "s" if usage.requests != 1 else ""
     return [
         f"Session usage · {usage.requests} model request{plural} · cost {format_cost(usage)} (litellm's prices)",
-        f"  {'input':<15}{k(usage.prompt_tokens):>8}  read from cache {k(usage.cache_read_tokens)} "
+        f"  {'input':<15}{format_token_count(usage.prompt_tokens):>8}  read from cache {format_token_count(usage.cache_read_tokens)} "
         f"({round(100 * usage.cache_hit_rate)}%)",
-        f"  {'':<15}{'':>8}  written to cache {k(usage.cache_write_tokens)}, uncached {k(usage.uncached_tokens)}",
-        f"  {'output':<15}{k(usage.completion_tokens):>8}",
+        f"  {'':<15}{'':>8}  written to cache {format_token_count(usage.cache_write_tokens)}, uncached {format_token_count(usage.uncached_tokens)}",
+        f"  {'output':<15}{format_token_count(usage.completion_tokens):>8}",
     ]
 
 

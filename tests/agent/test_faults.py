@@ -24,7 +24,7 @@ async def test_a_reply_cut_off_fails_the_turn_and_is_kept_marked_incomplete(make
     assert [e.text for e in rec.of(ev.ErrorEvent)] == [
         "The provider ended the reply without finishing it (openai/test-model closed the stream without a finish "
         "reason)."]
-    assert rec.of(ev.AssistantMessage) == []  # never announced as a finished answer
+    assert rec.of(ev.ReplyComplete) == []  # never announced as a finished answer
     saved = make_agent.store.load_transcript(agent.session_id)
     assert saved[-1] == {"role": "assistant", "content": f"The answer is\n\n{INCOMPLETE_REPLY}"}
     assert_valid(agent.messages)

@@ -10,6 +10,7 @@ import pytest
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.loop import MAX_PARALLEL_TOOLS
+from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.tools.base import ToolResult
 from tests.builders import assert_valid
 from tests.server import Reply
@@ -192,3 +193,16 @@ async def test_private_keys_never_reach_the_provider(make_agent, scripted_server
         for m in body["messages"]:
             assert not any(k.startswith("_") for k in m), m
     json.dumps(scripted_server.requests)
+
+
+async def test_a_command_s_exit_code_reaches_the_message_and_the_event_as_data(make_agent, scripted_server):
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo half; exit 4"})]), Reply.text("It failed."))
+    agent, rec = make_agent()
+    assert (await agent.run_turn("run it")).ok
+    tool = next(m for m in agent.messages if m["role"] == "tool")
+    assert tool["content"].endswith("[exit code: 4]"), "the model still reads the code"
+    assert tool[EXIT_CODE_KEY] == 4
+    assert [(e.name, e.exit_code) for e in rec.of(ev.ToolFinished)] == [("terminal", 4)]
+    sent = [m for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert sent and all(EXIT_CODE_KEY not in m for m in sent), "private keys never reach the provider"
+    assert make_agent.store.load_transcript(agent.session_id)[1:] == agent.messages[1:], "saved with the key"

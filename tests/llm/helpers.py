@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermeslite.llm.litellm_client import LiteLLMClient
-from hermeslite.llm.types import Completed, StreamEvent, TextDelta
+from hermeslite.llm.types import Completed, StreamedText, StreamEvent
 
 MODEL = "openai/test-model"
 USER = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]
@@ -25,7 +25,7 @@ async def collect(client: LiteLLMClient, messages: list[dict], tools: list[dict]
 
 
 def texts(events: list[StreamEvent]) -> list[str]:
-    return [e.text for e in events if isinstance(e, TextDelta)]
+    return [e.text for e in events if isinstance(e, StreamedText)]
 
 
 def completed(events: list[StreamEvent]) -> Completed:

@@ -12,7 +12,7 @@ from hermeslite.config import ModelConfig
 from hermeslite.llm.errors import (
     AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable)
 from hermeslite.llm.litellm_client import LiteLLMClient
-from hermeslite.llm.types import TextDelta
+from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import MODEL, USER, collect, completed, texts
 from tests.server import Reply
 
@@ -154,7 +154,7 @@ async def test_disconnect_after_text_raises_transient_without_retry(scripted_ser
     events: list = []
     with pytest.raises(TransientError) as info:
         await collect(make_client(), USER, into=events)
-    assert [e.text for e in events if isinstance(e, TextDelta)] == ["part0 ", "part1 "]
+    assert [e.text for e in events if isinstance(e, StreamedText)] == ["part0 ", "part1 "]
     assert "dropped" in str(info.value)
     assert_one_line(info.value)
     assert len(scripted_server.requests) == 1

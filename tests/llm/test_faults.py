@@ -11,7 +11,7 @@ from hermeslite.config import ModelConfig
 from hermeslite.llm.classify import classify
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, IncompleteReply, TransientError
 from hermeslite.llm.litellm_client import LiteLLMClient
-from hermeslite.llm.types import TextDelta
+from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import USER, collect, completed, texts
 from tests.server import Reply
 
@@ -122,7 +122,7 @@ async def test_stream_without_a_finish_reason_is_incomplete(scripted_server, mak
     with pytest.raises(IncompleteReply) as info:
         await collect(make_client(), USER, into=events)
     assert "".join(texts(events)) == "The answer is"
-    assert not any(not isinstance(e, TextDelta) for e in events)  # no Completed: it is not an answer
+    assert not any(not isinstance(e, StreamedText) for e in events)  # no Completed: it is not an answer
     assert one_line(info.value).startswith("The provider ended the reply without finishing it")
     assert len(scripted_server.requests) == 1  # text was shown: not retried
 

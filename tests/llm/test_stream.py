@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hermeslite.llm.litellm_client import PLACEHOLDER_API_KEY
-from hermeslite.llm.types import TextDelta
+from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import MODEL, TOOLS, USER, collect, completed, texts
 from tests.server import Reply, estimate_prompt_tokens, split_text
 
@@ -17,7 +17,7 @@ async def test_text_deltas_arrive_in_order_then_one_completed(scripted_server, m
     events = await collect(make_client(), USER)
 
     assert texts(events) == split_text("hello brave new world", 4) == ["hello ", "brave", " new ", "world"]
-    assert all(isinstance(e, TextDelta) for e in events[:-1])
+    assert all(isinstance(e, StreamedText) for e in events[:-1])
     final = completed(events).completion
     assert final.message == {"role": "assistant", "content": "hello brave new world"}
     assert final.finish_reason == "stop"
@@ -138,7 +138,7 @@ async def test_abandoning_a_stream_releases_it(scripted_server, make_client):
     client = make_client()
     stream = client.stream(USER)
     first = await anext(stream)
-    assert isinstance(first, TextDelta)
+    assert isinstance(first, StreamedText)
     await stream.aclose()
     final = completed(await collect(client, USER)).completion
     assert final.message["content"] == "next"

@@ -19,7 +19,7 @@ import pytest
 from hermeslite.llm import local
 from hermeslite.llm.errors import ContextOverflow
 from hermeslite.llm.local import LOCAL_MODEL_NAME, LocalModelClient
-from hermeslite.llm.types import Completed, Completion, TextDelta
+from hermeslite.llm.types import Completed, Completion, StreamedText
 from tests.builders import Transcript
 
 pytest.importorskip("llama_cpp")
@@ -62,7 +62,7 @@ async def test_stream_says_hello_without_blocking_the_event_loop(client: LocalMo
     assert events and isinstance(events[-1], Completed)
     assert sum(isinstance(e, Completed) for e in events) == 1
     deltas = [e.text for e in events[:-1]]
-    assert all(isinstance(e, TextDelta) for e in events[:-1])
+    assert all(isinstance(e, StreamedText) for e in events[:-1])
     completion = events[-1].completion
     assert completion.message["role"] == "assistant"
     assert completion.message["content"] == "".join(deltas) and completion.message["content"].strip()
@@ -116,7 +116,7 @@ async def test_cancelling_mid_stream_stops_promptly_and_frees_the_model(client: 
 
     async def consume() -> None:
         async for event in chatty.stream([{"role": "user", "content": "Write a long story about a dragon and a knight."}]):
-            if isinstance(event, TextDelta):
+            if isinstance(event, StreamedText):
                 seen.append(event.text)
                 if len(seen) >= 3:
                     started.set()

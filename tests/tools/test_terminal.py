@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermeslite.context.tool_summaries import exit_code_of
+from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.tools.terminal import TerminalTool
 
 tool = TerminalTool()
@@ -51,13 +51,14 @@ async def run(ctx, command, **extra):
 
 async def test_success_reports_exit_code_zero(ctx):
     result = await run(ctx, "echo hello")
-    assert result.content == "hello\n[exit code: 0]" and not result.is_error
+    assert result.content == "hello\n[exit code: 0]" and not result.is_error and result.exit_code == 0
 
 
 async def test_failure_reports_the_exit_code_and_merges_stderr(ctx):
     result = await run(ctx, "echo out; echo err >&2; exit 3")
     assert result.content == "out\nerr\n[exit code: 3]" and result.is_error
-    assert exit_code_of(result.content) == 3, "the compressor must be able to read it back"
+    assert result.exit_code == 3, "the exit code travels as data, for the compressor and the TUI"
+    assert exit_code_of({"role": "tool", "content": result.content}) == 3, "a session saved without it reads it back"
 
 
 async def test_death_by_signal_reads_as_128_plus_n(ctx):
@@ -99,7 +100,7 @@ async def test_timeout_kills_the_whole_process_group(ctx):
     assert time.monotonic() - started < 3
     assert result.is_error
     assert result.content == "begun\n[timed out after 0.3 s; process group killed]\n[exit code: 124]"
-    assert exit_code_of(result.content) == 124
+    assert result.exit_code == 124
     assert gone_within(int((ctx.cwd / "bg.pid").read_text()))
 
 

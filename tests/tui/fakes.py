@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from hermeslite.llm.caching import CachePlan
-from hermeslite.llm.types import Completed, Completion, TextDelta, Usage
+from hermeslite.llm.types import Completed, Completion, StreamedText, Usage
 
 
 class SlowStreamLLM:
@@ -31,7 +31,7 @@ class SlowStreamLLM:
                 self.started.set()
                 await asyncio.sleep(self.delay)
                 text += word
-                yield TextDelta(word)
+                yield StreamedText(word)
         except asyncio.CancelledError:
             self.cancelled = True
             raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.store.sessions import SessionBusy, SessionStore
 from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.tui.conftest import SIZE, ready, send
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,3 +108,29 @@ async def test_resuming_a_session_recorded_with_another_model_says_so(make_app):
             f"Resumed session {sid}. It was recorded with anthropic/claude-sonnet-4-5 and goes on with "
             "openai/test-model (/model anthropic/claude-sonnet-4-5 switches).")
         assert make_app.store.get_session(sid).model == "openai/test-model"
+
+
+async def test_a_replayed_command_shows_its_exit_code_with_or_without_the_recorded_key(make_app):
+    store = make_app.store
+    sid = store.create_session("openai/test-model", "/w")
+    store.append_message(sid, {"role": "system", "content": "sys"})
+    store.append_message(sid, {"role": "user", "content": "run both"})
+    calls = [{"id": f"c{n}", "type": "function",
+              "function": {"name": name, "arguments": json.dumps(args)}}
+             for n, (name, args) in enumerate([("terminal", {"command": "make"}), ("read_file", {"path": "x.py"}),
+                                               ("terminal", {"command": "make test"})])]
+    store.append_message(sid, {"role": "assistant", "content": None, "tool_calls": calls})
+    store.append_message(sid, {"role": "tool", "tool_call_id": "c0", "name": "terminal",
+                               "content": "boom\n[exit code: 2]"})                          # saved before the key
+    store.append_message(sid, {"role": "tool", "tool_call_id": "c1", "name": "read_file",
+                               "content": "sys.exit(1)\n[exit code: 3]", EXIT_CODE_KEY: None})  # a file, not a command
+    store.append_message(sid, {"role": "tool", "tool_call_id": "c2", "name": "terminal",
+                               "content": "ok\n[exit code: 0]", EXIT_CODE_KEY: 0})
+    store.append_message(sid, {"role": "assistant", "content": "done"})
+    store.release(sid)
+    app = make_app(session_id=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        titles = [str(panel.title) for panel in app.chat.query(ToolPanel)]
+        assert len(titles) == 3
+        assert "exit 2 · 1 line" in titles[0] and "ok · 2 lines" in titles[1] and "exit 0 · 1 line" in titles[2]

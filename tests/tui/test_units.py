@@ -17,8 +17,8 @@ from hermeslite.tui import commands, views
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
 from hermeslite.display import key_argument, plural
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui.format import (bar, checkpoint_markdown, k, pressure_line, preview, result_summary, short_path,
-                                   warning_text)
+from hermeslite.tui.format import (bar, checkpoint_markdown, format_token_count, pressure_line, preview, result_summary,
+                                   short_path, warning_text)
 from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
@@ -28,8 +28,9 @@ from textual_autocomplete import TargetState
 
 
 def test_token_counts_read_like_the_headless_printer():
-    assert [k(0), k(999), k(1_000), k(42_100), k(96_400), k(200_000)] == ["0", "999", "1.0k", "42k", "96k", "200k"]
-    assert k(4_210) == "4.2k"
+    assert [format_token_count(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == \
+        ["0", "999", "1.0k", "42k", "96k", "200k"]
+    assert format_token_count(4_210) == "4.2k"
 
 
 def test_pressure_line_and_warning_wording():
@@ -75,9 +76,9 @@ def test_a_retry_reads_as_a_countdown():
     assert retry_status("rate limited", 1, 3, 3.2) == "retrying in 4 s (rate limited, attempt 1/3)"
     assert retry_status("server error (503)", 2, 3, 0.2) == "retrying in 1 s (server error (503), attempt 2/3)"
     assert len(key_argument('{"command": "' + "x" * 500 + '"}')) == 60
-    assert result_summary("line1\nline2\n[exit code: 0]", False) == "exit 0 · 2 lines, 11 B"
-    assert result_summary("error: no such file", True) == "error · 1 line, 19 B"
-    assert result_summary("x" * 4000, False) == "ok · 1 line, 3.9 kB"
+    assert result_summary("line1\nline2\n[exit code: 0]", False, 0) == "exit 0 · 2 lines, 11 B"
+    assert result_summary("error: no such file", True, None) == "error · 1 line, 19 B"
+    assert result_summary("x" * 4000, False, None) == "ok · 1 line, 3.9 kB"
     many = "\n".join(str(i) for i in range(100))
     assert preview(many).endswith("… 80 more lines")
     assert short_path("/home/ann/src", home="/home/ann") == "~/src"

@@ -98,10 +98,10 @@ class ChatView(VerticalScroll, can_focus=False):
         self.tools[call_id] = panel
         await self._add(panel)
 
-    def tool_finished(self, call_id: str, content: str, is_error: bool) -> None:
+    def tool_finished(self, call_id: str, content: str, is_error: bool, exit_code: int | None) -> None:
         panel = self.tools.pop(call_id, None)
         if panel is not None:
-            panel.finish(content, is_error)
+            panel.finish(content, is_error, exit_code)
 
     async def compaction_started(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
         from .compaction_card import CompactionCard   # Markdown inside: not needed for the first frame

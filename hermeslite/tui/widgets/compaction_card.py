@@ -22,7 +22,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from hermeslite.display import compaction_cost, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
-from ..format import checkpoint_markdown, k
+from ..format import checkpoint_markdown, format_token_count
 from .spinner import Spinner
 
 MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
@@ -30,7 +30,7 @@ MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
 
 def started_text(messages: int, tokens: int, focus: str | None) -> str:
     focus_part = f", focus: {focus}" if focus else ""
-    return f"Compressing {plural(messages, 'message')} (~{k(tokens)} tokens){focus_part}..."
+    return f"Compressing {plural(messages, 'message')} (~{format_token_count(tokens)} tokens){focus_part}..."
 
 
 def outcome_lines(result, tokens_before: int, tokens_after: int) -> tuple[str, list[str]]:
@@ -40,11 +40,11 @@ def outcome_lines(result, tokens_before: int, tokens_after: int) -> tuple[str, l
     it. The first line is the card's one-line title; the others are its details.
     """
     before_after = (f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
-                    f"~{k(tokens_before)} → ~{k(tokens_after)} tokens")
+                    f"~{format_token_count(tokens_before)} → ~{format_token_count(tokens_after)} tokens")
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
-        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{k(tokens_before)} tokens"
+        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{format_token_count(tokens_before)} tokens"
                         " (nothing worth removing)"]
     ratio = (tokens_before - tokens_after) / tokens_before if tokens_before else 0.0
     saved = f" (−{round(100 * ratio)}%)"

@@ -58,10 +58,10 @@ class ToolPanel(Collapsible):
         self.title = self._label(mark, outcome)  # type: ignore[assignment]
         self._body.update(Content(neutralize(body)))
 
-    def finish(self, content: str, is_error: bool) -> None:
+    def finish(self, content: str, is_error: bool, exit_code: int | None) -> None:
         """Show the outcome: exit code and size in the title, the head of the output inside."""
         mark, state = ("✗", "error") if is_error else ("✓", "ok")
-        self._end(state, mark, result_summary(content, is_error), preview(content) or "(no output)")
+        self._end(state, mark, result_summary(content, is_error, exit_code), preview(content) or "(no output)")
 
     def cancel(self) -> None:
         """The turn was cancelled while this ran: the process group has been killed."""

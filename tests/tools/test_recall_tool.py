@@ -9,9 +9,10 @@ import pytest
 from hermeslite.context.messages import reference_id
 from hermeslite.context.prune import recall_note
 from hermeslite.store.archive_search import EXCERPT_CHARS
-from hermeslite.store.recall import RECALL_LIMIT, RecallTool, cap, render_original
+from hermeslite.store.archive_text import RECALL_LIMIT, cap, render_original
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ToolContext
+from hermeslite.tools.recall import RecallTool
 
 
 @pytest.fixture

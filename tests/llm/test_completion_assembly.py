@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace as NS
 
-from hermeslite.llm.assemble import Assembler
+from hermeslite.llm.completion_assembly import Assembler
 
 
 def chunk(content=None, tool_calls=None, finish=None, usage=None, choices=True):

@@ -1,0 +1,70 @@
+"""The memory tool: what the model sends becomes MemoryStore edits, and every failure a result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermeslite.store.memory import MemoryStore
+from hermeslite.tools.base import ToolContext
+from hermeslite.tools.memory import MemoryTool
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    return MemoryStore(tmp_path / "mem")
+
+
+@pytest.fixture
+def tool(store: MemoryStore) -> MemoryTool:
+    return MemoryTool(store)
+
+
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(cwd=tmp_path)
+
+
+def test_tool_shape(tool: MemoryTool):
+    assert tool.name == "memory"
+    assert set(tool.parameters["properties"]) == {"action", "target", "content", "old_text"}
+    assert tool.parameters["properties"]["action"]["enum"] == ["add", "replace", "remove"]
+    for word in ("preferences", "corrections", "environment", "task progress"):
+        assert word in tool.description
+
+
+async def test_tool_add_defaults_to_memory(tool: MemoryTool, store: MemoryStore, tmp_path: Path):
+    result = await tool.run({"action": "add", "content": "Repo uses uv"}, ctx(tmp_path))
+    assert not result.is_error and "MEMORY.md" in result.content
+    assert store.entries("memory") == ["Repo uses uv"]
+
+
+async def test_tool_replace_and_remove(tool: MemoryTool, store: MemoryStore, tmp_path: Path):
+    await tool.run({"action": "add", "target": "user", "content": "Prefers tabs"}, ctx(tmp_path))
+    r = await tool.run({"action": "replace", "target": "user", "old_text": "tabs", "content": "Prefers spaces"},
+                       ctx(tmp_path))
+    assert not r.is_error
+    assert store.entries("user") == ["Prefers spaces"]
+    r = await tool.run({"action": "remove", "target": "user", "old_text": "spaces"}, ctx(tmp_path))
+    assert not r.is_error and store.entries("user") == []
+
+
+@pytest.mark.parametrize("args", [
+    {},
+    {"action": "delete", "old_text": "x"},
+    {"action": "add"},
+    {"action": "add", "content": "x", "target": "elsewhere"},
+    {"action": "replace", "content": "x"},
+    {"action": "remove"},
+    {"action": "remove", "old_text": "nothing like this"},
+])
+async def test_tool_errors_are_results(tool: MemoryTool, tmp_path: Path, args):
+    result = await tool.run(args, ctx(tmp_path))
+    assert result.is_error and result.content.startswith("error: ")
+
+
+async def test_tool_reports_os_errors_as_results(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = await MemoryTool(MemoryStore(blocker / "mem")).run({"action": "add", "content": "x"}, ctx(tmp_path))
+    assert result.is_error and result.content.startswith("error: ")
