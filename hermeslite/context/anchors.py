@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
@@ -36,6 +36,7 @@ MAX_ERRORS = 8
 ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
 ERROR_SCAN_CHARS = 6_000
+T = TypeVar("T")
 MATCH_PREFIX = 60
 FILE_ACTIONS = {"read_file": "read", "write_file": "wrote", "patch": "patched"}
 CONTENT_TOOLS = {"read_file", "search_files"}  # they show file contents: an "error" there is code, not a failure
@@ -75,7 +76,8 @@ class Anchors:
         def pairs(key: str) -> list[list[Any]]:
             return [[redact_secrets(v) if isinstance(v, str) else v for v in x]
                     for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
-        raw = data.get("failures") if isinstance(data.get("failures"), dict) else {}
+        stored = data.get("failures")
+        raw: dict[Any, Any] = stored if isinstance(stored, dict) else {}
         failures = {redact_secrets(str(k)): [redact_secrets(x) for x in v if isinstance(x, str)]
                     for k, v in raw.items() if isinstance(v, list)}
         instructions = [[str(t), str(n or "")] for t, n in pairs("instructions") if isinstance(t, str)]
@@ -94,8 +96,8 @@ class Anchors:
         """
         newer = {c[0] for c in self.commands}
         commands = _dedupe(self.commands + older.commands, key=lambda c: c[0])
-        failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
-        commands, failures = _cap_commands(commands, failures.get)
+        latest_failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
+        commands, failures = _cap_commands(commands, latest_failures.get)
         return Anchors(
             users=_dedupe(self.users + older.users, key=_norm),
             instructions=merge_instructions(self.instructions, older.instructions),
@@ -128,7 +130,7 @@ class Anchors:
         )
 
 
-def _dedupe(items: list, key) -> list:
+def _dedupe(items: list[T], key: Callable[[T], Any]) -> list[T]:
     seen, out = set(), []
     for item in items:
         k = key(item)
@@ -178,7 +180,8 @@ def _cap_commands(
     kept = commands[:MAX_COMMANDS]
     for command in kept:
         note(command)
-    with_lines, without = [], []
+    with_lines: list[list[Any]] = []
+    without: list[list[Any]] = []
     for command in commands[MAX_COMMANDS:]:
         if len(with_lines) >= MAX_OLDER_FAILURES:
             break
@@ -280,7 +283,7 @@ class _Files:
 
 
 def _note_call(
-    anchors: Anchors, call: dict, result: Message | None, files: _Files, seen_commands: set[str],
+    anchors: Anchors, call: dict[str, Any], result: Message | None, files: _Files, seen_commands: set[str],
     failed_output: dict[str, str],
 ) -> None:
     name = call_name(call)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from datetime import date
-from typing import Callable
+from typing import Any, Callable
 
 from .anchors import Anchors, extract_anchors, render_anchors, with_missing_anchors
 from .assemble import assemble, previous_junction, unwrap_handoffs, unwrapped_positions
@@ -319,7 +319,7 @@ class ContextCompressor:
         self.guard.record_pass(result.tokens_before, after)
         return result
 
-    def _rehydrate_from(self, found: tuple[str, dict] | None) -> None:
+    def _rehydrate_from(self, found: tuple[str, dict[str, Any]] | None) -> None:
         """Take the previous summary from the transcript itself when it holds one.
 
         After a restart, an undo or an edit, the compressor's state may not

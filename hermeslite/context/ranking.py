@@ -51,7 +51,9 @@ class _Picker:
         self.left = budget_chars
         self.keep: set[tuple[str, int]] = set()
 
-    def offer(self, kind: str, items: list, cost: Callable[[Any], int], wanted: Callable[[Any], bool] = _everything):
+    def offer(
+        self, kind: str, items: list[Any], cost: Callable[[Any], int], wanted: Callable[[Any], bool] = _everything
+    ) -> None:
         for n, item in enumerate(items):
             if (kind, n) in self.keep or not wanted(item):
                 continue
@@ -60,7 +62,7 @@ class _Picker:
                 self.keep.add((kind, n))
                 self.left -= size
 
-    def kept(self, kind: str, items: list) -> list:
+    def kept(self, kind: str, items: list[Any]) -> list[Any]:
         return [item for n, item in enumerate(items) if (kind, n) in self.keep]
 
 

@@ -37,7 +37,7 @@ def _group_spans(match: re.Match[str]) -> list[Span]:
 
 def _format_spans(text: str) -> list[tuple[int, Span]]:
     """Vendor keys: (where the key starts: its visible lead, or a Telegram bot's id; its masked part)."""
-    keys = []
+    keys: list[tuple[int, Span]] = []
     for pattern, check in FORMAT_RULES:
         for match in pattern.finditer(text):
             if check is None or check(match):

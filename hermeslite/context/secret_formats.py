@@ -280,6 +280,6 @@ def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
         match = KEYS.match(joined, before)
         if match is None or match.end() <= len(head):
             continue
-        secret_start, secret_end = (start - before + i for i in match.span(match.lastgroup))
+        secret_start, secret_end = (start - before + i for i in match.span(match.lastgroup or 0))
         found.append((start, secret_start, secret_end + (1 if secret_end > newline else 0)))
     return found

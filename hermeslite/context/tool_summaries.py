@@ -8,7 +8,7 @@ original back. Each line ends with the archive id `recall` takes.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from .result import plural
 
@@ -60,27 +60,27 @@ def exit_code_of(output: str) -> int | None:
     return int(found[-1]) if found else None
 
 
-def _terminal(args: dict, output: str) -> str:
+def _terminal(args: dict[str, Any], output: str) -> str:
     code = exit_code_of(output)
     shown = "?" if code is None else str(code)
     return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
 
 
-def _read_file(args: dict, output: str) -> str:
+def _read_file(args: dict[str, Any], output: str) -> str:
     where = f" from line {args['offset']}" if args.get("offset") else ""
     return f"read {_clip(args.get('path', '?'), 120)}{where} ({len(output)} chars)"
 
 
-def _write_file(args: dict, output: str) -> str:
+def _write_file(args: dict[str, Any], output: str) -> str:
     content = str(args.get("content", ""))
     return f"wrote {_clip(args.get('path', '?'), 120)} ({plural(_lines(content), 'line')})"
 
 
-def _patch(args: dict, output: str) -> str:
+def _patch(args: dict[str, Any], output: str) -> str:
     return f"patched {_clip(args.get('path', '?'), 120)} ({_clip(output, 60)})"
 
 
-def _search(args: dict, output: str) -> str:
+def _search(args: dict[str, Any], output: str) -> str:
     query = args.get("pattern") or args.get("query") or ""
     count = reported_count(output)
     if count is None:
@@ -89,19 +89,19 @@ def _search(args: dict, output: str) -> str:
     return f"searched for '{_clip(query, 60)}'{where} -> {count} matches"
 
 
-def _recall(args: dict, output: str) -> str:
+def _recall(args: dict[str, Any], output: str) -> str:
     if args.get("id") or not args.get("query"):
         return f"recalled {args.get('id', '?')} ({len(output)} chars)"
     count = reported_count(output)
     return f"searched the archive for '{_clip(args['query'], 60)}' -> {count or 0} matches"
 
 
-def _generic(args: dict, output: str) -> str:
+def _generic(args: dict[str, Any], output: str) -> str:
     shown = ", ".join(f"{k}={_clip(v, 40)}" for k, v in list(args.items())[:3])
     return f"{shown} ({len(output)} chars result)".lstrip()
 
 
-_SUMMARIZERS: dict[str, Callable[[dict, str], str]] = {
+_SUMMARIZERS: dict[str, Callable[[dict[str, Any], str], str]] = {
     "terminal": _terminal,
     "read_file": _read_file,
     "write_file": _write_file,
@@ -111,7 +111,7 @@ _SUMMARIZERS: dict[str, Callable[[dict, str], str]] = {
 }
 
 
-def summarize_tool_result(name: str, args: dict, output: str) -> str:
+def summarize_tool_result(name: str, args: dict[str, Any], output: str) -> str:
     """`[tool] what it did -> outcome`; never raises, whatever the arguments hold."""
     try:
         body = _SUMMARIZERS.get(name, _generic)(args, output)
