@@ -72,11 +72,11 @@ async def run(text: str, agent: "Agent", open_session: OpenSession, out: TextIO,
         else:
             out.write(neutralize(found.text) + "\n")
         return Outcome(agent, True)
-    report = await controls.hand_off(agent, args or None)
-    err.write(neutralize(report.text) + "\n")
-    if report.session_id is None:
+    handoff = await controls.hand_off(agent, args or None)
+    err.write(neutralize(handoff.text) + "\n")
+    if handoff.session_id is None:
         return Outcome(agent, False)
-    return Outcome(open_session(report.session_id), True)
+    return Outcome(open_session(handoff.session_id), True)
 
 
 async def _edit(agent: "Agent", err: TextIO) -> bool:

@@ -107,13 +107,6 @@ class TurnFinished:
     saved: bool = True        # False: the session store could not keep up (reported by an ErrorEvent)
 
 
-Event = Union[
-    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
-    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
-]
-Subscriber = Callable[[Event], None]
-
-
 @dataclass(frozen=True)
 class ApprovalRequested:
     """A dangerous command needs a yes or no; the subscriber resolves `answer`."""
@@ -122,4 +115,8 @@ class ApprovalRequested:
     answer: Any                  # asyncio.Future[bool]
 
 
-Event = Union[Event, ApprovalRequested]
+Event = Union[
+    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
+    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished, ApprovalRequested,
+]
+Subscriber = Callable[[Event], None]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from types import ModuleType
@@ -133,7 +133,7 @@ class LiteLLMClient:
             return
 
     async def _stream_once(self, litellm: ModuleType, kwargs: dict[str, Any],
-                           attempt: "_Attempt") -> AsyncIterator[str]:
+                           attempt: "_Attempt") -> AsyncGenerator[str, None]:
         """One streamed request: its text as it arrives; the whole reply lands in `attempt.completion`.
 
         The idle timer is restarted for every chunk and never spans a `yield`:

@@ -33,7 +33,7 @@ import random
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, Callable, cast
 
 from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
@@ -145,7 +145,7 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         if template:
             text_of = lambda tid: llm.detokenize([tid], special=True).decode("utf-8", "replace")  # noqa: E731
             formatter = Jinja2ChatFormatter(template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos()))
-            render = lambda msgs: formatter(messages=msgs).prompt  # noqa: E731
+            render = lambda msgs: formatter(messages=cast(list[Any], msgs)).prompt  # noqa: E731  (role/content dicts are its message TypedDicts)
 
         vocab = llama_cpp.llama_model_get_vocab(llm.model)
         extra = {llm.token_eos()}
@@ -202,7 +202,7 @@ class LocalModelClient:
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         chat = to_chat_messages(messages)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()

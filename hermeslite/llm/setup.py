@@ -22,6 +22,7 @@ import os
 import threading
 import warnings
 from types import ModuleType
+from typing import Any
 
 from hermeslite.tokenizer import bundled_bpe_dir
 
@@ -74,7 +75,7 @@ def load_litellm() -> ModuleType:
     return _module
 
 
-def _quiet(litellm: ModuleType) -> None:
+def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attributes ModuleType does not declare
     """Settings that keep litellm from printing, downloading or rejecting provider-specific params."""
     litellm.suppress_debug_info = True          # no "Give Feedback / Get Help" on every mapped error
     litellm.disable_hf_tokenizer_download = True  # token_counter must not spend 20 s retrying HuggingFace offline

@@ -53,6 +53,12 @@ class ToolContext:
         if self.boundary is None:
             self.boundary = Boundary(Path(self.cwd), Path.home(), (temp_dir(),))
 
+    @property
+    def effective_boundary(self) -> Boundary:
+        """`boundary` once `__post_init__` has filled in the default: never None, as the type checker needs."""
+        assert self.boundary is not None
+        return self.boundary
+
 
 @dataclass
 class ToolResult:

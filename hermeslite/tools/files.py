@@ -41,13 +41,13 @@ FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a characte
 
 def resolve(ctx: ToolContext, path: str) -> Path:
     """The file really touched: `~` expanded, relative to the tool's cwd, `..` applied, symlinks followed."""
-    return ctx.boundary.resolve(path, cwd=Path(ctx.cwd))
+    return ctx.effective_boundary.resolve(path, cwd=Path(ctx.cwd))
 
 
 def shown(ctx: ToolContext, path: Path) -> str:
     """Relative to cwd when inside it, so results stay short and match what the model typed."""
     try:
-        return str(path.relative_to(ctx.boundary.cwd))
+        return str(path.relative_to(ctx.effective_boundary.cwd))
     except ValueError:
         return str(path)
 

@@ -63,10 +63,10 @@ class AgentHost:
         self.model_cfg = resolve_model(self.model_cfg)
         task = self._task
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
-            self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
+            task = self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
             if self._on_boot is not None:
-                self._task.add_done_callback(self._on_boot)
-        return self._task
+                task.add_done_callback(self._on_boot)
+        return task
 
     async def ready(self) -> Any:
         """The agent, waiting for the start-up if it is still running; raises what start-up raised."""

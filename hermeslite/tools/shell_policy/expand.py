@@ -143,13 +143,13 @@ def _sub_words(sub: Sub) -> list[str] | None:
 
 def is_pwd(sub: Sub) -> bool:
     """`$(pwd)`: the one command substitution whose output the judge knows."""
-    words = _sub_words(sub)
+    words = _sub_words(sub) or []
     return bool(words) and words[0] == "pwd" and all(w in ("-P", "-L") for w in words[1:])
 
 
 def is_wordlike(sub: Sub) -> bool:
     """`$(date +%F)`, `$(whoami)`: output that never holds a `/`, so it cannot lead out of a directory."""
-    words = _sub_words(sub)
+    words = _sub_words(sub) or []
     return bool(words) and words[0] in WORDLIKE_COMMANDS and not any("/" in w for w in words[1:])
 
 
@@ -215,9 +215,9 @@ def _add_part(builders: list[_Builder], index: int, part: Part, state: State, sp
             b.add("/dev/fd/63", "/dev/fd/63")
         return builders
     if isinstance(part, Sub):
-        value = (_dirs_value(state.cwds) if is_pwd(part) else
-                 Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
-        return _with_value(builders, value, part.quoted, split, part.raw)
+        output = (_dirs_value(state.cwds) if is_pwd(part) else
+                  Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
+        return _with_value(builders, output, part.quoted, split, part.raw)
     if isinstance(part, Arith):
         for b in builders:
             b.add("0", "0")
@@ -313,7 +313,8 @@ def _unescaped(pattern: str, char: str, start: int) -> int | None:
 
 def _brace_end(pattern: str, start: int) -> tuple[int | None, list[int]]:
     """The `}` closing the `{` at `start` and the top-level commas between them."""
-    depth, commas, i = 0, [], start
+    commas: list[int] = []
+    depth, i = 0, start
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":

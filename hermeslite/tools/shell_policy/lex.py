@@ -48,7 +48,8 @@ class _Lexer:
         if depth > MAX_DEPTH:
             raise ParseError("nested too deeply")
         text, n = self.text, len(self.text)
-        self.pos, tokens, parens = start, [], 0
+        tokens: list[Token] = []
+        self.pos, parens = start, 0
         while self.pos < n:
             c = text[self.pos]
             if c in " \t\r":

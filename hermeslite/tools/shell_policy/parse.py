@@ -218,6 +218,7 @@ class _Parser:
     def loop(self) -> Loop:
         self.pos += 1
         expanded: list[Word] = []
+        items: list[Word] | None
         if self.op() == "(":  # for ((i=0; i<n; i++)): no variable the judge can follow
             while self.peek() is not None and self.keyword() != "do":
                 expanded += self._words(1)
@@ -229,8 +230,8 @@ class _Parser:
             if self.keyword() == "in":
                 self.pos += 1
                 items = []
-                while isinstance(self.peek(), Word):
-                    items.append(self.peek())  # type: ignore[arg-type]
+                while isinstance(word := self.peek(), Word):
+                    items.append(word)
                     self.pos += 1
         body = self.script(frozenset({"done"}), frozenset())
         self.expect_keyword("done")

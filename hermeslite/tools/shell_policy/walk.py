@@ -42,7 +42,7 @@ class Walker:
         return worst(self.verdicts)
 
     def start_state(self) -> State:
-        known = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
+        known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
         known["HOME"] = Value((escape(str(self.boundary.home)),))
         return State(cwds=(self.boundary.cwd,), vars=known)
 

@@ -85,13 +85,14 @@ class FrozenMarkdown(Widget):
 
 async def freeze(markdown: "Markdown") -> FrozenMarkdown | None:
     """Swap a laid-out Markdown widget for its frozen twin; None (and no change) when it cannot be."""
-    if not markdown.is_attached or markdown.parent is None:
+    parent = markdown.parent
+    if not markdown.is_attached or not isinstance(parent, Widget):
         return None
     lines = render_to_lines(markdown)
     if lines is None:
         return None
     frozen = FrozenMarkdown(markdown.source, lines, markdown.region.width)
-    await markdown.parent.mount(frozen, before=markdown)
+    await parent.mount(frozen, before=markdown)
     await markdown.remove()
     return frozen
 
@@ -101,7 +102,7 @@ async def thaw(frozen: FrozenMarkdown) -> "Markdown":
     from textual.widgets import Markdown
 
     live = Markdown(frozen.source)
-    if frozen.parent is not None:
+    if isinstance(frozen.parent, Widget):
         await frozen.parent.mount(live, before=frozen)
     await frozen.remove()
     return live
