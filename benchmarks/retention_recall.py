@@ -28,14 +28,14 @@ store's search and of the whole tool call. Target: p95 under 50 ms.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from hermeslite.context import CompressionConfig, ContextCompressor
 from hermeslite.context.messages import reference_id, strip_private, text_of, tool_calls_of

@@ -19,8 +19,15 @@ from pathlib import Path
 
 from hermeslite import __version__
 from hermeslite.config import (
-    PROJECT_FILE, ConfigError, LoadedSettings, Settings, default_config_paths, display_path, format_settings,
-    load_settings, project_guarded_values,
+    PROJECT_FILE,
+    ConfigError,
+    LoadedSettings,
+    Settings,
+    default_config_paths,
+    display_path,
+    format_settings,
+    load_settings,
+    project_guarded_values,
 )
 from hermeslite.config_file import read_file
 from hermeslite.display import neutralize

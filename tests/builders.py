@@ -20,19 +20,19 @@ class Transcript:
         if system is not None:
             self.messages.append({"role": "system", "content": system})
 
-    def user(self, content: Any) -> "Transcript":
+    def user(self, content: Any) -> Transcript:
         self.messages.append({"role": "user", "content": content})
         return self
 
-    def assistant(self, content: str | None) -> "Transcript":
+    def assistant(self, content: str | None) -> Transcript:
         self.messages.append({"role": "assistant", "content": content})
         return self
 
-    def tool(self, name: str, args: dict, output: str, text: str | None = None) -> "Transcript":
+    def tool(self, name: str, args: dict, output: str, text: str | None = None) -> Transcript:
         """One assistant tool call followed by its result."""
         return self.parallel([(name, args, output)], text=text)
 
-    def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> "Transcript":
+    def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> Transcript:
         ids = [f"call_{next(_ids)}" for _ in calls]
         self.messages.append({
             "role": "assistant",

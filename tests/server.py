@@ -21,9 +21,10 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -64,14 +65,14 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     after_chunks: int = 0
     seconds: float = 0.0
-    inner: "Reply | None" = None
+    inner: Reply | None = None
     usage: tuple[int, int] | None = None
     finish: str | None = None
     refusal: str | None = None
 
     @classmethod
     def text(cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None,
-             finish: str | None = None) -> "Reply":
+             finish: str | None = None) -> Reply:
         """Assistant text, streamed in `chunks` content deltas (or one JSON body when not streaming).
 
         `usage` = (prompt, completion) overrides the estimated counts; `finish`
@@ -80,14 +81,14 @@ class Reply:
         return cls("text", text=text, chunks=chunks, usage=usage, finish=finish)
 
     @classmethod
-    def refused(cls, refusal: str) -> "Reply":
+    def refused(cls, refusal: str) -> Reply:
         """A reply the provider flags as a refusal: no content, OpenAI's `refusal` field set."""
         return cls("text", text="", refusal=refusal)
 
     @classmethod
     def tool_calls(
         cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False
-    ) -> "Reply":
+    ) -> Reply:
         """Parallel tool calls; each call's arguments arrive split over several deltas.
 
         Calls get distinct indices and ids (`call_0`, `call_1`, ...). With
@@ -104,12 +105,12 @@ class Reply:
         code: str | None = None,
         type: str | None = None,
         headers: dict[str, str] | None = None,
-    ) -> "Reply":
+    ) -> Reply:
         """An OpenAI-style error body `{"error": {"message", "type", "code", "param"}}` with `status`."""
         return cls("error", status=status, message=message, code=code, type=type, headers=dict(headers or {}))
 
     @classmethod
-    def context_length_exceeded(cls, limit: int = 4096, tokens: int = 5000) -> "Reply":
+    def context_length_exceeded(cls, limit: int = 4096, tokens: int = 5000) -> Reply:
         """OpenAI's 400 for a prompt larger than the window."""
         return cls.error(
             400,
@@ -120,33 +121,33 @@ class Reply:
         )
 
     @classmethod
-    def disconnect(cls, after_chunks: int = 0) -> "Reply":
+    def disconnect(cls, after_chunks: int = 0) -> Reply:
         """Send `after_chunks` SSE text chunks, then close the socket mid-body (no final chunk, no [DONE])."""
         return cls("disconnect", after_chunks=after_chunks)
 
     @classmethod
-    def delay(cls, seconds: float, reply: "Reply") -> "Reply":
+    def delay(cls, seconds: float, reply: Reply) -> Reply:
         """Wait `seconds` before answering with `reply`."""
         return cls("delay", seconds=seconds, inner=reply)
 
     @classmethod
-    def stall(cls, seconds: float, reply: "Reply", after_chunks: int = 1) -> "Reply":
+    def stall(cls, seconds: float, reply: Reply, after_chunks: int = 1) -> Reply:
         """Stream `reply`, but go silent for `seconds` after its first `after_chunks` chunks."""
         return cls("stall", seconds=seconds, inner=reply, after_chunks=after_chunks)
 
     @classmethod
     def unfinished(cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
-                   ) -> "Reply":
+                   ) -> Reply:
         """Stream `text` (and `calls`), then end the body cleanly ([DONE] included) with no finish reason."""
         return cls("unfinished", text=text, chunks=chunks, calls=list(calls or []))
 
     @classmethod
-    def empty(cls, usage_only: bool = False) -> "Reply":
+    def empty(cls, usage_only: bool = False) -> Reply:
         """A 200 stream with nothing in it: only [DONE], or with `usage_only` a single usage chunk first."""
         return cls("empty", usage=(0, 0) if usage_only else None)
 
     @classmethod
-    def stream_error(cls, message: str) -> "Reply":
+    def stream_error(cls, message: str) -> Reply:
         """A 200 stream whose first event is an error object, as some proxies report failures."""
         return cls("stream_error", message=message)
 
@@ -161,7 +162,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._overflow: tuple[int, int] | None = None
         # Consulted before the queue: return a Reply to answer a request by its content, or None.
-        self.responder: Callable[[dict[str, Any]], "Reply | None"] | None = None
+        self.responder: Callable[[dict[str, Any]], Reply | None] | None = None
         self._httpd = _QuietHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="scripted-llm-server", daemon=True)
@@ -194,7 +195,7 @@ class ScriptedServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -26,7 +26,15 @@ from hypothesis import strategies as st
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens, sanitize_tool_pairs
 from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE, with_system_note
-from hermeslite.context.messages import ANCHORS_KEY, ARCHIVE_KEY, SUMMARY_KEY, call_id, strip_private, text_of, tool_calls_of
+from hermeslite.context.messages import (
+    ANCHORS_KEY,
+    ARCHIVE_KEY,
+    SUMMARY_KEY,
+    call_id,
+    strip_private,
+    text_of,
+    tool_calls_of,
+)
 from hermeslite.context.summary_prompt import SECTIONS
 
 from .builders import assert_valid

@@ -7,8 +7,9 @@ without knowing how they were produced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult

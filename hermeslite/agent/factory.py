@@ -20,8 +20,8 @@ from hermeslite.tools.shell_policy import Boundary
 
 from .deps import AgentDeps
 from .loop import Agent
-from .summarizer import serialized_summarizer
 from .saving import SessionSaver
+from .summarizer import serialized_summarizer
 from .usage import UsageMeter
 
 

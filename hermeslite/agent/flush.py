@@ -19,7 +19,8 @@ Only memory calls are applied, whatever else the model calls.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hermeslite.context.handoff import find_previous
 from hermeslite.context.messages import strip_private

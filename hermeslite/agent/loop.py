@@ -20,7 +20,8 @@ from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
-from hermeslite.llm.types import Completed, RetryNotice, TextDelta as LLMTextDelta
+from hermeslite.llm.types import Completed, RetryNotice
+from hermeslite.llm.types import TextDelta as LLMTextDelta
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 

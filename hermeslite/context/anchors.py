@@ -17,8 +17,9 @@ redacted as it is taken, and again when older stored anchors are read back.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
@@ -68,7 +69,7 @@ class Anchors:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Anchors":
+    def from_dict(cls, data: dict[str, Any] | None) -> Anchors:
         """Anchors as the transcript stores them; keys from older versions (todos) are ignored."""
         data = data or {}
         def strings(key: str) -> list[str]:
@@ -86,7 +87,7 @@ class Anchors:
     def is_empty(self) -> bool:
         return not (self.users or self.instructions or self.files or self.commands or self.errors)
 
-    def merged_with(self, older: "Anchors") -> "Anchors":
+    def merged_with(self, older: Anchors) -> Anchors:
         """These (newer) anchors first, then the older ones, deduplicated.
 
         A command run again in the newer turns keeps only its newer outcome, so a
@@ -107,7 +108,7 @@ class Anchors:
             failures=failures,
         )
 
-    def missing_from(self, summary: str) -> "Anchors":
+    def missing_from(self, summary: str) -> Anchors:
         """Only the anchors the summary text does not already carry.
 
         An instruction counts as carried only word for word: a paraphrase of

@@ -13,8 +13,9 @@ same plan, so it shows what the pass will really do.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 from .anchors import Anchors, extract_anchors, render_anchors, with_missing_anchors
 from .assemble import assemble, previous_junction, unwrap_handoffs, unwrapped_positions
@@ -118,7 +119,7 @@ class ContextCompressor:
         self.compression_count = 0
         self.guard.reset()
 
-    def fresh(self) -> "ContextCompressor":
+    def fresh(self) -> ContextCompressor:
         """A compressor with the same settings, summarizer and window, and none of this one's state:
         for a pass over another session's transcript (a handoff) that must not touch this one's."""
         twin = ContextCompressor(self.config, context_length=self._model_context_length, summarize=self.summarize,

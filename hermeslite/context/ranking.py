@@ -14,7 +14,8 @@ record stays the same size however long the session runs.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .anchors import SECTION_TITLES, TITLE, Anchors, command_lines, failed, is_written
 from .instructions import is_strong, render_instruction

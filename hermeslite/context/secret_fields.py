@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .secret_names import Strength, name_before, strength
 
@@ -151,7 +151,7 @@ def _looks_random(value: str) -> bool:
 
 
 def _is_literal(value: str) -> bool:
-    return not (_is_placeholder(value) or _is_code(value) or value.isdigit() and len(value) <= 7)
+    return not (_is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7))
 
 
 def _quoted_content(value: str, begin: int) -> Span | None:

@@ -8,7 +8,8 @@ original back. Each line ends with the archive id `recall` takes.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .result import plural
 

@@ -133,7 +133,7 @@ class LiteLLMClient:
             return
 
     async def _stream_once(self, litellm: ModuleType, kwargs: dict[str, Any],
-                           attempt: "_Attempt") -> AsyncGenerator[str, None]:
+                           attempt: _Attempt) -> AsyncGenerator[str, None]:
         """One streamed request: its text as it arrives; the whole reply lands in `attempt.completion`.
 
         The idle timer is restarted for every chunk and never spans a `yield`:

@@ -31,9 +31,10 @@ import logging
 import os
 import random
 import threading
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncGenerator, Callable, cast
+from typing import Any, cast
 
 from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
@@ -87,7 +88,7 @@ def default_threads() -> tuple[int, int]:
 
 _LOAD_LOCK = threading.Lock()
 _INFERENCE_LOCK = threading.Lock()  # one llama context, one call at a time
-_MODELS: dict[int, "_Loaded"] = {}
+_MODELS: dict[int, _Loaded] = {}
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Persistence: SQLite sessions (transcripts, compactions, archive), MEMORY.md/USER.md, todos."""
 
+from .errors import StoreError
 from .memory import MemoryResult, MemoryStore, MemoryTool
 from .recall import RecallTool
-from .errors import StoreError
 from .sessions import CompactionRecord, SessionBusy, SessionInfo, SessionNotFound, SessionStore, default_sessions_path
 from .todos import TodoError, TodoItem, TodoList, TodoTool, attach_snapshot, strip_snapshots
 

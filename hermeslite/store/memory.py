@@ -99,7 +99,7 @@ class MemoryStore:
         self.limits = {"memory": memory_limit, "user": user_limit}
 
     @classmethod
-    def from_config(cls, config: Any) -> "MemoryStore":
+    def from_config(cls, config: Any) -> MemoryStore:
         """From a `MemoryConfig` (dir, memory_char_limit, user_char_limit)."""
         return cls(default_memory_dir(config.dir), config.memory_char_limit, config.user_char_limit)
 

@@ -135,7 +135,7 @@ class TodoList:
         return json.dumps([asdict(item) for item in self._items], ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str | None) -> "TodoList":
+    def from_json(cls, text: str | None) -> TodoList:
         """A list from `to_json` output; empty for None, "" or unreadable data, skipping bad items."""
         try:
             data = json.loads(text) if text else []

@@ -7,9 +7,10 @@ crash would end the user's turn. Only cancellation propagates.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from hermeslite.tools.sandbox import Sandbox, temp_dir
 from hermeslite.tools.shell_policy import Boundary

@@ -61,7 +61,7 @@ class SearchFilesTool:
                   else _python_search(pattern, root, given, glob, limit))
         try:
             found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return ToolResult(f"error: search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
                               "a pattern with nested repetition like (a+)+ can backtrack for hours: simplify it "
                               "or search a narrower path", is_error=True)

@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -39,10 +39,10 @@ from hermeslite.display import neutralize
 from hermeslite.store.errors import StoreError
 
 from . import commands, history
-from .format import short_path
 from .feed import EventFeed, Settled
-from .host import AgentHost
+from .format import short_path
 from .gcpause import GcPause
+from .host import AgentHost
 from .messages import AgentReady, BootFailed
 from .router import EventRouter
 from .screens.approval import Approvals
@@ -146,7 +146,7 @@ class HermesApp(App[int]):
     @staticmethod
     def _preload() -> None:
         """Import what the first reply needs (Markdown, ~35 ms) while the model loads, not mid-stream."""
-        import hermeslite.tui.widgets.compaction_card  # noqa: F401
+        import hermeslite.tui.widgets.compaction_card
         import hermeslite.tui.widgets.paced_stream  # noqa: F401
 
     def _booted(self, task: asyncio.Task) -> None:

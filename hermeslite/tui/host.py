@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from hermeslite.config import Settings
 from hermeslite.store.errors import StoreError
@@ -58,7 +59,7 @@ class AgentHost:
 
     def start(self) -> asyncio.Task:
         """Begin building the agent (once; again only after a failure)."""
-        from hermeslite.llm.select import resolve_model   # the llm package: not before the first frame
+        from hermeslite.llm.select import resolve_model  # the llm package: not before the first frame
 
         self.model_cfg = resolve_model(self.model_cfg)
         task = self._task

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 import pytest
 
 from hermeslite.llm.classify import classify, first_line
 from hermeslite.llm.errors import (
-    AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError, Unreachable)
+    AuthError,
+    ContextOverflow,
+    FatalError,
+    LLMError,
+    RateLimited,
+    TransientError,
+    Unreachable,
+)
 from hermeslite.llm.provider_signals import parse_context_limit, refused_address, retry_after_seconds
 
 M = "openai/gpt-4o"
@@ -201,7 +206,7 @@ def test_status_codes_and_phrases(status, message, kind):
     assert_sentence(err)
 
 
-@pytest.mark.parametrize("exc", [ConnectionResetError("reset by peer"), asyncio.TimeoutError(), EOFError()])
+@pytest.mark.parametrize("exc", [ConnectionResetError("reset by peer"), TimeoutError(), EOFError()])
 def test_builtin_network_errors_are_transient(exc):
     assert type(classify(exc, model=M)) is TransientError
 

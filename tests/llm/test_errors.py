@@ -9,8 +9,7 @@ import time
 import pytest
 
 from hermeslite.config import ModelConfig
-from hermeslite.llm.errors import (
-    AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable)
+from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import TextDelta
 from tests.llm.helpers import MODEL, USER, collect, completed, texts

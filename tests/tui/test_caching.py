@@ -7,6 +7,7 @@ path, so the numbers on screen are the ones its prompt cache billed.
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from hermeslite.config import ModelConfig

@@ -72,7 +72,7 @@ class Field:
     procsub: Sub | None = None  # the `<(cmd)` this argument stands for
     subs: tuple[Sub, ...] = ()  # command substitutions whose output is in the text
 
-    def suffix(self, start: int) -> "Field":
+    def suffix(self, start: int) -> Field:
         """The field without its first `start` characters (`-ofile` -> `file`); option letters need no escaping."""
         pattern = self.pattern[start:] if self.pattern is not None and self.pattern[:start] == self.text[:start] else None
         return replace(self, text=self.text[start:], pattern=pattern,
@@ -94,7 +94,7 @@ class State:
     dirstack: list[tuple[Path | None, ...]] = field(default_factory=list)
     downloaded: set[Path] = field(default_factory=set)  # files curl/wget wrote earlier in the line
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         return State(self.cwds, dict(self.vars), self.fallback, self.oldpwd, list(self.dirstack), set(self.downloaded))
 
     def lookup(self, name: str) -> Value | None:
@@ -164,7 +164,7 @@ class _Builder:
         self.pattern.append(pattern)
         self.text.append(text)
 
-    def fork(self) -> "_Builder":
+    def fork(self) -> _Builder:
         return _Builder(list(self.pattern), list(self.text), self.unknown, self.quoted)
 
 

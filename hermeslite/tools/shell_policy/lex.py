@@ -13,7 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermeslite.tools.shell_policy.tokens import (
-    Arith, Array, HereDoc, Lit, Op, Param, ParseError, Part, Redir, Sub, Token, Word,
+    Arith,
+    Array,
+    HereDoc,
+    Lit,
+    Op,
+    Param,
+    ParseError,
+    Part,
+    Redir,
+    Sub,
+    Token,
+    Word,
 )
 
 OPERATOR_CHARS = frozenset(";&|()<>\n")
@@ -287,7 +298,7 @@ class _Lexer:
                 name = body[:i] if i else body[:1]
                 break
         rest = body[len(name):]
-        if not name or body.startswith("#") and len(body) > 1 or body.startswith("!"):
+        if not name or (body.startswith("#") and len(body) > 1) or body.startswith("!"):
             return Param("#" if body.startswith("#") and len(body) > 1 else "", quoted, raw, plain=False, subs=subs)
         # ${X:-d} ${X-d} ${X:=d} ${X:?m}: when X is known these are X's value.
         plain = rest == "" or rest[:2] in (":-", ":=", ":?") or rest[:1] in ("-", "=", "?")

@@ -37,7 +37,7 @@ class Simple:
 class Block:
     """`( ... )` (a subshell) or `{ ... }`, `if`, `while`, `until`, `case` (the current shell)."""
 
-    body: "Script"
+    body: Script
     subshell: bool
     redirects: list[Redirect] = field(default_factory=list)
     expanded: list[Word] = field(default_factory=list)  # words expanded before the body runs (`case` subject)
@@ -49,7 +49,7 @@ class Loop:
 
     var: str
     items: list[Word] | None
-    body: "Script"
+    body: Script
     redirects: list[Redirect] = field(default_factory=list)
     expanded: list[Word] = field(default_factory=list)  # the words of `for ((...))`
 
@@ -57,7 +57,7 @@ class Loop:
 @dataclass
 class Function:
     name: str
-    body: "Node"
+    body: Node
 
 
 Node = Simple | Block | Loop | Function

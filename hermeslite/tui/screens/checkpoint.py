@@ -9,7 +9,7 @@ above it, so nothing the user wrote is lost.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding

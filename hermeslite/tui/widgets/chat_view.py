@@ -109,7 +109,7 @@ class ChatView(VerticalScroll, can_focus=False):
             panel.finish(content, is_error)
 
     async def compaction_started(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
-        from .compaction_card import CompactionCard   # Markdown inside: not needed for the first frame
+        from .compaction_card import CompactionCard  # Markdown inside: not needed for the first frame
 
         await self.end_reply()
         self.card = CompactionCard(trigger, focus, messages, tokens)

@@ -51,7 +51,7 @@ class FrozenMarkdown(Widget):
     class Thaw(Message):
         """Asks the parent to replace this widget with live Markdown again."""
 
-        def __init__(self, frozen: "FrozenMarkdown") -> None:
+        def __init__(self, frozen: FrozenMarkdown) -> None:
             super().__init__()
             self.frozen = frozen
 
@@ -83,7 +83,7 @@ class FrozenMarkdown(Widget):
             self.post_message(self.Thaw(self))
 
 
-async def freeze(markdown: "Markdown") -> FrozenMarkdown | None:
+async def freeze(markdown: Markdown) -> FrozenMarkdown | None:
     """Swap a laid-out Markdown widget for its frozen twin; None (and no change) when it cannot be."""
     parent = markdown.parent
     if not markdown.is_attached or not isinstance(parent, Widget):
@@ -97,7 +97,7 @@ async def freeze(markdown: "Markdown") -> FrozenMarkdown | None:
     return frozen
 
 
-async def thaw(frozen: FrozenMarkdown) -> "Markdown":
+async def thaw(frozen: FrozenMarkdown) -> Markdown:
     """Swap a frozen widget for live Markdown (after a resize or a theme change)."""
     from textual.widgets import Markdown
 

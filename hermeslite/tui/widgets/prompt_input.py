@@ -13,8 +13,8 @@ the cursor through a few lines of draft.
 from __future__ import annotations
 
 import time
-
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message

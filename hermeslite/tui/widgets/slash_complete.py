@@ -14,7 +14,7 @@ the input because the input lives at the bottom of the screen.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.geometry import Offset, Region, Spacing
