@@ -176,10 +176,10 @@ class SessionGenerator:
             "content": text,
             "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                for i, (name, args, _) in zip(ids, calls)
+                for i, (name, args, _) in zip(ids, calls, strict=True)
             ],
         }]
-        for i, (name, _, out) in zip(ids, calls):
+        for i, (name, _, out) in zip(ids, calls, strict=True):
             msgs.append({"role": "tool", "tool_call_id": i, "name": name, "content": out})
             self.stats["tool_results"] += 1
         return msgs
@@ -214,8 +214,8 @@ class SessionGenerator:
             ids = [f"call_fill_{k}" for k in range(2)]
             msgs.append({"role": "assistant", "content": None, "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": nm, "arguments": json.dumps(a)}}
-                for i, (nm, a, _) in zip(ids, calls)]})
-            msgs += [{"role": "tool", "tool_call_id": i, "name": nm, "content": o} for i, (nm, _, o) in zip(ids, calls)]
+                for i, (nm, a, _) in zip(ids, calls, strict=True)]})
+            msgs += [{"role": "tool", "tool_call_id": i, "name": nm, "content": o} for i, (nm, _, o) in zip(ids, calls, strict=True)]
             msgs.append(self.answer())
             left -= 5
         while left > 1:

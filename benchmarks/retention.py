@@ -147,9 +147,9 @@ class Session:
         self.messages.append({
             "role": "assistant", "content": text,
             "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                           for i, (n, a, _) in zip(ids, calls)],
+                           for i, (n, a, _) in zip(ids, calls, strict=True)],
         })
-        for i, (n, _, out) in zip(ids, calls):
+        for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
 
     # tool results of ordinary work

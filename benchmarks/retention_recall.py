@@ -203,7 +203,7 @@ def queries(words: list[str], seed: int) -> list[str]:
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 async def speed_table(session_cls: type, words: list[str], seed: int) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,7 +121,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
         elif text == "/new":
             agent = _new_session(agent, settings, store)
         elif line_commands.handles(text):
-            outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
+            outcome = await line_commands.run(text, agent, partial(_open_session, agent, settings, store),
                                               sys.stdout, sys.stderr)
             agent, failed = outcome.agent, failed or not outcome.ok
         elif text == "/recall" or text.startswith("/recall "):

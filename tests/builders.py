@@ -39,10 +39,10 @@ class Transcript:
             "content": text,
             "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                for i, (n, a, _) in zip(ids, calls)
+                for i, (n, a, _) in zip(ids, calls, strict=True)
             ],
         })
-        for i, (n, _, out) in zip(ids, calls):
+        for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
         return self
 
@@ -69,7 +69,7 @@ def assert_valid(messages: list[dict]) -> None:
     if non_system:
         assert non_system[0]["role"] == "user", f"first non-system message is {non_system[0]['role']}"
     assert sanitize_tool_pairs(messages) == messages, "tool calls and results are not paired"
-    for a, b in zip(messages, messages[1:]):
+    for a, b in itertools.pairwise(messages):
         if a["role"] in ("user", "assistant") and a["role"] == b["role"]:
             raise AssertionError(f"two consecutive {a['role']} messages")
     for m in messages:

@@ -15,6 +15,7 @@ Only the standard library: `ThreadingHTTPServer` in a daemon thread. Use the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -54,7 +55,7 @@ class Reply:
     """One scripted answer. Build with the classmethods, not directly."""
 
     kind: str
-    text: str = ""
+    content: str = ""                   # the assistant text (not `text`: that is the builder below)
     chunks: int = 1
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     interleave: bool = False
@@ -78,12 +79,12 @@ class Reply:
         `usage` = (prompt, completion) overrides the estimated counts; `finish`
         overrides the finish reason ("length": cut off at the output limit).
         """
-        return cls("text", text=text, chunks=chunks, usage=usage, finish=finish)
+        return cls("text", content=text, chunks=chunks, usage=usage, finish=finish)
 
     @classmethod
     def refused(cls, refusal: str) -> Reply:
         """A reply the provider flags as a refusal: no content, OpenAI's `refusal` field set."""
-        return cls("text", text="", refusal=refusal)
+        return cls("text", content="", refusal=refusal)
 
     @classmethod
     def tool_calls(
@@ -95,7 +96,7 @@ class Reply:
         `interleave`, the argument fragments of different calls alternate, as
         some servers send them.
         """
-        return cls("tool_calls", calls=list(calls), text=text, interleave=interleave)
+        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave)
 
     @classmethod
     def error(
@@ -139,7 +140,7 @@ class Reply:
     def unfinished(cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
                    ) -> Reply:
         """Stream `text` (and `calls`), then end the body cleanly ([DONE] included) with no finish reason."""
-        return cls("unfinished", text=text, chunks=chunks, calls=list(calls or []))
+        return cls("unfinished", content=text, chunks=chunks, calls=list(calls or []))
 
     @classmethod
     def empty(cls, usage_only: bool = False) -> Reply:
@@ -291,7 +292,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self._start_sse()
         rid, model = _ids(body)
         if reply.kind == "unfinished":
-            for piece in split_text(reply.text, reply.chunks) if reply.text else []:
+            for piece in split_text(reply.content, reply.chunks) if reply.content else []:
                 self._sse(_chunk(rid, model, {"content": piece}))
             for chunk in _tool_call_chunks(rid, model, reply):
                 self._sse(chunk)
@@ -321,10 +322,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 self._sse(_chunk(rid, model, {"content": piece}))
             self.wfile.flush()
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     # -- wire helpers ----------------------------------------------------
 
@@ -388,7 +387,7 @@ def _argument_pieces(args: dict[str, Any]) -> list[str]:
 def _stream_chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
     rid, model = _ids(body)
     yield _chunk(rid, model, {"role": "assistant", "content": ""})
-    text = reply.text
+    text = reply.content
     if text:
         for piece in split_text(text, reply.chunks):
             yield _chunk(rid, model, {"content": piece})
@@ -428,7 +427,7 @@ def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, 
 
 def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     rid, model = _ids(body)
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
     if reply.refusal:
         message["refusal"] = reply.refusal
     finish = reply.finish or "stop"
@@ -438,9 +437,9 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
         ]
-    elif not reply.text and not reply.refusal:
+    elif not reply.content and not reply.refusal:
         message["content"] = ""
-    completion_text = reply.text + "".join(json.dumps(a) for _, a in reply.calls)
+    completion_text = reply.content + "".join(json.dumps(a) for _, a in reply.calls)
     return {"id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
             "usage": _usage(body, reply, completion_text)}

@@ -429,9 +429,9 @@ def accounted_for(original: Message, kept: list[Message], archived: dict[str, Me
         return True
     for k in kept:
         ref = k.get(ARCHIVE_KEY)
-        if ref and archived.get(ref) == original:
-            if f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False):
-                return True
+        if (ref and archived.get(ref) == original
+                and f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False)):
+            return True
     return False
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
@@ -64,7 +64,7 @@ class CompactionFinished:
     result: CompressionResult
     tokens_before: int        # the next request before and after, as the meter counts it (the engine's
     tokens_after: int         # own figures in `result` leave out the tool schemas and the calibration)
-    usage: UsageTotals = UsageTotals()    # what its summary and memory-flush requests consumed
+    usage: UsageTotals = field(default_factory=UsageTotals)    # what its summary and memory-flush requests consumed
 
     @property
     def headline(self) -> str:
@@ -116,8 +116,8 @@ class ApprovalRequested:
     answer: Any                  # asyncio.Future[bool]
 
 
-Event = Union[
-    TextDelta, AssistantMessage, ToolStarted, ToolFinished, PressureChanged,
-    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished, ApprovalRequested,
-]
+Event = (
+    TextDelta | AssistantMessage | ToolStarted | ToolFinished | PressureChanged
+    | CompactionStarted | CompactionFinished | Notice | ErrorEvent | Retrying | TurnFinished | ApprovalRequested
+)
 Subscriber = Callable[[Event], None]

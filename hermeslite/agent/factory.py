@@ -117,5 +117,5 @@ def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[d
     saved = loaded[0] if loaded and loaded[0].get("role") == "system" else None
     rest = loaded[1:] if saved is not None else loaded
     if saved is not None and same_place:
-        return [saved] + rest
-    return [deps.system_message(compacted=any(has_handoff(m) for m in rest))] + rest
+        return [saved, *rest]
+    return [deps.system_message(compacted=any(has_handoff(m) for m in rest)), *rest]

@@ -248,7 +248,7 @@ class Agent:
                 return await self._run_tool(call)
 
         results = await asyncio.gather(*(run(call) for call in calls))
-        for call, result in zip(calls, results):
+        for call, result in zip(calls, results, strict=True):  # gather keeps one result per call
             self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content})
             turn.answered.add(call["id"])
         turn.pending_calls = None

@@ -167,7 +167,7 @@ class ContextCompressor:
             force=force,
         )
         # Per-message counts are reused from here on: prune keeps every message it did not change.
-        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
+        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens, strict=False)]
         plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
         if pruned.archived and not force and sum(sizes) + self.request_overhead_tokens <= self.target_tokens:
             plan.pruned_only = True
@@ -182,7 +182,7 @@ class ContextCompressor:
         pruned = plan.pruned.messages
         if plan.handoffs:
             plan.working, plan.positions = unwrap_handoffs(pruned), unwrapped_positions(pruned)
-            known = {id(m): t for m, t in zip(pruned, plan.sizes)}
+            known = {id(m): t for m, t in zip(pruned, plan.sizes, strict=False)}
             plan.working_tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in plan.working]
         else:
             plan.working, plan.positions, plan.working_tokens = pruned, list(range(len(pruned))), plan.sizes

@@ -54,8 +54,8 @@ _VALUE = (
     r"|[rRbBuUfF]{0,2}'[^'\r\n]*+'"
     r"|`[^`\r\n]*+`"
     r"|\\\"(?:[^\"\\\r\n]|\\[^\"\r\n])*+\\\""
-    r"|(?:\r?\n[ \t]*)?[^\s\\]{1,%d}+"
-) % 256  # bounded, so a long run of `password:password:...` stays linear; a longer value is extended when masked
+    r"|(?:\r?\n[ \t]*)?[^\s\\]{1,256}+"
+)  # bounded, so a long run of `password:password:...` stays linear; a longer value is extended when masked
 # name, then: the end of a quoted key or subscript, a type (`name: str =`, Go's `var name string =`),
 # spaces (aligned assignments), and one of = := ::= :::= ?= .= += ||= ??= => : , (setProperty) > (XML).
 _ASSIGNMENT = re.compile(

@@ -239,7 +239,7 @@ SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
 )
 
 KEYS = _by_first_character(FORMATS)
-RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = SHAPES + ((KEYS, None),)
+RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = (*SHAPES, (KEYS, None))
 
 # A line that ends in a word and a next line that opens with one: where a wrapped key may continue.
 _LINE_BREAK = re.compile(r"\n(?<=[A-Za-z0-9_-]\n)(?=[A-Za-z0-9_-]{6})")

@@ -332,7 +332,7 @@ def _read_prompt(llm: Any, tokens: list[int], stop: threading.Event) -> bool:
 
     cached = llm.input_ids[: llm.n_tokens]
     same = 0
-    for a, b in zip(cached, tokens):
+    for a, b in zip(cached, tokens, strict=False):  # the common prefix
         if a != b:
             break
         same += 1

@@ -17,6 +17,7 @@ after it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -111,10 +112,10 @@ def prewarm() -> None:
 
 
 def _prewarm_target() -> None:
-    try:
+    # An uncaught thread exception prints to stderr; ensure_loaded() imports
+    # again and raises the error where it can be reported.
+    with contextlib.suppress(BaseException):
         load_litellm()
-    except BaseException:  # noqa: BLE001 - an uncaught thread exception prints to stderr;
-        pass               # ensure_loaded() imports again and raises the error where it can be reported
 
 
 async def ensure_loaded() -> ModuleType:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LLMError
 
@@ -48,7 +48,7 @@ class Completed:
     completion: Completion
 
 
-StreamEvent = Union[TextDelta, Completed]
+StreamEvent = TextDelta | Completed
 
 
 @dataclass(frozen=True)

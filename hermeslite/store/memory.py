@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.paths import data_dir, ensure_dir
@@ -149,7 +149,7 @@ class MemoryStore:
             entries = self.entries(target)
             if any(_norm(entry) == _norm(content) for entry in entries):
                 return MemoryResult(False, f"{self._name(target)} already has this entry; nothing added.")
-            new = entries + [content]
+            new = [*entries, content]
             over = self._over_limit(target, entries, new, f"this entry is {len(content)} chars")
             if over:
                 return MemoryResult(False, over)
@@ -176,7 +176,7 @@ class MemoryStore:
                     f"{self._name(target)} already has an entry with that content; "
                     "remove the old one instead of replacing it.",
                 )
-            new = entries[:index] + [new_content] + entries[index + 1:]
+            new = [*entries[:index], new_content, *entries[index + 1:]]
             over = self._over_limit(target, entries, new, f"the new entry is {len(new_content)} chars")
             if over:
                 return MemoryResult(False, over)
@@ -307,7 +307,7 @@ class MemoryTool:
 
     name = "memory"
     description = MEMORY_DESCRIPTION
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": ["add", "replace", "remove"], "description": "what to do"},

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.tools.base import ToolContext, ToolResult
@@ -233,7 +233,7 @@ def attach_snapshot(messages: list[dict[str, Any]], text: str | None) -> list[di
     msg = out[last_user]
     content = msg.get("content")
     if isinstance(content, list):
-        new_content: Any = list(content) + [{"type": "text", "text": block}]
+        new_content: Any = [*content, {"type": "text", "text": block}]
     elif content is None or (isinstance(content, str) and not content):
         new_content = block
     else:
@@ -258,7 +258,7 @@ class TodoTool:
 
     name = "todo"
     description = TODO_DESCRIPTION
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "todos": {

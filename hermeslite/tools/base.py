@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from hermeslite.tools.sandbox import Sandbox, temp_dir
 from hermeslite.tools.shell_policy import Boundary
@@ -70,6 +70,6 @@ class ToolResult:
 class Tool(Protocol):
     name: str
     description: str
-    parameters: dict[str, Any]  # JSON schema of the arguments object
+    parameters: ClassVar[dict[str, Any]]  # JSON schema of the arguments object, one per tool class
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...

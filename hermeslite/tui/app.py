@@ -23,11 +23,11 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Footer
@@ -65,7 +65,7 @@ BUSY_GROUPS = ("turn", "session")   # workers during which what needs an idle ag
 class HermesApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")   # absolute: subclasses elsewhere still find it
     TITLE = "hermeslite"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("ctrl+o", "toggle_card", "Expand", show=False),
         Binding("ctrl+c", "quit_twice", "Quit", priority=True),

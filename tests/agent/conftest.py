@@ -14,7 +14,7 @@ from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
-from tests.server import ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import ScriptedServer
 
 MODEL = "openai/test-model"
 

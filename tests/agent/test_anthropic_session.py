@@ -84,7 +84,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(session) -> None:
-    agent, rec, server, store = session
+    agent, rec, server, _store = session
     turn = 0
     while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
         assert turn < 60, "two compactions should have happened by now"

@@ -10,7 +10,7 @@ import pytest
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from tests.llm.helpers import MODEL
-from tests.server import ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import ScriptedServer
 
 
 @pytest.fixture(autouse=True)

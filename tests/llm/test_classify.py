@@ -106,11 +106,11 @@ def test_openai_tpm_limit_is_rate_limited_not_overflow(litellm):
 
 
 @pytest.mark.parametrize("make", [
-    lambda l: l.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
-    lambda l: l.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
+    lambda lm: lm.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
 ])
 def test_transient_classes(litellm, make):
     err = classify(make(litellm), model=M)

@@ -13,7 +13,7 @@ from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tui.app import HermesApp
-from tests.server import Reply, ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import Reply, ScriptedServer
 from tests.summary_requests import is_summary_request
 
 MODEL = "openai/test-model"

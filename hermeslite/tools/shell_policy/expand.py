@@ -10,6 +10,7 @@ the judge treats such a path as unprovable.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -286,8 +287,8 @@ def _expand_braces(pattern: str, out: list[str]) -> None:
         if end is None:
             break
         if commas:
-            bounds = [start] + commas + [end]
-            for left, right in zip(bounds, bounds[1:]):
+            bounds = [start, *commas, end]
+            for left, right in itertools.pairwise(bounds):
                 _expand_braces(pattern[:start] + pattern[left + 1:right] + pattern[end + 1:], out)
             return
         if ".." in pattern[start + 1:end] and "/" not in pattern[start + 1:end]:

@@ -100,7 +100,7 @@ class Walker:
     def script(self, script: Script, state: State, stdin: Stdin) -> None:
         for item in script:
             st = state.copy() if item.background else state
-            for op, pipeline in zip(item.ops, item.pipelines):
+            for op, pipeline in zip(item.ops, item.pipelines, strict=False):
                 if op == "||":
                     st.settle()
                 self.pipeline(pipeline.commands, st, stdin)
