@@ -17,7 +17,6 @@ from hermeslite.context.tokens import estimate_tokens, message_tokens
 
 from .request_size import RequestTokens
 
-
 if TYPE_CHECKING:
     from .loop import Agent
 

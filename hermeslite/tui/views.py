@@ -75,7 +75,7 @@ def counted_lines(request) -> list[str]:
         sign = "+" if request.estimated >= 0 else "−"
         lines = [f"  {'counted':<15}{k(request.reported):>8}  reported by the provider (last request)",
                  f"  {'':<15}{sign + k(abs(request.estimated)):>8}  estimated for what changed since"]
-    return lines + [f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
+    return [*lines, f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
 
 def usage_lines(usage: UsageTotals) -> list[str]:
