@@ -60,13 +60,13 @@ import sys
 import time
 import tracemalloc
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens  # noqa: E402
-from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
+from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context.summary_prompt import SECTIONS
 
 SEED = 20261122
 SIZES = (200, 1_000, 5_000)
@@ -176,10 +176,10 @@ class SessionGenerator:
             "content": text,
             "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                for i, (name, args, _) in zip(ids, calls)
+                for i, (name, args, _) in zip(ids, calls, strict=True)
             ],
         }]
-        for i, (name, _, out) in zip(ids, calls):
+        for i, (name, _, out) in zip(ids, calls, strict=True):
             msgs.append({"role": "tool", "tool_call_id": i, "name": name, "content": out})
             self.stats["tool_results"] += 1
         return msgs
@@ -214,8 +214,8 @@ class SessionGenerator:
             ids = [f"call_fill_{k}" for k in range(2)]
             msgs.append({"role": "assistant", "content": None, "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": nm, "arguments": json.dumps(a)}}
-                for i, (nm, a, _) in zip(ids, calls)]})
-            msgs += [{"role": "tool", "tool_call_id": i, "name": nm, "content": o} for i, (nm, _, o) in zip(ids, calls)]
+                for i, (nm, a, _) in zip(ids, calls, strict=True)]})
+            msgs += [{"role": "tool", "tool_call_id": i, "name": nm, "content": o} for i, (nm, _, o) in zip(ids, calls, strict=True)]
             msgs.append(self.answer())
             left -= 5
         while left > 1:
@@ -344,7 +344,7 @@ def main() -> int:
     for n, med, lo, hi, cpu_med, r in rows:
         kind = "fallback" if r.fallback_used else ("model" if r.summary else "-")
         print(f"{n:>9,} {med:>10.2f} {lo:>8.2f} {hi:>8.2f} {cpu_med:>7.2f} {r.tokens_before:>14,} {r.tokens_after:>13,} "
-              f"{r.messages_after:>10,} {str(r.pruned_only):>11} {kind:>8}")
+              f"{r.messages_after:>10,} {r.pruned_only!s:>11} {kind:>8}")
     tokens_5000 = estimate_tokens(sessions[5_000])
     print(f"\n5,000-message transcript: {tokens_5000:,} tokens by estimate_tokens (aim ~1.6M)")
 

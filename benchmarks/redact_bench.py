@@ -43,7 +43,7 @@ def _code(rng: random.Random) -> str:
 def _log(rng: random.Random) -> str:
     lines = []
     for n in range(400):
-        uid = "%08x-%04x-%04x-%04x-%012x" % tuple(rng.getrandbits(b) for b in (32, 16, 16, 16, 48))
+        uid = "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}".format(*(rng.getrandbits(b) for b in (32, 16, 16, 16, 48)))
         lines.append(f"2026-05-01T12:{n % 60:02d}:{rng.randrange(60):02d}Z INFO worker.{rng.choice(WORDS)} request {uid} "
                      f"took {rng.randrange(900)} ms path=/srv/app/{rng.choice(WORDS)}.py commit {rng.getrandbits(160):040x}")
     return "\n".join(lines)

@@ -70,16 +70,17 @@ import json
 import random
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens  # noqa: E402
-from hermeslite.context.messages import strip_private, text_of, tool_calls_of  # noqa: E402
-from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
-from retention_drift import drift_table  # noqa: E402  (beside this script)
-from retention_recall import recall_tables  # noqa: E402
+from retention_drift import drift_table
+from retention_recall import recall_tables
+
+from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context.messages import strip_private, text_of, tool_calls_of
+from hermeslite.context.summary_prompt import SECTIONS
 
 SEED = 7
 CONTEXT_LENGTH = 32_000          # threshold 16k tokens: the session is far over it even after pruning
@@ -146,9 +147,9 @@ class Session:
         self.messages.append({
             "role": "assistant", "content": text,
             "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                           for i, (n, a, _) in zip(ids, calls)],
+                           for i, (n, a, _) in zip(ids, calls, strict=True)],
         })
-        for i, (n, _, out) in zip(ids, calls):
+        for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
 
     # tool results of ordinary work

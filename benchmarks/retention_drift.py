@@ -13,7 +13,7 @@ summarizer, in the text the model would see.
 from __future__ import annotations
 
 import json
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from hermeslite.context import CompressionConfig, ContextCompressor
 from hermeslite.context.messages import strip_private, text_of, tool_calls_of

@@ -28,14 +28,14 @@ store's search and of the whole tool call. Target: p95 under 50 ms.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from hermeslite.context import CompressionConfig, ContextCompressor
 from hermeslite.context.messages import reference_id, strip_private, text_of, tool_calls_of
@@ -203,7 +203,7 @@ def queries(words: list[str], seed: int) -> list[str]:
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 async def speed_table(session_cls: type, words: list[str], seed: int) -> float:

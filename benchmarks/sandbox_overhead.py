@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermeslite.tools.environment import tool_environment  # noqa: E402
-from hermeslite.tools.landlock import abi_version  # noqa: E402
-from hermeslite.tools.sandbox import launch_argv, sandbox_for  # noqa: E402
-from hermeslite.tools.terminal import run_command  # noqa: E402
+from hermeslite.tools.environment import tool_environment
+from hermeslite.tools.landlock import abi_version
+from hermeslite.tools.sandbox import launch_argv, sandbox_for
+from hermeslite.tools.terminal import run_command
 
 RUNS = 60
 TARGET_MS = 25.0

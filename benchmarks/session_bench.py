@@ -48,15 +48,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermeslite.agent import events as ev  # noqa: E402
-from hermeslite.agent.factory import build_agent  # noqa: E402
-from hermeslite.agent.flush import FLUSH_INSTRUCTION  # noqa: E402
-from hermeslite.config import ModelConfig, Settings  # noqa: E402
-from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
-from hermeslite.llm.litellm_client import LiteLLMClient  # noqa: E402
-from hermeslite.store.sessions import SessionStore  # noqa: E402
-from tests.fake_anthropic import Exchange, FakeAnthropic, Reply  # noqa: E402
-from tests.summary_requests import is_extension_summary, is_summary_request  # noqa: E402
+from hermeslite.agent import events as ev
+from hermeslite.agent.factory import build_agent
+from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.config import ModelConfig, Settings
+from hermeslite.context.summary_prompt import SECTIONS
+from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.store.sessions import SessionStore
+from tests.fake_anthropic import Exchange, FakeAnthropic, Reply
+from tests.summary_requests import is_extension_summary, is_summary_request
 
 MODEL = "anthropic/claude-sonnet-4-5"
 KEY_ENV = "HERMESLITE_BENCH_ANTHROPIC_KEY"

@@ -272,10 +272,10 @@ def main() -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     print(f"hermeslite TUI benchmark: {args.runs} first-frame runs on an 80x24 pty (median), "
           f"{args.stream_runs} streaming runs of {TOKENS:,} tokens\n")
-    print("  ".join(h.ljust(w) for h, w in zip(("measure", "value", "target", ""), widths)))
+    print("  ".join(h.ljust(w) for h, w in zip(("measure", "value", "target", ""), widths, strict=True)))
     print("  ".join("-" * w for w in widths))
     for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
     return 0
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hermeslite.agent.factory import build_agent  # noqa: E402
-from hermeslite.config import ModelConfig, Settings  # noqa: E402
-from hermeslite.llm.types import Completed, Completion, StreamedText, Usage  # noqa: E402
-from hermeslite.store.sessions import SessionStore  # noqa: E402
+from hermeslite.agent.factory import build_agent
+from hermeslite.config import ModelConfig, Settings
+from hermeslite.llm.types import Completed, Completion, StreamedText, Usage
+from hermeslite.store.sessions import SessionStore
 
 SIZES = (10, 1_000, 10_000)
 TURNS = 200

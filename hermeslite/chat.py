@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from pathlib import Path
-
 from datetime import datetime
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermeslite import line_commands
@@ -93,7 +93,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
             printer.session_summary(agent.session_usage(), agent.pressure())
 
 
-async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
+async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
     """A plain line-by-line chat for terminals without the TUI, and for scripts.
 
     The exit code is 1 when any turn or /compress failed, or a turn could not be saved, as
@@ -121,7 +121,7 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
         elif text == "/new":
             agent = _new_session(agent, settings, store)
         elif line_commands.handles(text):
-            outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
+            outcome = await line_commands.run(text, agent, partial(_open_session, agent, settings, store),
                                               sys.stdout, sys.stderr)
             agent, failed = outcome.agent, failed or not outcome.ok
         elif text == "/recall" or text.startswith("/recall "):
@@ -133,7 +133,7 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
             failed = failed or not finished.ok or not finished.saved
 
 
-async def _user_command(agent: "Agent", command: str) -> None:
+async def _user_command(agent: Agent, command: str) -> None:
     """`!command` in the line chat: its output on stdout, as the user would see it in a shell."""
     result = await agent.run_user_command(command)
     if result is not None:
@@ -141,7 +141,7 @@ async def _user_command(agent: "Agent", command: str) -> None:
         sys.stdout.flush()
 
 
-async def _recall(agent: "Agent", argument: str) -> bool:
+async def _recall(agent: Agent, argument: str) -> bool:
     """/recall: the results on stdout (they are what was asked for), a fault on stderr; True if it failed."""
     from hermeslite.agent.recall import recall_for_user
 
@@ -152,13 +152,13 @@ async def _recall(agent: "Agent", argument: str) -> bool:
     return not report.ok
 
 
-def _new_session(old: "Agent", settings: Settings, store: SessionStore) -> "Agent":
+def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
     agent = _open_session(old, settings, store, None)
     sys.stderr.write(f"new session {agent.session_id}\n")
     return agent
 
 
-def _open_session(old: "Agent", settings: Settings, store: SessionStore, session_id: str | None) -> "Agent":
+def _open_session(old: Agent, settings: Settings, store: SessionStore, session_id: str | None) -> Agent:
     """An agent on `session_id` (None: a new session) with the same model, printer and store."""
     from hermeslite.agent.factory import build_agent
 

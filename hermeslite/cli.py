@@ -19,8 +19,15 @@ from pathlib import Path
 
 from hermeslite import __version__
 from hermeslite.config import (
-    PROJECT_FILE, ConfigError, LoadedSettings, Settings, default_config_paths, display_path, format_settings,
-    load_settings, project_guarded_values,
+    PROJECT_FILE,
+    ConfigError,
+    LoadedSettings,
+    Settings,
+    default_config_paths,
+    display_path,
+    format_settings,
+    load_settings,
+    project_guarded_values,
 )
 from hermeslite.config_file import read_file
 from hermeslite.display import neutralize
@@ -128,11 +135,11 @@ def _ensure_standard_streams() -> None:
         except OSError:
             _point_at_devnull(fd)
     if sys.stdin is None:
-        sys.stdin = open(0, encoding="utf-8", closefd=False)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 (open for the whole run)
     if sys.stdout is None:
-        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (open for the whole run)
     if sys.stderr is None:
-        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (open for the whole run)
 
 
 def _reader_gone() -> int:

@@ -13,9 +13,10 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from hermeslite.display import neutralize
 
@@ -35,7 +36,7 @@ OpenSession = Callable[[str], "Agent"]
 
 @dataclass(frozen=True)
 class Outcome:
-    agent: "Agent"        # the agent to go on with (another one after /handoff)
+    agent: Agent        # the agent to go on with (another one after /handoff)
     ok: bool              # False: the command failed, as a failed turn does
 
 
@@ -43,7 +44,7 @@ def handles(text: str) -> bool:
     return text.split(maxsplit=1)[0] in NAMES if text.strip() else False
 
 
-async def run(text: str, agent: "Agent", open_session: OpenSession, out: TextIO, err: TextIO) -> Outcome:
+async def run(text: str, agent: Agent, open_session: OpenSession, out: TextIO, err: TextIO) -> Outcome:
     """Run one of the commands in NAMES; `open_session(id)` gives an agent on another session."""
     name, _, rest = text.strip().partition(" ")
     args = rest.strip()
@@ -72,14 +73,14 @@ async def run(text: str, agent: "Agent", open_session: OpenSession, out: TextIO,
         else:
             out.write(neutralize(found.text) + "\n")
         return Outcome(agent, True)
-    report = await controls.hand_off(agent, args or None)
-    err.write(neutralize(report.text) + "\n")
-    if report.session_id is None:
+    handoff = await controls.hand_off(agent, args or None)
+    err.write(neutralize(handoff.text) + "\n")
+    if handoff.session_id is None:
         return Outcome(agent, False)
-    return Outcome(open_session(report.session_id), True)
+    return Outcome(open_session(handoff.session_id), True)
 
 
-async def _edit(agent: "Agent", err: TextIO) -> bool:
+async def _edit(agent: Agent, err: TextIO) -> bool:
     """The checkpoint in $EDITOR; saved back when it passes the checks. A refused edit stays in
     its file, whose path is given, so the user can fix it."""
     from hermeslite.agent import controls

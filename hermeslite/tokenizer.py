@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .context.messages import Message, call_arguments, call_name, image_parts, text_of, tool_calls_of
 from .context.tokens import IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_OVERHEAD_TOKENS, estimate_tokens

@@ -20,29 +20,29 @@ class Transcript:
         if system is not None:
             self.messages.append({"role": "system", "content": system})
 
-    def user(self, content: Any) -> "Transcript":
+    def user(self, content: Any) -> Transcript:
         self.messages.append({"role": "user", "content": content})
         return self
 
-    def assistant(self, content: str | None) -> "Transcript":
+    def assistant(self, content: str | None) -> Transcript:
         self.messages.append({"role": "assistant", "content": content})
         return self
 
-    def tool(self, name: str, args: dict, output: str, text: str | None = None) -> "Transcript":
+    def tool(self, name: str, args: dict, output: str, text: str | None = None) -> Transcript:
         """One assistant tool call followed by its result."""
         return self.parallel([(name, args, output)], text=text)
 
-    def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> "Transcript":
+    def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> Transcript:
         ids = [f"call_{next(_ids)}" for _ in calls]
         self.messages.append({
             "role": "assistant",
             "content": text,
             "tool_calls": [
                 {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                for i, (n, a, _) in zip(ids, calls)
+                for i, (n, a, _) in zip(ids, calls, strict=True)
             ],
         })
-        for i, (n, _, out) in zip(ids, calls):
+        for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
         return self
 
@@ -69,7 +69,7 @@ def assert_valid(messages: list[dict]) -> None:
     if non_system:
         assert non_system[0]["role"] == "user", f"first non-system message is {non_system[0]['role']}"
     assert sanitize_tool_pairs(messages) == messages, "tool calls and results are not paired"
-    for a, b in zip(messages, messages[1:]):
+    for a, b in itertools.pairwise(messages):
         if a["role"] in ("user", "assistant") and a["role"] == b["role"]:
             raise AssertionError(f"two consecutive {a['role']} messages")
     for m in messages:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 UPPER = string.ascii_uppercase
 LOWER = string.ascii_lowercase

@@ -15,15 +15,17 @@ Only the standard library: `ThreadingHTTPServer` in a daemon thread. Use the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -53,7 +55,7 @@ class Reply:
     """One scripted answer. Build with the classmethods, not directly."""
 
     kind: str
-    text: str = ""
+    content: str = ""                   # the assistant text (not `text`: that is the builder below)
     chunks: int = 1
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     interleave: bool = False
@@ -64,37 +66,37 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     after_chunks: int = 0
     seconds: float = 0.0
-    inner: "Reply | None" = None
+    inner: Reply | None = None
     usage: tuple[int, int] | None = None
     finish: str | None = None
     refusal: str | None = None
 
     @classmethod
     def text(cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None,
-             finish: str | None = None) -> "Reply":
+             finish: str | None = None) -> Reply:
         """Assistant text, streamed in `chunks` content deltas (or one JSON body when not streaming).
 
         `usage` = (prompt, completion) overrides the estimated counts; `finish`
         overrides the finish reason ("length": cut off at the output limit).
         """
-        return cls("text", text=text, chunks=chunks, usage=usage, finish=finish)
+        return cls("text", content=text, chunks=chunks, usage=usage, finish=finish)
 
     @classmethod
-    def refused(cls, refusal: str) -> "Reply":
+    def refused(cls, refusal: str) -> Reply:
         """A reply the provider flags as a refusal: no content, OpenAI's `refusal` field set."""
-        return cls("text", text="", refusal=refusal)
+        return cls("text", content="", refusal=refusal)
 
     @classmethod
     def tool_calls(
         cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False
-    ) -> "Reply":
+    ) -> Reply:
         """Parallel tool calls; each call's arguments arrive split over several deltas.
 
         Calls get distinct indices and ids (`call_0`, `call_1`, ...). With
         `interleave`, the argument fragments of different calls alternate, as
         some servers send them.
         """
-        return cls("tool_calls", calls=list(calls), text=text, interleave=interleave)
+        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave)
 
     @classmethod
     def error(
@@ -104,12 +106,12 @@ class Reply:
         code: str | None = None,
         type: str | None = None,
         headers: dict[str, str] | None = None,
-    ) -> "Reply":
+    ) -> Reply:
         """An OpenAI-style error body `{"error": {"message", "type", "code", "param"}}` with `status`."""
         return cls("error", status=status, message=message, code=code, type=type, headers=dict(headers or {}))
 
     @classmethod
-    def context_length_exceeded(cls, limit: int = 4096, tokens: int = 5000) -> "Reply":
+    def context_length_exceeded(cls, limit: int = 4096, tokens: int = 5000) -> Reply:
         """OpenAI's 400 for a prompt larger than the window."""
         return cls.error(
             400,
@@ -120,33 +122,33 @@ class Reply:
         )
 
     @classmethod
-    def disconnect(cls, after_chunks: int = 0) -> "Reply":
+    def disconnect(cls, after_chunks: int = 0) -> Reply:
         """Send `after_chunks` SSE text chunks, then close the socket mid-body (no final chunk, no [DONE])."""
         return cls("disconnect", after_chunks=after_chunks)
 
     @classmethod
-    def delay(cls, seconds: float, reply: "Reply") -> "Reply":
+    def delay(cls, seconds: float, reply: Reply) -> Reply:
         """Wait `seconds` before answering with `reply`."""
         return cls("delay", seconds=seconds, inner=reply)
 
     @classmethod
-    def stall(cls, seconds: float, reply: "Reply", after_chunks: int = 1) -> "Reply":
+    def stall(cls, seconds: float, reply: Reply, after_chunks: int = 1) -> Reply:
         """Stream `reply`, but go silent for `seconds` after its first `after_chunks` chunks."""
         return cls("stall", seconds=seconds, inner=reply, after_chunks=after_chunks)
 
     @classmethod
     def unfinished(cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
-                   ) -> "Reply":
+                   ) -> Reply:
         """Stream `text` (and `calls`), then end the body cleanly ([DONE] included) with no finish reason."""
-        return cls("unfinished", text=text, chunks=chunks, calls=list(calls or []))
+        return cls("unfinished", content=text, chunks=chunks, calls=list(calls or []))
 
     @classmethod
-    def empty(cls, usage_only: bool = False) -> "Reply":
+    def empty(cls, usage_only: bool = False) -> Reply:
         """A 200 stream with nothing in it: only [DONE], or with `usage_only` a single usage chunk first."""
         return cls("empty", usage=(0, 0) if usage_only else None)
 
     @classmethod
-    def stream_error(cls, message: str) -> "Reply":
+    def stream_error(cls, message: str) -> Reply:
         """A 200 stream whose first event is an error object, as some proxies report failures."""
         return cls("stream_error", message=message)
 
@@ -161,7 +163,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._overflow: tuple[int, int] | None = None
         # Consulted before the queue: return a Reply to answer a request by its content, or None.
-        self.responder: Callable[[dict[str, Any]], "Reply | None"] | None = None
+        self.responder: Callable[[dict[str, Any]], Reply | None] | None = None
         self._httpd = _QuietHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="scripted-llm-server", daemon=True)
@@ -194,7 +196,7 @@ class ScriptedServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -290,7 +292,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self._start_sse()
         rid, model = _ids(body)
         if reply.kind == "unfinished":
-            for piece in split_text(reply.text, reply.chunks) if reply.text else []:
+            for piece in split_text(reply.content, reply.chunks) if reply.content else []:
                 self._sse(_chunk(rid, model, {"content": piece}))
             for chunk in _tool_call_chunks(rid, model, reply):
                 self._sse(chunk)
@@ -320,10 +322,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 self._sse(_chunk(rid, model, {"content": piece}))
             self.wfile.flush()
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     # -- wire helpers ----------------------------------------------------
 
@@ -387,7 +387,7 @@ def _argument_pieces(args: dict[str, Any]) -> list[str]:
 def _stream_chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
     rid, model = _ids(body)
     yield _chunk(rid, model, {"role": "assistant", "content": ""})
-    text = reply.text
+    text = reply.content
     if text:
         for piece in split_text(text, reply.chunks):
             yield _chunk(rid, model, {"content": piece})
@@ -427,7 +427,7 @@ def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, 
 
 def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     rid, model = _ids(body)
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
     if reply.refusal:
         message["refusal"] = reply.refusal
     finish = reply.finish or "stop"
@@ -437,9 +437,9 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
         ]
-    elif not reply.text and not reply.refusal:
+    elif not reply.content and not reply.refusal:
         message["content"] = ""
-    completion_text = reply.text + "".join(json.dumps(a) for _, a in reply.calls)
+    completion_text = reply.content + "".join(json.dumps(a) for _, a in reply.calls)
     return {"id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
             "usage": _usage(body, reply, completion_text)}

@@ -116,14 +116,14 @@ def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshol
     c.request_overhead_tokens = data.draw(st.integers(0, threshold // 20), label="tool schemas")
     system = {"role": "system", "content": _text("You are a coding agent. ", data.draw(
         st.integers(20, threshold // 5), label="system chars"))}
-    messages = [system] + data.draw(sessions(threshold), label="session")
+    messages = [system, *data.draw(sessions(threshold), label="session")]
     messages.append({"role": "user", "content": _latest(data.draw, target)})
     result = asyncio.run(c.compress(messages, force=True))
     _check(c, messages, result, c.request_overhead_tokens)
 
     c.summarize = Summarizer(second)
-    grown = result.messages + [{"role": "assistant", "content": "Done."}] + data.draw(
-        sessions(threshold, calls_from=1_000), label="more work")
+    grown = [*result.messages, {"role": "assistant", "content": "Done."},
+             *data.draw(sessions(threshold, calls_from=1_000), label="more work")]
     grown.append({"role": "user", "content": _latest(data.draw, target)})
     again = asyncio.run(c.compress(grown, force=True))
     _check(c, grown, again, c.request_overhead_tokens)

@@ -58,7 +58,7 @@ def test_config_names_the_file_and_shows_its_values(
     path = tmp_path / "mine.yaml"
     path.write_text("compression:\n  threshold: 0.7\n", encoding="utf-8")
     option = ["--config", str(path)]
-    assert main(option + ["config"] if before_command else ["config"] + option) == 0
+    assert main([*option, "config"] if before_command else ["config", *option]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith(f"# settings from {path}\n")
     assert "  threshold: 0.7\n" in captured.out

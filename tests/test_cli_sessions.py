@@ -10,8 +10,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -91,7 +91,7 @@ def test_a_compaction_in_one_process_cannot_drop_a_turn_of_another(scripted_serv
     a.stdin.flush()
     wait_for(lambda: len(scripted_server.requests) >= 1, "process A's compaction to call the model")
     b = hermeslite(["-p", "B1", "--resume", sid, *model_args(scripted_server)], home, tmp_path)
-    out, err = a.communicate("", timeout=120)
+    _out, err = a.communicate("", timeout=120)
     assert a.returncode == 0, err
     assert "compressing (manual)" in err
     assert b.returncode == 1 and f"session {sid} is in use by pid {a.pid}" in b.stderr

@@ -26,7 +26,15 @@ from hypothesis import strategies as st
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens, sanitize_tool_pairs
 from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE, with_system_note
-from hermeslite.context.messages import ANCHORS_KEY, ARCHIVE_KEY, SUMMARY_KEY, call_id, strip_private, text_of, tool_calls_of
+from hermeslite.context.messages import (
+    ANCHORS_KEY,
+    ARCHIVE_KEY,
+    SUMMARY_KEY,
+    call_id,
+    strip_private,
+    text_of,
+    tool_calls_of,
+)
 from hermeslite.context.summary_prompt import SECTIONS
 
 from .builders import assert_valid
@@ -421,9 +429,9 @@ def accounted_for(original: Message, kept: list[Message], archived: dict[str, Me
         return True
     for k in kept:
         ref = k.get(ARCHIVE_KEY)
-        if ref and archived.get(ref) == original:
-            if f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False):
-                return True
+        if (ref and archived.get(ref) == original
+                and f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False)):
+            return True
     return False
 
 

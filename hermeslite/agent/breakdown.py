@@ -17,7 +17,6 @@ from hermeslite.context.tokens import estimate_tokens, message_tokens
 
 from .request_size import RequestTokens
 
-
 if TYPE_CHECKING:
     from .loop import Agent
 
@@ -44,7 +43,7 @@ class ContextBreakdown:
         return 100.0 * tokens / self.context_length if self.context_length else 0.0
 
 
-def context_breakdown(agent: "Agent") -> ContextBreakdown:
+def context_breakdown(agent: Agent) -> ContextBreakdown:
     """System prompt, memory, tool schemas, conversation, tool results and summary, in tokens."""
     deps = agent.deps
     request = agent.request_size()

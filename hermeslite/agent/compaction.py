@@ -31,7 +31,7 @@ THRASH_NOTICE = (
 
 
 class Compaction:
-    def __init__(self, agent: "Agent") -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self._told_thrash = False
 

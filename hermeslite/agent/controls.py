@@ -47,7 +47,7 @@ class CompactionPreview:
         return lines
 
 
-def preview(agent: "Agent", focus: str | None = None) -> CompactionPreview:
+def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
     """The manual /compress [focus], planned and described: no model call, no change to the session."""
     messages = strip_snapshots(agent.messages)
     compressor = agent.deps.compressor
@@ -66,7 +66,7 @@ class UndoReport:
     text: str                   # one line for the user
 
 
-def uncompress(agent: "Agent") -> UndoReport:
+def uncompress(agent: Agent) -> UndoReport:
     """Revert the latest compaction: the transcript before it, then every message added since.
 
     The engine's iterative state follows the restored transcript (its previous
@@ -92,12 +92,12 @@ def uncompress(agent: "Agent") -> UndoReport:
         "The next turn compacts again if the context is still over the threshold."))
 
 
-def checkpoint(agent: "Agent") -> Checkpoint | None:
+def checkpoint(agent: Agent) -> Checkpoint | None:
     """The checkpoint the model reads now, or None before the first compaction."""
     return current_checkpoint(agent.messages)
 
 
-def edit_checkpoint(agent: "Agent", text: str) -> CheckpointEdit:
+def edit_checkpoint(agent: Agent, text: str) -> CheckpointEdit:
     """Put the user's text in place of the checkpoint, validated like a model's summary.
 
     Accepted: it replaces the checkpoint in the store, the transcript and the
@@ -130,7 +130,7 @@ class HandoffReport:
     result: CompressionResult | None = field(default=None, repr=False)
 
 
-async def hand_off(agent: "Agent", focus: str | None = None) -> HandoffReport:
+async def hand_off(agent: Agent, focus: str | None = None) -> HandoffReport:
     """Start a new session seeded with a fresh checkpoint (kept on `focus`), the live todo list and
     the latest turn; this session stays saved as it is, and the new one records where it came from.
 

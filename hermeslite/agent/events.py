@@ -7,8 +7,9 @@ without knowing how they were produced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
@@ -64,7 +65,7 @@ class CompactionFinished:
     result: CompressionResult
     tokens_before: int        # the next request before and after, as the meter counts it (the engine's
     tokens_after: int         # own figures in `result` leave out the tool schemas and the calibration)
-    usage: UsageTotals = UsageTotals()    # what its summary and memory-flush requests consumed
+    usage: UsageTotals = field(default_factory=UsageTotals)    # what its summary and memory-flush requests consumed
 
     @property
     def headline(self) -> str:
@@ -108,13 +109,6 @@ class TurnFinished:
     saved: bool = True        # False: the session store could not keep up (reported by an ErrorEvent)
 
 
-Event = Union[
-    TextDelta, ReplyComplete, ToolStarted, ToolFinished, PressureChanged,
-    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
-]
-Subscriber = Callable[[Event], None]
-
-
 @dataclass(frozen=True)
 class ApprovalRequested:
     """A dangerous command needs a yes or no; the subscriber resolves `answer`."""
@@ -123,4 +117,8 @@ class ApprovalRequested:
     answer: Any                  # asyncio.Future[bool]
 
 
-Event = Union[Event, ApprovalRequested]
+Event = (
+    TextDelta | ReplyComplete | ToolStarted | ToolFinished | PressureChanged
+    | CompactionStarted | CompactionFinished | Notice | ErrorEvent | Retrying | TurnFinished | ApprovalRequested
+)
+Subscriber = Callable[[Event], None]

@@ -23,8 +23,8 @@ from hermeslite.tools.todo import TodoTool
 
 from .deps import AgentDeps
 from .loop import Agent
-from .summarizer import serialized_summarizer
 from .saving import SessionSaver
+from .summarizer import serialized_summarizer
 from .usage import UsageMeter
 
 
@@ -121,5 +121,5 @@ def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[d
     saved = loaded[0] if loaded and loaded[0].get("role") == "system" else None
     rest = loaded[1:] if saved is not None else loaded
     if saved is not None and same_place:
-        return [saved] + rest
-    return [deps.system_message(compacted=any(has_handoff(m) for m in rest))] + rest
+        return [saved, *rest]
+    return [deps.system_message(compacted=any(has_handoff(m) for m in rest)), *rest]

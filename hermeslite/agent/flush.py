@@ -19,7 +19,8 @@ Only memory calls are applied, whatever else the model calls.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hermeslite.context.handoff import find_previous
 from hermeslite.context.messages import strip_private
@@ -66,7 +67,7 @@ def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[
     plain = strip_private(messages)
     fixed = estimate_tokens(json.dumps(tools)) + estimate_tokens(instruction)
     if estimate_tokens(plain) <= window - FLUSH_REPLY_TOKENS - fixed:
-        return plain + [instruction]
+        return [*plain, instruction]
     budget = int(window * EXCERPT_WINDOW_SHARE) - fixed
     system = plain[:1] if plain and plain[0].get("role") == "system" else []
     chars = max(MIN_EXCERPT_CHARS, (budget - estimate_tokens(system) - estimate_tokens(EXCERPT_INTRO))
@@ -79,7 +80,7 @@ def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[
         chars -= len(checkpoint)
     parts.append(f"LATER TURNS:\n<<<\n{render_turns(messages[len(system):], chars)}\n>>>")
     parts.append(FLUSH_INSTRUCTION)
-    return system + [{"role": "user", "content": "\n\n".join(parts)}]
+    return [*system, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 def _trim(text: str, limit: int) -> str:

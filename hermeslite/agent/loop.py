@@ -139,7 +139,7 @@ class Agent:
         """What a request carrying `messages` would count on this model (a handoff's new session)."""
         return self.size.calibration.scale(estimate_tokens(messages) + self.schema_tokens())
 
-    def carry_calibration(self, previous: "Agent") -> None:
+    def carry_calibration(self, previous: Agent) -> None:
         """A new session on the same model keeps what the previous one learned about its tokenizer,
         so its meter reads in the provider's tokens from the start."""
         if previous.deps.llm.model == self.deps.llm.model:
@@ -248,7 +248,7 @@ class Agent:
                 return await self._run_tool(call)
 
         results = await asyncio.gather(*(run(call) for call in calls))
-        for call, result in zip(calls, results):
+        for call, result in zip(calls, results, strict=True):  # gather keeps one result per call
             self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content,
                          EXIT_CODE_KEY: result.exit_code})
             turn.answered.add(call["id"])

@@ -31,7 +31,7 @@ class RecallReport:
     ok: bool = True  # False when the archive could not be read
 
 
-async def recall_for_user(agent: "Agent", argument: str) -> RecallReport:
+async def recall_for_user(agent: Agent, argument: str) -> RecallReport:
     """What `/recall <argument>` shows: the original when the argument is a recall id, else the
     best matches of a search of the session's archive. Never raises for a store fault: the
     report says it in one line."""

@@ -11,8 +11,8 @@ It moves as soon as a message is appended, not when the next reply arrives.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from hermeslite.context.calibration import Calibration
 

@@ -11,7 +11,8 @@ switches the summarizer too, and both record their usage as "summary".
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hermeslite.context.compressor import Summarize
 from hermeslite.context.summary_reply import SummaryReply

@@ -17,8 +17,9 @@ redacted as it is taken, and again when older stored anchors are read back.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, TypeVar
 
 from .exit_codes import exit_code_of
 from .handoff import has_handoff, split_handoff
@@ -37,6 +38,7 @@ MAX_ERRORS = 8
 ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
 ERROR_SCAN_CHARS = 6_000
+T = TypeVar("T")
 MATCH_PREFIX = 60
 FILE_ACTIONS = {ToolRole.READS_FILES: "read", ToolRole.WRITES_FILES: "wrote", ToolRole.PATCHES_FILES: "patched"}
 # A command's error lines go with the command; file contents shown by a tool hold "error" as code, not failures.
@@ -69,7 +71,7 @@ class Anchors:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Anchors":
+    def from_dict(cls, data: dict[str, Any] | None) -> Anchors:
         """Anchors as the transcript stores them; keys from older versions (todos) are ignored."""
         data = data or {}
         def strings(key: str) -> list[str]:
@@ -77,7 +79,8 @@ class Anchors:
         def pairs(key: str) -> list[list[Any]]:
             return [[redact_secrets(v) if isinstance(v, str) else v for v in x]
                     for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
-        raw = data.get("failures") if isinstance(data.get("failures"), dict) else {}
+        stored = data.get("failures")
+        raw: dict[Any, Any] = stored if isinstance(stored, dict) else {}
         failures = {redact_secrets(str(k)): [redact_secrets(x) for x in v if isinstance(x, str)]
                     for k, v in raw.items() if isinstance(v, list)}
         instructions = [[str(t), str(n or "")] for t, n in pairs("instructions") if isinstance(t, str)]
@@ -86,7 +89,7 @@ class Anchors:
     def is_empty(self) -> bool:
         return not (self.users or self.instructions or self.files or self.commands or self.errors)
 
-    def merged_with(self, older: "Anchors") -> "Anchors":
+    def merged_with(self, older: Anchors) -> Anchors:
         """These (newer) anchors first, then the older ones, deduplicated.
 
         A command run again in the newer turns keeps only its newer outcome, so a
@@ -96,8 +99,8 @@ class Anchors:
         """
         newer = {c[0] for c in self.commands}
         commands = _dedupe(self.commands + older.commands, key=lambda c: c[0])
-        failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
-        commands, failures = _cap_commands(commands, failures.get)
+        latest_failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
+        commands, failures = _cap_commands(commands, latest_failures.get)
         return Anchors(
             users=_dedupe(self.users + older.users, key=_norm),
             instructions=merge_instructions(self.instructions, older.instructions),
@@ -107,7 +110,7 @@ class Anchors:
             failures=failures,
         )
 
-    def missing_from(self, summary: str) -> "Anchors":
+    def missing_from(self, summary: str) -> Anchors:
         """Only the anchors the summary text does not already carry.
 
         An instruction counts as carried only word for word: a paraphrase of
@@ -130,7 +133,7 @@ class Anchors:
         )
 
 
-def _dedupe(items: list, key) -> list:
+def _dedupe(items: list[T], key: Callable[[T], Any]) -> list[T]:
     seen, out = set(), []
     for item in items:
         k = key(item)
@@ -180,7 +183,8 @@ def _cap_commands(
     kept = commands[:MAX_COMMANDS]
     for command in kept:
         note(command)
-    with_lines, without = [], []
+    with_lines: list[list[Any]] = []
+    without: list[list[Any]] = []
     for command in commands[MAX_COMMANDS:]:
         if len(with_lines) >= MAX_OLDER_FAILURES:
             break
@@ -284,7 +288,7 @@ class _Files:
 
 
 def _note_call(
-    anchors: Anchors, call: dict, role: ToolRole | None, result: Message | None, files: _Files,
+    anchors: Anchors, call: dict[str, Any], role: ToolRole | None, result: Message | None, files: _Files,
     seen_commands: set[str], failed_output: dict[str, str],
 ) -> None:
     action = FILE_ACTIONS.get(role) if role is not None else None

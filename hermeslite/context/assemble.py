@@ -68,7 +68,7 @@ def assemble(messages: list[Message], bounds: Boundaries, summary: str, anchors:
     before = [m for m in head if m.get("role") != "system"]
     role = "assistant" if before and before[-1].get("role") == "user" else "user"
     if rest and rest[0].get("role") == role:
-        joined = head + [merge_into(rest[0], summary, anchors)] + rest[1:]
+        joined = [*head, merge_into(rest[0], summary, anchors), *rest[1:]]
     else:
-        joined = head + [summary_message(role, summary, anchors)] + rest
+        joined = [*head, summary_message(role, summary, anchors), *rest]
     return sanitize_tool_pairs(joined)

@@ -26,7 +26,7 @@ class Calibration:
     factor: float = 1.0
     samples: int = 0
 
-    def learn(self, reported: int | None, estimated: int) -> "Calibration":
+    def learn(self, reported: int | None, estimated: int) -> Calibration:
         """The ratio of the latest report: the last request shares nearly all of its content with the
         next one, so it is the closest sample there is (an average would drag in requests since cut
         away by a compaction). A request without a report teaches nothing."""

@@ -13,8 +13,9 @@ same plan, so it shows what the pass will really do.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import date
-from typing import Callable
+from typing import Any
 
 from .anchors import Anchors, extract_anchors, render_anchors, with_missing_anchors
 from .assemble import assemble, previous_junction, unwrap_handoffs, unwrapped_positions
@@ -121,7 +122,7 @@ class ContextCompressor:
         self.compression_count = 0
         self.guard.reset()
 
-    def fresh(self) -> "ContextCompressor":
+    def fresh(self) -> ContextCompressor:
         """A compressor with the same settings, summarizer and window, and none of this one's state:
         for a pass over another session's transcript (a handoff) that must not touch this one's."""
         twin = ContextCompressor(self.config, context_length=self._model_context_length, summarize=self.summarize,
@@ -170,7 +171,7 @@ class ContextCompressor:
             roles=self.tool_roles,
         )
         # Per-message counts are reused from here on: prune keeps every message it did not change.
-        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens)]
+        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens, strict=False)]
         plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
         if pruned.archived and not force and sum(sizes) + self.request_overhead_tokens <= self.target_tokens:
             plan.pruned_only = True
@@ -185,7 +186,7 @@ class ContextCompressor:
         pruned = plan.pruned.messages
         if plan.handoffs:
             plan.working, plan.positions = unwrap_handoffs(pruned), unwrapped_positions(pruned)
-            known = {id(m): t for m, t in zip(pruned, plan.sizes)}
+            known = {id(m): t for m, t in zip(pruned, plan.sizes, strict=False)}
             plan.working_tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in plan.working]
         else:
             plan.working, plan.positions, plan.working_tokens = pruned, list(range(len(pruned))), plan.sizes
@@ -323,7 +324,7 @@ class ContextCompressor:
         self.guard.record_pass(result.tokens_before, after)
         return result
 
-    def _rehydrate_from(self, found: tuple[str, dict] | None) -> None:
+    def _rehydrate_from(self, found: tuple[str, dict[str, Any]] | None) -> None:
         """Take the previous summary from the transcript itself when it holds one.
 
         After a restart, an undo or an edit, the compressor's state may not

@@ -8,10 +8,11 @@ table that could drift from the dataclass.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
+from typing import Any, Final
 
-AUTO = "auto"
+AUTO: Final = "auto"
 
 KIND_WORDS = {
     "bool": "true or false",
@@ -31,7 +32,7 @@ KIND_WORDS = {
 
 
 def spec(kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None,
-         choices: tuple[str, ...] = ()) -> dict:
+         choices: tuple[str, ...] = ()) -> dict[str, Any]:
     """Field metadata: `kind` is a key of KIND_WORDS; `choices` only for kind "choice"."""
     return {"kind": kind, "help": help_text, "min": lo, "max": hi, "choices": choices}
 
@@ -61,14 +62,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def from_yaml(meta: dict, value: Any) -> Any:
+def from_yaml(meta: Mapping[str, Any], value: Any) -> Any:
     """YAML 1.1 reads a bare `off` as false: for a choice offering "off", that is what was meant."""
     if meta.get("kind") == "choice" and value is False and "off" in meta.get("choices", ()):
         return "off"
     return value
 
 
-def _expected(meta: dict) -> str:
+def _expected(meta: Mapping[str, Any]) -> str:
     if meta["kind"] == "choice":
         return "one of " + ", ".join(meta["choices"])
     return KIND_WORDS[meta["kind"]]

@@ -8,8 +8,8 @@ or retrying a broken summarizer on every turn. Both are stopped here; a manual
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 COOLDOWN_LADDER = (60.0, 300.0, 900.0)
 INEFFECTIVE_SAVING = 0.10

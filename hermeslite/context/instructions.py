@@ -43,7 +43,7 @@ class Markers:
             self.phrases.setdefault(phrase.split()[0], []).append(f" {phrase} ")
         self.cjk = cjk
 
-    def found(self, text: "Text") -> bool:
+    def found(self, text: Text) -> bool:
         if not self.words.isdisjoint(text.tokens):
             return True
         for first in text.tokens.intersection(self.phrases):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 Message = dict[str, Any]
 
@@ -52,21 +53,21 @@ def image_parts(content: Any) -> int:
     return sum(1 for p in content if isinstance(p, dict) and p.get("type") in IMAGE_TYPES)
 
 
-def tool_calls_of(msg: Message) -> list[dict]:
+def tool_calls_of(msg: Message) -> list[dict[str, Any]]:
     calls = msg.get("tool_calls") or []
     return [c for c in calls if isinstance(c, dict)]
 
 
-def call_id(call: dict) -> str:
+def call_id(call: dict[str, Any]) -> str:
     return str(call.get("id") or call.get("call_id") or "")
 
 
-def call_name(call: dict) -> str:
+def call_name(call: dict[str, Any]) -> str:
     fn = call.get("function") or {}
     return str(fn.get("name") or call.get("name") or "")
 
 
-def call_arguments(call: dict) -> str:
+def call_arguments(call: dict[str, Any]) -> str:
     fn = call.get("function") or {}
     args = fn.get("arguments", call.get("arguments", ""))
     if isinstance(args, str):
@@ -77,7 +78,7 @@ def call_arguments(call: dict) -> str:
         return str(args)
 
 
-def parsed_arguments(call: dict) -> dict:
+def parsed_arguments(call: dict[str, Any]) -> dict[str, Any]:
     """Tool-call arguments as a dict; {} when they are not a JSON object."""
     raw = call.get("function", {}).get("arguments") if isinstance(call.get("function"), dict) else None
     if isinstance(raw, dict):

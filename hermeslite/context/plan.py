@@ -9,6 +9,7 @@ from what `/compress` does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +134,7 @@ def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_token
     """The user's view of `plan`; `checkpoint_tokens` is the expected size of the checkpoint text."""
     before = plan.tokens_before
     pruned_tokens = before - sum(plan.sizes) if plan.pruned.archived else 0
-    common = dict(messages=len(plan.messages), tokens_before=before, target_tokens=target_tokens,
+    common: dict[str, Any] = dict(messages=len(plan.messages), tokens_before=before, target_tokens=target_tokens,
                   pruned=len(plan.pruned.archived), pruned_tokens=pruned_tokens, focus=plan.focus)
     if not plan.summarizes:
         after = sum(plan.sizes) if plan.pruned.archived else before
@@ -158,7 +159,7 @@ def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_token
     )
 
 
-def _span(plan: CompressionPlan, indices, *, skip_system: bool = False) -> Span:
+def _span(plan: CompressionPlan, indices: Iterable[int], *, skip_system: bool = False) -> Span:
     """The working messages at `indices` as positions in the transcript the user sees."""
     chosen = [i for i in indices if not (skip_system and plan.working[i].get("role") == "system")]
     if not chosen:

@@ -71,8 +71,8 @@ def protected_start(messages: list[Message], tokens: list[int], protect_tokens: 
     return 0
 
 
-def _call_index(messages: list[Message]) -> dict[str, dict]:
-    index: dict[str, dict] = {}
+def _call_index(messages: list[Message]) -> dict[str, dict[str, Any]]:
+    index: dict[str, dict[str, Any]] = {}
     for msg in messages:
         if msg.get("role") == "assistant":
             for call in tool_calls_of(msg):
@@ -193,7 +193,7 @@ def prune(
 
 
 def _prune_result(
-    msg: Message, is_old: bool, calls: dict[str, dict], never_prune: set[str] | frozenset[str], seen: set[str],
+    msg: Message, is_old: bool, calls: dict[str, dict[str, Any]], never_prune: set[str] | frozenset[str], seen: set[str],
     roles: ToolRoles,
 ) -> Message | None:
     call = calls.get(str(msg.get("tool_call_id") or ""), {})

@@ -14,7 +14,8 @@ record stays the same size however long the session runs.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .anchors import SECTION_TITLES, TITLE, Anchors, command_lines, failed, is_written
 from .instructions import is_strong, render_instruction
@@ -51,7 +52,9 @@ class _Picker:
         self.left = budget_chars
         self.keep: set[tuple[str, int]] = set()
 
-    def offer(self, kind: str, items: list, cost: Callable[[Any], int], wanted: Callable[[Any], bool] = _everything):
+    def offer(
+        self, kind: str, items: list[Any], cost: Callable[[Any], int], wanted: Callable[[Any], bool] = _everything
+    ) -> None:
         for n, item in enumerate(items):
             if (kind, n) in self.keep or not wanted(item):
                 continue
@@ -60,7 +63,7 @@ class _Picker:
                 self.keep.add((kind, n))
                 self.left -= size
 
-    def kept(self, kind: str, items: list) -> list:
+    def kept(self, kind: str, items: list[Any]) -> list[Any]:
         return [item for n, item in enumerate(items) if (kind, n) in self.keep]
 
 

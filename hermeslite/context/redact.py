@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
-from .secret_formats import RULES as FORMAT_RULES, wrapped_keys
+from .secret_formats import RULES as FORMAT_RULES
+from .secret_formats import wrapped_keys
 
 __all__ = ["MARK", "redact_secrets", "redact_slice", "secret_spans"]
 CUT_CONTEXT = 8_192  # longer than any key the rules know (an RSA-4096 PEM block is about 3.3 KB)
@@ -37,7 +38,7 @@ def _group_spans(match: re.Match[str]) -> list[Span]:
 
 def _format_spans(text: str) -> list[tuple[int, Span]]:
     """Vendor keys: (where the key starts: its visible lead, or a Telegram bot's id; its masked part)."""
-    keys = []
+    keys: list[tuple[int, Span]] = []
     for pattern, check in FORMAT_RULES:
         for match in pattern.finditer(text):
             if check is None or check(match):

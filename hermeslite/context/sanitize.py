@@ -7,6 +7,8 @@ messages can break a pair, so the compressor runs this after every rewrite.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .messages import Message, call_id, tool_calls_of
 
 REMOVED_CALL_TEXT = "(tool call removed: its result was not kept)"
@@ -53,7 +55,7 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
     return out
 
 
-def _first_per_id(calls: list[dict]) -> list[dict]:
+def _first_per_id(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls with a repeated id dropped: one result can answer only one call."""
     seen: set[str] = set()
     kept = []
@@ -64,7 +66,7 @@ def _first_per_id(calls: list[dict]) -> list[dict]:
     return kept
 
 
-def _without_calls(msg: Message, kept_calls: list[dict]) -> Message:
+def _without_calls(msg: Message, kept_calls: list[dict[str, Any]]) -> Message:
     fixed = dict(msg)
     if kept_calls:
         fixed["tool_calls"] = kept_calls

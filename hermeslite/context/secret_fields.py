@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .secret_names import Strength, name_before, strength
 
@@ -54,8 +54,8 @@ _VALUE = (
     r"|[rRbBuUfF]{0,2}'[^'\r\n]*+'"
     r"|`[^`\r\n]*+`"
     r"|\\\"(?:[^\"\\\r\n]|\\[^\"\r\n])*+\\\""
-    r"|(?:\r?\n[ \t]*)?[^\s\\]{1,%d}+"
-) % 256  # bounded, so a long run of `password:password:...` stays linear; a longer value is extended when masked
+    r"|(?:\r?\n[ \t]*)?[^\s\\]{1,256}+"
+)  # bounded, so a long run of `password:password:...` stays linear; a longer value is extended when masked
 # name, then: the end of a quoted key or subscript, a type (`name: str =`, Go's `var name string =`),
 # spaces (aligned assignments), and one of = := ::= :::= ?= .= += ||= ??= => : , (setProperty) > (XML).
 _ASSIGNMENT = re.compile(
@@ -151,7 +151,7 @@ def _looks_random(value: str) -> bool:
 
 
 def _is_literal(value: str) -> bool:
-    return not (_is_placeholder(value) or _is_code(value) or value.isdigit() and len(value) <= 7)
+    return not (_is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7))
 
 
 def _quoted_content(value: str, begin: int) -> Span | None:

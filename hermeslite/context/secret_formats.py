@@ -16,8 +16,8 @@ like `hf_hub_download` are left alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # A prefix preceded by one of these is part of a longer word. "]" counts as a word character because
 # it ends MARK: a key glued to one masked before it must read the same before and after the masking.
@@ -101,7 +101,7 @@ FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("Pulumi", "pul-", f"{_HEX}{{40}}"),
     TokenFormat("Readme", "rdme_", "[a-z0-9]{70}"),
     # Chat and messaging
-    TokenFormat("Slack", "xox[abprseo]-", f"(?=[A-Za-z0-9-]*\\d)[A-Za-z0-9-]{{10,}}"),
+    TokenFormat("Slack", "xox[abprseo]-", "(?=[A-Za-z0-9-]*\\d)[A-Za-z0-9-]{10,}"),
     TokenFormat("Slack configuration refresh", "xoxe\\.xox[bp]-", "[A-Za-z0-9-]{20,}"),
     TokenFormat("Slack app", "xapp-", "[A-Za-z0-9-]{20,}"),
     TokenFormat("Slack webhook", "hooks\\.slack\\.com/(?:services|workflows|triggers)/", "[A-Za-z0-9/_+-]{20,}", False),
@@ -239,7 +239,7 @@ SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
 )
 
 KEYS = _by_first_character(FORMATS)
-RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = SHAPES + ((KEYS, None),)
+RULES: tuple[tuple[re.Pattern[str], Check | None], ...] = (*SHAPES, (KEYS, None))
 
 # A line that ends in a word and a next line that opens with one: where a wrapped key may continue.
 _LINE_BREAK = re.compile(r"\n(?<=[A-Za-z0-9_-]\n)(?=[A-Za-z0-9_-]{6})")
@@ -280,6 +280,6 @@ def wrapped_keys(text: str) -> list[tuple[int, int, int]]:
         match = KEYS.match(joined, before)
         if match is None or match.end() <= len(head):
             continue
-        secret_start, secret_end = (start - before + i for i in match.span(match.lastgroup))
+        secret_start, secret_end = (start - before + i for i in match.span(match.lastgroup or 0))
         found.append((start, secret_start, secret_end + (1 if secret_end > newline else 0)))
     return found

@@ -12,8 +12,8 @@ it to the user.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from .anchors import render_anchors
 from .failures import describe, should_abort

@@ -20,7 +20,7 @@ and the reason is shown to the user.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .messages import Message, text_of
 from .summary_prompt import missing_sections

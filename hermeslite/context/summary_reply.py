@@ -19,7 +19,7 @@ class SummaryReply:
     refusal: str | None = None         # the provider's refusal field (OpenAI's message.refusal)
 
 
-def as_reply(reply: "str | SummaryReply | None") -> SummaryReply:
+def as_reply(reply: str | SummaryReply | None) -> SummaryReply:
     """Either shape a summarizer may return, as a `SummaryReply`."""
     if isinstance(reply, SummaryReply):
         return reply

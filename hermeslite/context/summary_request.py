@@ -18,8 +18,8 @@ same validation, anchors and redaction.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from .messages import Message, text_of
 from .redact import redact_secrets
@@ -40,7 +40,7 @@ class LiveRequest:
     """
 
     tokens: int
-    send: Callable[[str], Awaitable["str | SummaryReply"]]
+    send: Callable[[str], Awaitable[str | SummaryReply]]
 
 
 def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: int) -> bool:

@@ -8,7 +8,8 @@ their base64 length says nothing about what a provider bills for them.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .messages import IMAGE_TYPES, Message, call_arguments, call_name, tool_calls_of
 

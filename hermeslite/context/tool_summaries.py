@@ -8,7 +8,8 @@ original back. Each line ends with the archive id `recall` takes.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from .result import plural
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
@@ -54,26 +55,26 @@ def _lines(output: str) -> int:
     return output.count("\n") + (1 if output and not output.endswith("\n") else 0)
 
 
-def _command(args: dict, output: str, code: int | None) -> str:
+def _command(args: dict[str, Any], output: str, code: int | None) -> str:
     shown = "?" if code is None else str(code)
     return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
 
 
-def _read_file(args: dict, output: str) -> str:
+def _read_file(args: dict[str, Any], output: str) -> str:
     where = f" from line {args['offset']}" if args.get("offset") else ""
     return f"read {_clip(args.get('path', '?'), 120)}{where} ({len(output)} chars)"
 
 
-def _write_file(args: dict, output: str) -> str:
+def _write_file(args: dict[str, Any], output: str) -> str:
     content = str(args.get("content", ""))
     return f"wrote {_clip(args.get('path', '?'), 120)} ({plural(_lines(content), 'line')})"
 
 
-def _patch(args: dict, output: str) -> str:
+def _patch(args: dict[str, Any], output: str) -> str:
     return f"patched {_clip(args.get('path', '?'), 120)} ({_clip(output, 60)})"
 
 
-def _search(args: dict, output: str) -> str:
+def _search(args: dict[str, Any], output: str) -> str:
     query = args.get("pattern") or args.get("query") or ""
     count = reported_count(output)
     if count is None:
@@ -82,19 +83,19 @@ def _search(args: dict, output: str) -> str:
     return f"searched for '{_clip(query, 60)}'{where} -> {count} matches"
 
 
-def _recall(args: dict, output: str) -> str:
+def _recall(args: dict[str, Any], output: str) -> str:
     if args.get("id") or not args.get("query"):
         return f"recalled {args.get('id', '?')} ({len(output)} chars)"
     count = reported_count(output)
     return f"searched the archive for '{_clip(args['query'], 60)}' -> {count or 0} matches"
 
 
-def _generic(args: dict, output: str) -> str:
+def _generic(args: dict[str, Any], output: str) -> str:
     shown = ", ".join(f"{k}={_clip(v, 40)}" for k, v in list(args.items())[:3])
     return f"{shown} ({len(output)} chars result)".lstrip()
 
 
-_SUMMARIZERS: dict[ToolRole | None, Callable[[dict, str], str]] = {
+_SUMMARIZERS: dict[ToolRole | None, Callable[[dict[str, Any], str], str]] = {
     ToolRole.READS_FILES: _read_file,
     ToolRole.WRITES_FILES: _write_file,
     ToolRole.PATCHES_FILES: _patch,
@@ -104,7 +105,7 @@ _SUMMARIZERS: dict[ToolRole | None, Callable[[dict, str], str]] = {
 
 
 def summarize_tool_result(
-    name: str, args: dict, output: str, *, exit_code: int | None = None, roles: ToolRoles = DEFAULT_TOOL_ROLES,
+    name: str, args: dict[str, Any], output: str, *, exit_code: int | None = None, roles: ToolRoles = DEFAULT_TOOL_ROLES,
 ) -> str:
     """`[tool] what it did -> outcome`, worded by the tool's role; never raises, whatever the arguments hold."""
     role = roles.of(name)

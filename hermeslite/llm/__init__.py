@@ -6,18 +6,26 @@ that import in the background and `ensure_loaded()` awaits it.
 
 from .classify import classify
 from .errors import (
-    AuthError, ContextOverflow, FatalError, IncompleteReply, LLMError, RateLimited, TransientError, Unreachable)
+    AuthError,
+    ContextOverflow,
+    FatalError,
+    IncompleteReply,
+    LLMError,
+    RateLimited,
+    TransientError,
+    Unreachable,
+)
 from .litellm_client import LiteLLMClient
 from .setup import configure_environment, ensure_loaded, load_litellm, prewarm
 from .types import Completed, Completion, LLMClient, RetryNotice, StreamedText, StreamEvent, Usage
 from .window import DEFAULT_CONTEXT_WINDOW, lookup_context_window
 
 __all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
     "AuthError",
     "Completed",
     "Completion",
     "ContextOverflow",
-    "DEFAULT_CONTEXT_WINDOW",
     "FatalError",
     "IncompleteReply",
     "LLMClient",

@@ -30,8 +30,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -133,7 +133,7 @@ class LiteLLMClient:
             return
 
     async def _stream_once(self, litellm: ModuleType, kwargs: dict[str, Any],
-                           attempt: "_Attempt") -> AsyncIterator[str]:
+                           attempt: _Attempt) -> AsyncGenerator[str, None]:
         """One streamed request: its text as it arrives; the whole reply lands in `attempt.completion`.
 
         The idle timer is restarted for every chunk and never spans a `yield`:
@@ -278,10 +278,8 @@ class LiteLLMClient:
 
     async def _wait(self, err: LLMError, retry: int, delay: float) -> None:
         if self.on_retry is not None:
-            try:
+            with suppress(Exception):  # a UI callback must not break the request
                 self.on_retry(RetryNotice(retry + 1, self.retry.max_retries, delay, err))
-            except Exception:  # a UI callback must not break the request
-                pass
         await asyncio.sleep(delay)
 
 
@@ -307,7 +305,5 @@ def _provider_finished(litellm: ModuleType, response: Any) -> bool:
 
 
 async def _quietly_close(response: Any) -> None:
-    try:
+    with suppress(Exception):
         await response.aclose()
-    except Exception:
-        pass

@@ -31,9 +31,10 @@ import logging
 import os
 import random
 import threading
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, cast
 
 from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
@@ -87,7 +88,7 @@ def default_threads() -> tuple[int, int]:
 
 _LOAD_LOCK = threading.Lock()
 _INFERENCE_LOCK = threading.Lock()  # one llama context, one call at a time
-_MODELS: dict[int, "_Loaded"] = {}
+_MODELS: dict[int, _Loaded] = {}
 
 
 @dataclass
@@ -145,7 +146,7 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         if template:
             text_of = lambda tid: llm.detokenize([tid], special=True).decode("utf-8", "replace")  # noqa: E731
             formatter = Jinja2ChatFormatter(template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos()))
-            render = lambda msgs: formatter(messages=msgs).prompt  # noqa: E731
+            render = lambda msgs: formatter(messages=cast(list[Any], msgs)).prompt  # noqa: E731  (role/content dicts are its message TypedDicts)
 
         vocab = llama_cpp.llama_model_get_vocab(llm.model)
         extra = {llm.token_eos()}
@@ -202,7 +203,7 @@ class LocalModelClient:
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         chat = to_chat_messages(messages)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -331,7 +332,7 @@ def _read_prompt(llm: Any, tokens: list[int], stop: threading.Event) -> bool:
 
     cached = llm.input_ids[: llm.n_tokens]
     same = 0
-    for a, b in zip(cached, tokens):
+    for a, b in zip(cached, tokens, strict=False):  # the common prefix
         if a != b:
             break
         same += 1

@@ -17,11 +17,13 @@ after it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
 import warnings
 from types import ModuleType
+from typing import Any
 
 from hermeslite.tokenizer import bundled_bpe_dir
 
@@ -74,7 +76,7 @@ def load_litellm() -> ModuleType:
     return _module
 
 
-def _quiet(litellm: ModuleType) -> None:
+def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attributes ModuleType does not declare
     """Settings that keep litellm from printing, downloading or rejecting provider-specific params."""
     litellm.suppress_debug_info = True          # no "Give Feedback / Get Help" on every mapped error
     litellm.disable_hf_tokenizer_download = True  # token_counter must not spend 20 s retrying HuggingFace offline
@@ -110,10 +112,10 @@ def prewarm() -> None:
 
 
 def _prewarm_target() -> None:
-    try:
+    # An uncaught thread exception prints to stderr; ensure_loaded() imports
+    # again and raises the error where it can be reported.
+    with contextlib.suppress(BaseException):
         load_litellm()
-    except BaseException:  # noqa: BLE001 - an uncaught thread exception prints to stderr;
-        pass               # ensure_loaded() imports again and raises the error where it can be reported
 
 
 async def ensure_loaded() -> ModuleType:

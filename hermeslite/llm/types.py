@@ -7,8 +7,9 @@ lets the tests drive the real loop against a real local model.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LLMError
 
@@ -47,7 +48,7 @@ class Completed:
     completion: Completion
 
 
-StreamEvent = Union[StreamedText, Completed]
+StreamEvent = StreamedText | Completed
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,6 @@ class LLMClient(Protocol):
         """Input tokens the model accepts (config override, provider metadata, or 8192)."""
         ...
 
-    def cache_plan(self) -> "CachePlan":
+    def cache_plan(self) -> CachePlan:
         """How this model's requests use the provider's prompt cache (for the start-up line)."""
         ...

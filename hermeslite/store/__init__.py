@@ -1,7 +1,7 @@
 """Persistence: SQLite sessions (transcripts, compactions, archive), MEMORY.md/USER.md, todos."""
 
-from .memory import MemoryResult, MemoryStore
 from .errors import StoreError
+from .memory import MemoryResult, MemoryStore
 from .sessions import CompactionRecord, SessionBusy, SessionInfo, SessionNotFound, SessionStore, default_sessions_path
 from .todos import TodoError, TodoItem, TodoList, attach_snapshot, strip_snapshots
 

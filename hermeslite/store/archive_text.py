@@ -99,13 +99,13 @@ def render_search(query: str, hits: list[ArchiveHit], archived: int, limit: int,
     return "\n".join(lines)
 
 
-def search_report(store: "SessionStore", session_id: str, query: str, limit: int, open_hint: str) -> str:
+def search_report(store: SessionStore, session_id: str, query: str, limit: int, open_hint: str) -> str:
     """Search `session_id`'s archive for `query` and render the best `limit` matches."""
     hits = store.search_archive(session_id, query, limit)
     return render_search(query, hits, store.archived_count(session_id), limit, open_hint)
 
 
-def original_text(store: "SessionStore", session_id: str, ref: str, limit: int = RECALL_LIMIT) -> str | None:
+def original_text(store: SessionStore, session_id: str, ref: str, limit: int = RECALL_LIMIT) -> str | None:
     """The archived original under `ref`, rendered and capped, or None when there is none."""
     original = store.recall(session_id, ref)
     if original is None:

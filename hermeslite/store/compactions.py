@@ -36,7 +36,7 @@ class CompactionRecord:
             raise ValueError(f"compaction trigger must be one of {', '.join(TRIGGERS)}, got {self.trigger!r}")
 
     @classmethod
-    def from_result(cls, result: CompressionResult, trigger: str) -> "CompactionRecord":
+    def from_result(cls, result: CompressionResult, trigger: str) -> CompactionRecord:
         return cls(
             trigger=trigger,
             tokens_before=result.tokens_before,
@@ -51,7 +51,7 @@ class CompactionRecord:
         )
 
     @classmethod
-    def from_row(cls, row: tuple) -> "CompactionRecord":
+    def from_row(cls, row: tuple) -> CompactionRecord:
         """A record from a row of SELECT_RECORDS."""
         trigger, tokens_before, tokens_after, messages_before, messages_after, focus, fallback, aborted, \
             summary, error, at = row

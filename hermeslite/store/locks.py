@@ -44,7 +44,7 @@ class SessionLock:
         self._fd: int | None = fd
 
     @classmethod
-    def acquire(cls, folder: Path, session_id: str) -> "SessionLock":
+    def acquire(cls, folder: Path, session_id: str) -> SessionLock:
         """Claim `session_id`; SessionBusy names the holder's pid when another process has it."""
         path = folder / f"{session_id}.lock"
         try:

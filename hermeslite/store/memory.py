@@ -97,7 +97,7 @@ class MemoryStore:
         self.limits = {"memory": memory_limit, "user": user_limit}
 
     @classmethod
-    def from_config(cls, config: Any) -> "MemoryStore":
+    def from_config(cls, config: Any) -> MemoryStore:
         """From a `MemoryConfig` (dir, memory_char_limit, user_char_limit)."""
         return cls(default_memory_dir(config.dir), config.memory_char_limit, config.user_char_limit)
 
@@ -147,7 +147,7 @@ class MemoryStore:
             entries = self.entries(target)
             if any(_norm(entry) == _norm(content) for entry in entries):
                 return MemoryResult(False, f"{self._name(target)} already has this entry; nothing added.")
-            new = entries + [content]
+            new = [*entries, content]
             over = self._over_limit(target, entries, new, f"this entry is {len(content)} chars")
             if over:
                 return MemoryResult(False, over)
@@ -174,7 +174,7 @@ class MemoryStore:
                     f"{self._name(target)} already has an entry with that content; "
                     "remove the old one instead of replacing it.",
                 )
-            new = entries[:index] + [new_content] + entries[index + 1:]
+            new = [*entries[:index], new_content, *entries[index + 1:]]
             over = self._over_limit(target, entries, new, f"the new entry is {len(new_content)} chars")
             if over:
                 return MemoryResult(False, over)

@@ -59,13 +59,13 @@ from .undo import NothingToUndo, Undone, UndoPoint
 from .usage import UsageRecord
 
 __all__ = [
-    "ArchiveHit",
-    "CompactionRecord",
     "INTERRUPTED_TOOL_TEXT",
     "NO_SAVED_REPLY",
+    "SCHEMA_VERSION",
+    "ArchiveHit",
+    "CompactionRecord",
     "NothingToUndo",
     "RestoredTranscript",
-    "SCHEMA_VERSION",
     "SchemaTooNew",
     "SessionBusy",
     "SessionInfo",
@@ -127,7 +127,7 @@ class SessionStore:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "SessionStore":
+    def __enter__(self) -> SessionStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -134,7 +134,7 @@ class TodoList:
         return json.dumps([asdict(item) for item in self._items], ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str | None) -> "TodoList":
+    def from_json(cls, text: str | None) -> TodoList:
         """A list from `to_json` output; empty for None, "" or unreadable data, skipping bad items."""
         try:
             data = json.loads(text) if text else []
@@ -232,7 +232,7 @@ def attach_snapshot(messages: list[dict[str, Any]], text: str | None) -> list[di
     msg = out[last_user]
     content = msg.get("content")
     if isinstance(content, list):
-        new_content: Any = list(content) + [{"type": "text", "text": block}]
+        new_content: Any = [*content, {"type": "text", "text": block}]
     elif content is None or (isinstance(content, str) and not content):
         new_content = block
     else:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 KINDS = ("turn", "summary", "flush")
 
@@ -46,20 +46,20 @@ class UsageTotals:
     unpriced: int = 0               # requests whose model has no price
 
     @classmethod
-    def of(cls, records: Iterable[UsageRecord]) -> "UsageTotals":
+    def of(cls, records: Iterable[UsageRecord]) -> UsageTotals:
         total = cls()
         for r in records:
             total = total + cls(1, r.prompt_tokens, r.cache_read_tokens, r.cache_write_tokens,
                                 r.completion_tokens, r.cost or 0.0, int(r.cost is None))
         return total
 
-    def __add__(self, other: "UsageTotals") -> "UsageTotals":
+    def __add__(self, other: UsageTotals) -> UsageTotals:
         return UsageTotals(
             self.requests + other.requests, self.prompt_tokens + other.prompt_tokens,
             self.cache_read_tokens + other.cache_read_tokens, self.cache_write_tokens + other.cache_write_tokens,
             self.completion_tokens + other.completion_tokens, self.cost + other.cost, self.unpriced + other.unpriced)
 
-    def __sub__(self, other: "UsageTotals") -> "UsageTotals":
+    def __sub__(self, other: UsageTotals) -> UsageTotals:
         return UsageTotals(
             self.requests - other.requests, self.prompt_tokens - other.prompt_tokens,
             self.cache_read_tokens - other.cache_read_tokens, self.cache_write_tokens - other.cache_write_tokens,

@@ -72,7 +72,7 @@ READ_HINT = "add the directory to tools.readable_paths, or set tools.approval: a
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
     """Judge a terminal command, as run with `env`, and apply the approval mode, asking the user
     when it says so."""
-    verdict = judge(command, replace(ctx.boundary, env=env))
+    verdict = judge(command, replace(ctx.effective_boundary, env=env))
     decided = plan(verdict.risk, ctx.approval_policy, ctx.sandbox is not None)
     if decided.action is Action.RUN:
         return Decision(sandboxed=decided.sandboxed)
@@ -92,7 +92,7 @@ async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) ->
     tools.writable_paths). Anything else is an escape: it asks, or is
     refused, like an escaping command.
     """
-    boundary = ctx.boundary
+    boundary = ctx.effective_boundary
     if write:
         inside = boundary.allows_write(path)
     else:

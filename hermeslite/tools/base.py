@@ -7,9 +7,10 @@ crash would end the user's turn. Only cancellation propagates.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, ClassVar, Protocol
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.sandbox import Sandbox, temp_dir
@@ -54,6 +55,12 @@ class ToolContext:
         if self.boundary is None:
             self.boundary = Boundary(Path(self.cwd), Path.home(), (temp_dir(),))
 
+    @property
+    def effective_boundary(self) -> Boundary:
+        """`boundary` once `__post_init__` has filled in the default: never None, as the type checker needs."""
+        assert self.boundary is not None
+        return self.boundary
+
 
 @dataclass
 class ToolResult:
@@ -65,7 +72,7 @@ class ToolResult:
 class Tool(Protocol):
     name: str
     description: str
-    parameters: dict[str, Any]  # JSON schema of the arguments object
-    role: ToolRole | None       # what the compaction engine should know it does (context/tool_roles.py)
+    parameters: ClassVar[dict[str, Any]]  # JSON schema of the arguments object, one per tool class
+    role: ToolRole | None                 # what the compaction engine should know it does (context/tool_roles.py)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...

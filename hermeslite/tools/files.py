@@ -22,7 +22,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
@@ -42,13 +42,13 @@ FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a characte
 
 def resolve(ctx: ToolContext, path: str) -> Path:
     """The file really touched: `~` expanded, relative to the tool's cwd, `..` applied, symlinks followed."""
-    return ctx.boundary.resolve(path, cwd=Path(ctx.cwd))
+    return ctx.effective_boundary.resolve(path, cwd=Path(ctx.cwd))
 
 
 def shown(ctx: ToolContext, path: Path) -> str:
     """Relative to cwd when inside it, so results stay short and match what the model typed."""
     try:
-        return str(path.relative_to(ctx.boundary.cwd))
+        return str(path.relative_to(ctx.effective_boundary.cwd))
     except ValueError:
         return str(path)
 
@@ -128,7 +128,7 @@ class ReadFileTool:
         f"Read a text file, with line numbers. Returns at most {MAX_LINES} lines or about "
         f"{MAX_CHARS // 1000} KB per call; use offset to read further."
     )
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "file path, relative to the working directory"},
@@ -184,7 +184,7 @@ class WriteFileTool:
         "Create or overwrite a file with the given content, creating parent directories. "
         "For small changes to an existing file prefer patch."
     )
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "file path, relative to the working directory"},
@@ -216,7 +216,7 @@ class PatchTool:
         "whitespace included, and occur once (include surrounding lines to make it unique), "
         "unless replace_all is true."
     )
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "file path, relative to the working directory"},
@@ -268,5 +268,5 @@ def _diff(before: str, after: str, name: str) -> str:
     lines = list(difflib.unified_diff(
         before.splitlines(), after.splitlines(), f"a/{name}", f"b/{name}", n=2, lineterm=""))
     if len(lines) > DIFF_LINES:
-        lines = lines[:DIFF_LINES] + [f"… ({len(lines) - DIFF_LINES} more diff lines)"]
+        lines = [*lines[:DIFF_LINES], f"… ({len(lines) - DIFF_LINES} more diff lines)"]
     return "\n".join(lines)

@@ -8,7 +8,7 @@ store edits and result text.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.memory import MemoryResult, MemoryStore
@@ -33,7 +33,7 @@ class MemoryTool:
     name = "memory"
     role: ToolRole | None = None  # nothing the compaction engine treats specially
     description = MEMORY_DESCRIPTION
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": ["add", "replace", "remove"], "description": "what to do"},

@@ -11,6 +11,7 @@ uncaught exception (both through atexit), SIGTERM and SIGHUP.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import threading
@@ -72,10 +73,8 @@ def prune() -> None:
 def kill_all() -> None:
     """SIGKILL every tracked group; a group that is already gone is skipped."""
     for pgid in list(_live):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         _live.discard(pgid)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.archive_search import search_terms
@@ -45,7 +45,7 @@ class RecallTool:
     name = "recall"
     role: ToolRole | None = ToolRole.RECALLS
     description = RECALL_DESCRIPTION
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "query": {"type": "string",
@@ -60,7 +60,7 @@ class RecallTool:
 
     def __init__(
         self,
-        store: "SessionStore",
+        store: SessionStore,
         session_id_getter: Callable[[], str | None],
         limit: int = RECALL_LIMIT,
         results: int = SEARCH_RESULTS,

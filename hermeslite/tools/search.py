@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
@@ -38,7 +38,7 @@ class SearchFilesTool:
         "Search file contents for a regular expression under a directory (or in one file). "
         "Returns path:line:text lines and a match count. Skips .git, node_modules, virtualenvs and binary files."
     )
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "regular expression to search for"},
@@ -63,7 +63,7 @@ class SearchFilesTool:
                   else _python_search(pattern, root, given, glob, limit))
         try:
             found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return ToolResult(f"error: search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
                               "a pattern with nested repetition like (a+)+ can backtrack for hours: simplify it "
                               "or search a narrower path", is_error=True)
@@ -72,7 +72,7 @@ class SearchFilesTool:
         matches, total = found
         lines = [f"{path}:{line}:{_clip(text)}" for path, line, text in matches]
         more = f" (showing first {len(matches)})" if total > len(matches) else ""
-        return ToolResult("\n".join(lines + [f"{plural(total, 'match', 'matches')}{more}"]))
+        return ToolResult("\n".join([*lines, f"{plural(total, 'match', 'matches')}{more}"]))
 
 
 def _clip(text: str) -> str:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import re
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.exit_codes import exit_line
 from hermeslite.context.tool_roles import ToolRole
@@ -51,7 +52,7 @@ class TerminalTool:
         "Long output keeps its head and tail. To keep a server running, start it in the background "
         "with its output redirected to a file (cmd > log 2>&1 &)."
     )
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "the bash command line to run"},
@@ -164,10 +165,8 @@ def _exit_code(returncode: int | None) -> int:
 
 
 def _signal_group(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 async def _terminate_group(proc: asyncio.subprocess.Process) -> None:

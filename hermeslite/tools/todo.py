@@ -8,7 +8,7 @@ it reads back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.store.todos import STATUSES, TodoError, TodoList
@@ -29,7 +29,7 @@ class TodoTool:
     name = "todo"
     role: ToolRole | None = None  # nothing the compaction engine treats specially
     description = TODO_DESCRIPTION
-    parameters: dict[str, Any] = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "todos": {

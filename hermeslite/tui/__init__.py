@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from hermeslite.config import Settings
 
 
-def run_tui(settings: "Settings", session_id: str | None = None, *, cwd: Path | None = None, store=None,
+def run_tui(settings: Settings, session_id: str | None = None, *, cwd: Path | None = None, store=None,
             notices: tuple[str, ...] = (), notes: list[str] | None = None) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 

@@ -23,11 +23,11 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Footer
@@ -39,14 +39,14 @@ from hermeslite.display import neutralize
 from hermeslite.store.errors import StoreError
 
 from . import commands, history
-from .format import short_path
 from .feed import EventFeed, Settled
-from .host import AgentHost
+from .format import short_path
 from .gcpause import GcPause
-from .textual_messages import AgentReady, BootFailed
+from .host import AgentHost
 from .router import EventRouter
 from .screens.approval import Approvals
 from .screens.text_viewer import TextViewer
+from .textual_messages import AgentReady, BootFailed
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
@@ -65,7 +65,7 @@ BUSY_GROUPS = ("turn", "session")   # workers during which what needs an idle ag
 class HermesApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")   # absolute: subclasses elsewhere still find it
     TITLE = "hermeslite"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("ctrl+o", "toggle_card", "Expand", show=False),
         Binding("ctrl+c", "quit_twice", "Quit", priority=True),
@@ -146,7 +146,7 @@ class HermesApp(App[int]):
     @staticmethod
     def _preload() -> None:
         """Import what the first reply needs (Markdown, ~35 ms) while the model loads, not mid-stream."""
-        import hermeslite.tui.widgets.compaction_card  # noqa: F401
+        import hermeslite.tui.widgets.compaction_card
         import hermeslite.tui.widgets.paced_stream  # noqa: F401
 
     def _booted(self, task: asyncio.Task) -> None:

@@ -17,9 +17,10 @@ command (see `Agent.run_user_command`).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
@@ -120,7 +121,7 @@ PALETTE_VARIANTS = (
 )
 
 
-def system_commands(app: "HermesApp") -> Iterable[SystemCommand]:
+def system_commands(app: HermesApp) -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait)."""
     for c in REGISTRY.values():
         yield SystemCommand(c.slash, c.help, partial(app.send, c.slash))
@@ -134,7 +135,7 @@ def system_commands(app: "HermesApp") -> Iterable[SystemCommand]:
 @command("compress", "[--preview] [focus]",
          "compact the conversation now; a focus topic is kept in most detail; --preview only shows what it would do",
          waits=True)
-async def _compress(app: "HermesApp", args: str) -> None:
+async def _compress(app: HermesApp, args: str) -> None:
     from hermeslite.agent import controls
 
     focus, preview = controls.compress_args(args)
@@ -146,7 +147,7 @@ async def _compress(app: "HermesApp", args: str) -> None:
 
 
 @command("uncompress", "", "undo the latest compaction; messages added since are kept", waits=True)
-async def _uncompress(app: "HermesApp", args: str) -> None:
+async def _uncompress(app: HermesApp, args: str) -> None:
     from hermeslite.agent import controls
 
     report = controls.uncompress(await app.host.ready())
@@ -154,7 +155,7 @@ async def _uncompress(app: "HermesApp", args: str) -> None:
 
 
 @command("summary", "[edit]", "show the checkpoint the model reads (c copies); edit changes it", waits=True)
-async def _summary(app: "HermesApp", args: str) -> None:
+async def _summary(app: HermesApp, args: str) -> None:
     from hermeslite.agent import controls
 
     from .screens.checkpoint import CheckpointViewer
@@ -172,7 +173,7 @@ async def _summary(app: "HermesApp", args: str) -> None:
                         lambda choice: edit_checkpoint(app, agent, found.text) if choice == "edit" else None)
 
 
-def edit_checkpoint(app: "HermesApp", agent, text: str) -> None:
+def edit_checkpoint(app: HermesApp, agent, text: str) -> None:
     """The editor on `text`; saving goes through the same checks as a model's summary."""
     from hermeslite.agent import controls
 
@@ -190,7 +191,7 @@ def edit_checkpoint(app: "HermesApp", agent, text: str) -> None:
 
 @command("handoff", "[focus]", "go on in a new session seeded with a fresh checkpoint, the todos and the latest "
          "turn; a focus topic is kept in most detail", waits=True)
-async def _handoff(app: "HermesApp", args: str) -> None:
+async def _handoff(app: HermesApp, args: str) -> None:
     from hermeslite.agent import controls
 
     async def hand_off() -> None:
@@ -205,14 +206,14 @@ async def _handoff(app: "HermesApp", args: str) -> None:
 
 
 @command("context", "", "where the tokens go, against window and threshold; cache hits and cost")
-async def _context(app: "HermesApp", args: str) -> None:
+async def _context(app: HermesApp, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
     app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
 
 
-async def switch_session(app: "HermesApp", session_id: str | None) -> None:
+async def switch_session(app: HermesApp, session_id: str | None) -> None:
     """/new (None) or /resume <id>: a new agent on the same model and store.
 
     A resumed session goes on with the app's model; the note says so when it was
@@ -230,7 +231,7 @@ async def switch_session(app: "HermesApp", session_id: str | None) -> None:
 
 
 @command("recall", "<words|id>", "search what compaction removed from this session; an id shows one original")
-async def _recall(app: "HermesApp", args: str) -> None:
+async def _recall(app: HermesApp, args: str) -> None:
     from hermeslite.agent.recall import recall_for_user
 
     report = await recall_for_user(await app.host.ready(), args)
@@ -241,12 +242,12 @@ async def _recall(app: "HermesApp", args: str) -> None:
 
 
 @command("new", "", "start a new session (this one stays saved)", waits=True)
-async def _new(app: "HermesApp", args: str) -> None:
+async def _new(app: HermesApp, args: str) -> None:
     await switch_session(app, None)
 
 
 @command("resume", "[id]", "resume a saved session, by id or from a list", waits=True)
-async def _resume(app: "HermesApp", args: str) -> None:
+async def _resume(app: HermesApp, args: str) -> None:
     agent = await app.host.ready()
     store = agent.deps.store
     if args:
@@ -261,25 +262,25 @@ async def _resume(app: "HermesApp", args: str) -> None:
 
 
 @command("sessions", "", "list saved sessions, newest first, with where a handed-off one came from")
-async def _sessions(app: "HermesApp", args: str) -> None:
+async def _sessions(app: HermesApp, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))
 
 
 @command("memory", "", "show MEMORY.md and USER.md")
-async def _memory(app: "HermesApp", args: str) -> None:
+async def _memory(app: HermesApp, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Memory", views.memory_view(agent.deps.memory))
 
 
 @command("todo", "", "show the todo list")
-async def _todo(app: "HermesApp", args: str) -> None:
+async def _todo(app: HermesApp, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Todo", views.todo_view(agent.deps.todos))
 
 
 @command("model", "[name]", "show the model, or switch to the one named", waits=True)
-async def _model(app: "HermesApp", args: str) -> None:
+async def _model(app: HermesApp, args: str) -> None:
     if not args:
         agent = await app.host.ready()
         c = agent.deps.compressor
@@ -300,10 +301,10 @@ async def _model(app: "HermesApp", args: str) -> None:
 
 
 @command("help", "", "commands and keys")
-async def _help(app: "HermesApp", args: str) -> None:
+async def _help(app: HermesApp, args: str) -> None:
     app.show_view("Help", views.help_view(help_entries()))
 
 
 @command("quit", "", "leave; the session is already saved", aliases=("exit",))
-async def _quit(app: "HermesApp", args: str) -> None:
+async def _quit(app: HermesApp, args: str) -> None:
     app.exit(0)

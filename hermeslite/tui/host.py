@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from hermeslite.config import Settings
 from hermeslite.store.errors import StoreError
@@ -58,15 +59,15 @@ class AgentHost:
 
     def start(self) -> asyncio.Task:
         """Begin building the agent (once; again only after a failure)."""
-        from hermeslite.llm.select import resolve_model   # the llm package: not before the first frame
+        from hermeslite.llm.select import resolve_model  # the llm package: not before the first frame
 
         self.model_cfg = resolve_model(self.model_cfg)
         task = self._task
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
-            self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
+            task = self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
             if self._on_boot is not None:
-                self._task.add_done_callback(self._on_boot)
-        return self._task
+                task.add_done_callback(self._on_boot)
+        return task
 
     async def ready(self) -> Any:
         """The agent, waiting for the start-up if it is still running; raises what start-up raised."""

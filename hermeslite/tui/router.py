@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class EventRouter:
-    def __init__(self, app: "HermesApp") -> None:
+    def __init__(self, app: HermesApp) -> None:
         self.app = app
         self.chat = app.chat
 

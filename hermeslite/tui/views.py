@@ -75,7 +75,7 @@ def counted_lines(request) -> list[str]:
         sign = "+" if request.estimated >= 0 else "−"
         lines = [f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
                  f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since"]
-    return lines + [f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
+    return [*lines, f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
 
 def usage_lines(usage: UsageTotals) -> list[str]:
@@ -99,7 +99,7 @@ def sessions_view(sessions: list, current: str | None) -> str:
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
         origin = f"  (handed off from {s.parent_id})" if s.parent_id else ""
         lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}{origin}")
-    return "\n".join(lines + ["", "/resume opens a picker; /resume <id prefix> opens one directly."])
+    return "\n".join([*lines, "", "/resume opens a picker; /resume <id prefix> opens one directly."])
 
 
 def memory_view(memory) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
-from tests.server import ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import ScriptedServer
 
 MODEL = "openai/test-model"
 

@@ -7,6 +7,7 @@ API would, and bills every request against its modelled prompt cache.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from dataclasses import replace
@@ -84,7 +85,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(session) -> None:
-    agent, rec, server, store = session
+    agent, rec, server, _store = session
     turn = 0
     while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
         assert turn < 60, "two compactions should have happened by now"
@@ -104,7 +105,7 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     for x in summaries:
         assert x.usage.cache_read_input_tokens >= 0.8 * x.usage.prompt_tokens
     # The flush went first, and the summary after it read what the flush wrote: all but its instruction.
-    pairs = [(a, b) for a, b in zip(server.accepted, server.accepted[1:])
+    pairs = [(a, b) for a, b in itertools.pairwise(server.accepted)
              if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)]
     assert len(pairs) == len(summaries)
     for _, x in pairs:

@@ -119,7 +119,7 @@ async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, script
         return None
 
     scripted_server.responder = respond
-    agent, rec = make_agent(memory={"flush_min_turns": 3})
+    agent, _rec = make_agent(memory={"flush_min_turns": 3})
     await chat(agent, 4)
     await agent.compress_now()
     user_md = (tmp_path / "memory" / "USER.md").read_text()
@@ -131,7 +131,7 @@ async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, script
 
 async def test_flush_skipped_for_short_sessions(make_agent, scripted_server):
     summaries_answer_with(scripted_server)
-    agent, rec = make_agent(memory={"flush_min_turns": 6})
+    agent, _rec = make_agent(memory={"flush_min_turns": 6})
     await chat(agent, 3)
     await agent.compress_now()
     assert not any(is_flush_request(b) for b in scripted_server.requests)
@@ -142,7 +142,7 @@ async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_age
     todos = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
              {"id": "2", "content": "write the rollback script", "status": "pending"}]
     scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": todos})]), Reply.text("noted"))
-    agent, rec = make_agent()
+    agent, _rec = make_agent()
     await chat(agent, 5)
     await agent.compress_now()
     await chat(agent, 3)
@@ -164,7 +164,7 @@ async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_
     second = [{"id": "1", "content": "migrate the users table", "status": "completed"},
               {"id": "2", "content": "write the rollback script", "status": "in_progress"},
               {"id": "3", "content": "announce the maintenance window", "status": "pending"}]
-    agent, rec = make_agent(memory={"flush_min_turns": 1_000})
+    agent, _rec = make_agent(memory={"flush_min_turns": 1_000})
     scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": first})]), Reply.text("planned"))
     await chat(agent, 5)
     await agent.compress_now()
@@ -181,10 +181,10 @@ async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_
 
 async def test_resumed_session_keeps_compaction_state(make_agent, scripted_server):
     summaries_answer_with(scripted_server, CHECKPOINT.replace("## Goal\nNone.", "## Goal\nKEEP-THIS-GOAL"))
-    agent, rec = make_agent()
+    agent, _rec = make_agent()
     await chat(agent, 6)
     await agent.compress_now()
-    again, rec2 = make_agent(session_id=agent.session_id)
+    again, _rec2 = make_agent(session_id=agent.session_id)
     assert again.messages[1:] == agent.messages[1:]
     await chat(again, 2)
     summaries_answer_with(scripted_server)

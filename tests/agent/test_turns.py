@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from typing import Any, ClassVar
 
 import pytest
 
@@ -56,7 +57,7 @@ class _Probe:
 
     name = "probe"
     description = "Waits briefly and echoes its number."
-    parameters = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
     def __init__(self) -> None:
         self.running = self.peak = 0
@@ -103,7 +104,7 @@ async def test_disconnect_mid_stream_is_one_clear_error_and_a_valid_transcript(m
 
 async def test_cancel_mid_reply_leaves_a_valid_transcript(make_agent, scripted_server):
     scripted_server.enqueue(Reply.delay(5, Reply.text("too late")))
-    agent, rec = make_agent()
+    agent, _rec = make_agent()
     task = asyncio.create_task(agent.run_turn("slow please"))
     await asyncio.sleep(0.5)
     task.cancel()
@@ -142,7 +143,7 @@ def fake_home(tmp_path_factory, monkeypatch):
 
 async def test_dangerous_command_is_denied_headless(make_agent, scripted_server, fake_home):
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "rm -rf ~"})]), Reply.text("ok, I won't"))
-    agent, rec = make_agent()
+    agent, _rec = make_agent()
     assert (await agent.run_turn("clean up my home")).ok
     result = agent.messages[3]
     assert result["role"] == "tool" and "no one can approve this command in headless mode" in result["content"]
@@ -152,7 +153,7 @@ async def test_dangerous_command_is_denied_headless(make_agent, scripted_server,
 async def test_interactive_approval_asks_the_front_end(make_agent, scripted_server, fake_home):
     command = f"touch {fake_home}/flag"
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": command})]), Reply.text("done"))
-    agent, rec = make_agent(interactive=True)
+    agent, _rec = make_agent(interactive=True)
     asked = []
 
     def answer(event):
@@ -185,7 +186,7 @@ async def test_auth_error_is_one_sentence(make_agent, scripted_server):
 
 
 async def test_private_keys_never_reach_the_provider(make_agent, scripted_server):
-    agent, rec = make_agent()
+    agent, _rec = make_agent()
     await agent.run_turn("hi")
     await agent.compress_now()
     await agent.run_turn("again")

@@ -25,9 +25,10 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .blocks import count_tokens, flatten
 from .cache import CacheUsage, PromptCache
@@ -47,15 +48,15 @@ class Reply:
     message: str = ""
 
     @classmethod
-    def say(cls, text: str) -> "Reply":
+    def say(cls, text: str) -> Reply:
         return cls(text=text)
 
     @classmethod
-    def tool_use(cls, calls: list[tuple[str, dict[str, Any]]], text: str = "") -> "Reply":
+    def tool_use(cls, calls: list[tuple[str, dict[str, Any]]], text: str = "") -> Reply:
         return cls(text=text, calls=list(calls))
 
     @classmethod
-    def error(cls, status: int, error_type: str, message: str) -> "Reply":
+    def error(cls, status: int, error_type: str, message: str) -> Reply:
         return cls(status=status, error_type=error_type, message=message)
 
 
@@ -110,7 +111,7 @@ class FakeAnthropic:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "FakeAnthropic":
+    def __enter__(self) -> FakeAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:

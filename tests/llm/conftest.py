@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from tests.llm.helpers import MODEL
-from tests.server import ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import ScriptedServer
 
 
 @pytest.fixture(autouse=True)

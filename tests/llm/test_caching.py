@@ -14,7 +14,7 @@ from hermeslite.llm.caching import CachePlan, injection_points, plan_for
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.setup import load_litellm
 from hermeslite.llm.types import Usage
-from tests.fake_anthropic import FakeAnthropic, Reply, fake_anthropic  # noqa: F401  (fixture)
+from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.fake_anthropic.blocks import content_blocks
 from tests.llm.helpers import TOOLS, collect, completed
 
@@ -25,14 +25,14 @@ BIG_SYSTEM = "You are a careful agent. " * 300   # ~1,900 tokens: over the 1,024
 
 def follow_up(messages: list[dict]) -> list[dict]:
     """`messages` plus one more exchange: the next request of the same conversation."""
-    return messages + [{"role": "assistant", "content": "an answer"}, {"role": "user", "content": "and then?"}]
+    return [*messages, {"role": "assistant", "content": "an answer"}, {"role": "user", "content": "and then?"}]
 
 
 def conversation(turns: int) -> list[dict]:
     messages: list[dict] = [{"role": "system", "content": BIG_SYSTEM}]
     for n in range(turns):
         messages += [{"role": "user", "content": f"question {n}"}, {"role": "assistant", "content": f"answer {n}"}]
-    return messages + [{"role": "user", "content": "last question"}]
+    return [*messages, {"role": "user", "content": "last question"}]
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ async def test_a_short_conversation_gets_fewer_marks(claude, fake_anthropic: Fak
 async def test_tool_results_are_marked_and_never_more_than_four(claude, fake_anthropic: FakeAnthropic) -> None:
     calls = [{"id": f"toolu_{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
              for i in range(3)]
-    messages = conversation(1) + [{"role": "assistant", "content": "Reading.", "tool_calls": calls}]
+    messages = [*conversation(1), {"role": "assistant", "content": "Reading.", "tool_calls": calls}]
     messages += [{"role": "tool", "tool_call_id": c["id"], "content": f"file {i}"} for i, c in enumerate(calls)]
     await claude().complete(messages, TOOLS)
     body = fake_anthropic.exchanges[0].body

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 import pytest
 
 from hermeslite.llm.classify import classify, first_line
 from hermeslite.llm.errors import (
-    AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError, Unreachable)
+    AuthError,
+    ContextOverflow,
+    FatalError,
+    LLMError,
+    RateLimited,
+    TransientError,
+    Unreachable,
+)
 from hermeslite.llm.provider_signals import parse_context_limit, refused_address, retry_after_seconds
 
 M = "openai/gpt-4o"
@@ -101,11 +106,11 @@ def test_openai_tpm_limit_is_rate_limited_not_overflow(litellm):
 
 
 @pytest.mark.parametrize("make", [
-    lambda l: l.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
-    lambda l: l.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
-    lambda l: l.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
+    lambda lm: lm.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
+    lambda lm: lm.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
 ])
 def test_transient_classes(litellm, make):
     err = classify(make(litellm), model=M)
@@ -201,7 +206,7 @@ def test_status_codes_and_phrases(status, message, kind):
     assert_sentence(err)
 
 
-@pytest.mark.parametrize("exc", [ConnectionResetError("reset by peer"), asyncio.TimeoutError(), EOFError()])
+@pytest.mark.parametrize("exc", [ConnectionResetError("reset by peer"), TimeoutError(), EOFError()])
 def test_builtin_network_errors_are_transient(exc):
     assert type(classify(exc, model=M)) is TransientError
 

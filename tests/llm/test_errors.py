@@ -9,8 +9,7 @@ import time
 import pytest
 
 from hermeslite.config import ModelConfig
-from hermeslite.llm.errors import (
-    AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable)
+from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import MODEL, USER, collect, completed, texts
@@ -227,7 +226,7 @@ async def test_a_stalled_stream_times_out_and_is_retried(scripted_server, make_c
 
 async def test_timeouts_beyond_retries_raise_transient(scripted_server, make_client):
     scripted_server.enqueue(Reply.delay(2.5, Reply.text("too late")))
-    with pytest.raises(TransientError, match="did not answer in time.*raise model.timeout"):
+    with pytest.raises(TransientError, match=r"did not answer in time.*raise model\.timeout"):
         await collect(make_client(timeout=1, max_retries=0), USER)
 
 

@@ -10,7 +10,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -44,9 +43,7 @@ def _module_scope_litellm_imports(path: Path) -> list[int]:
         node = nodes.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "litellm" for a in node.names):
-            lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "litellm" and not node.level:
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "litellm" for a in node.names)) or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "litellm" and not node.level):
             lines.append(node.lineno)
         elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import pytest
 
@@ -19,7 +20,7 @@ def _assert_alternates(chat: list[dict[str, str]]) -> None:
     assert "system" not in roles[1:], roles
     body = roles[1:] if roles[0] == "system" else roles
     assert body[0] == "user" and body[-1] == "user", roles
-    assert all(a != b for a, b in zip(body, body[1:])), roles
+    assert all(a != b for a, b in itertools.pairwise(body)), roles
     assert all(isinstance(m["content"], str) for m in chat)
 
 

@@ -120,9 +120,8 @@ def test_a_read_only_data_folder(tmp_path: Path, existing: bool):
     folder.mkdir()
     if existing:
         saved_session(folder / "sessions.db", turns=1)
-    with read_only(folder):
-        with pytest.raises(StoreUnwritable) as err:
-            SessionStore(folder / "sessions.db")
+    with read_only(folder), pytest.raises(StoreUnwritable) as err:
+        SessionStore(folder / "sessions.db")
     assert str(folder) in one_line(err.value) and "writable" in str(err.value)
 
 

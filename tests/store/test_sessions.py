@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -156,7 +157,7 @@ def test_a_user_message_left_without_a_reply_gets_a_note_and_keeps_its_text(stor
     note = {"role": "assistant", "content": NO_SAVED_REPLY}
     assert loaded == [msgs[0], msgs[1], note, msgs[2], msgs[3], msgs[4], note]
     roles = [m["role"] for m in loaded[1:]]
-    assert all(a != b for a, b in zip(roles, roles[1:]))
+    assert all(a != b for a, b in itertools.pairwise(roles))
 
 
 def test_a_summary_in_a_user_message_is_not_answered_with_a_note():
@@ -322,7 +323,7 @@ def test_two_stores_share_one_file_one_writer_per_session(tmp_path: Path):
         one, two = a.create_session("m", "/w"), b.create_session("m", "/w")
         a.append_message(one, {"role": "user", "content": "to one"})
         b.append_message(two, {"role": "user", "content": "to two"})
-        assert [m["content"] for m in b.load_transcript(one)][0] == "to one"  # reading needs no claim
+        assert next(m["content"] for m in b.load_transcript(one)) == "to one"  # reading needs no claim
         with pytest.raises(SessionBusy) as err:
             b.append_message(one, {"role": "assistant", "content": "from b"})
         assert f"session {one} is in use by pid {os.getpid()} (hermeslite)" in str(err.value)

@@ -154,7 +154,7 @@ def test_attach_goes_on_last_user_message_after_blank_line():
 
 def test_two_attachments_leave_exactly_one_snapshot_on_the_last_user_message():
     once = attach_snapshot(transcript(), SNAP1)
-    grown = once + [{"role": "user", "content": "third ask"}]
+    grown = [*once, {"role": "user", "content": "third ask"}]
     twice = attach_snapshot(grown, SNAP2)
     assert len(twice) == len(grown)
     dumped = json.dumps(twice)

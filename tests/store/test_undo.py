@@ -48,7 +48,7 @@ def session(store: SessionStore, messages: list[dict]) -> str:
 
 
 def test_undo_restores_the_transcript_exactly_followed_by_what_came_after(store: SessionStore):
-    before = [SYSTEM] + turns(10)
+    before = [SYSTEM, *turns(10)]
     sid = session(store, before)
     store.apply_compaction(sid, compacted(), {"r0000000001": before[1]})
     later = turns(2, start=10)
@@ -63,7 +63,7 @@ def test_undo_restores_the_transcript_exactly_followed_by_what_came_after(store:
 
 
 def test_only_the_latest_compaction_can_be_undone(store: SessionStore):
-    sid = session(store, [SYSTEM] + turns(10))
+    sid = session(store, [SYSTEM, *turns(10)])
     store.apply_compaction(sid, compacted("first"))
     second_before = compacted("first") + turns(3, start=20)
     for m in turns(3, start=20):
@@ -76,7 +76,7 @@ def test_only_the_latest_compaction_can_be_undone(store: SessionStore):
 
 def test_the_undo_point_survives_reopening_the_database(tmp_path: Path):
     path = tmp_path / "sessions.db"
-    before = [SYSTEM] + turns(4)
+    before = [SYSTEM, *turns(4)]
     with SessionStore(path) as first:
         sid = session(first, before)
         first.apply_compaction(sid, compacted())
@@ -87,7 +87,7 @@ def test_the_undo_point_survives_reopening_the_database(tmp_path: Path):
 
 def test_a_transcript_over_the_bound_is_not_kept_and_undo_says_why(store: SessionStore, monkeypatch):
     monkeypatch.setattr(undo, "UNDO_MAX_BYTES", 1024)
-    sid = session(store, [SYSTEM] + [{"role": "user", "content": "x" * 1500}, {"role": "assistant", "content": "y" * 1500}])
+    sid = session(store, [SYSTEM, {"role": "user", "content": "x" * 1500}, {"role": "assistant", "content": "y" * 1500}])
     store.apply_compaction(sid, compacted())
     assert generations(store, sid) == {store.generation(sid)}  # dropped as before the undo point existed
     point = store.undo_point(sid)
@@ -98,16 +98,16 @@ def test_a_transcript_over_the_bound_is_not_kept_and_undo_says_why(store: Sessio
 
 
 def test_a_rewrite_that_is_not_a_compaction_drops_the_undo_point(store: SessionStore):
-    sid = session(store, [SYSTEM] + turns(3))
+    sid = session(store, [SYSTEM, *turns(3)])
     store.apply_compaction(sid, compacted())
-    store.replace_transcript(sid, [SYSTEM] + turns(1))
+    store.replace_transcript(sid, [SYSTEM, *turns(1)])
     assert store.undo_point(sid) is None
     with pytest.raises(NothingToUndo):
         store.undo_compaction(sid)
 
 
 def test_an_edited_checkpoint_is_saved_in_place_and_undo_still_works(store: SessionStore):
-    before = [SYSTEM] + turns(5)
+    before = [SYSTEM, *turns(5)]
     sid = session(store, before)
     store.apply_compaction(sid, compacted())
     after = turns(1, start=50)
@@ -122,13 +122,13 @@ def test_an_edited_checkpoint_is_saved_in_place_and_undo_still_works(store: Sess
 
 
 def test_replacing_a_checkpoint_needs_one(store: SessionStore):
-    sid = session(store, [SYSTEM] + turns(1))
+    sid = session(store, [SYSTEM, *turns(1)])
     with pytest.raises(LookupError, match="no stored checkpoint"):
         store.replace_checkpoint(sid, summary_message("user", "x", {}))
 
 
 def test_a_seeded_session_records_its_parent_and_inherits_only_referenced_originals(store: SessionStore):
-    parent = session(store, [SYSTEM] + turns(2))
+    parent = session(store, [SYSTEM, *turns(2)])
     store.archive(parent, {"r00000000aa": {"role": "tool", "content": "kept original"},
                            "r00000000bb": {"role": "tool", "content": "not referenced"}})
     child = store.create_session("m", "/w", parent_id=parent)

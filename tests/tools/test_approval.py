@@ -23,7 +23,7 @@ COLUMNS = [("ask", True), ("ask", False), ("auto", True), ("auto", False), ("den
 
 @pytest.mark.parametrize("risk", list(Risk))
 def test_decision_table(risk):
-    for (mode, sandbox), expected in zip(COLUMNS, TABLE[risk]):
+    for (mode, sandbox), expected in zip(COLUMNS, TABLE[risk], strict=True):
         decided = plan(risk, mode, sandbox)
         action, _, confined = expected.partition("+")
         assert decided.action is Action(action), (risk, mode, sandbox)

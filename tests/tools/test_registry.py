@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+from typing import Any, ClassVar
 
 import pytest
 
@@ -12,7 +13,7 @@ from hermeslite.tools.registry import ToolRegistry, default_registry, validate
 class Echo:
     name = "echo"
     description = "Return the arguments."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "text": {"type": "string"},
@@ -35,7 +36,7 @@ class Echo:
 class Broken:
     name = "broken"
     description = "Always fails."
-    parameters = {"type": "object", "properties": {}}
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     def __init__(self, exc):
         self.exc = exc

@@ -543,7 +543,8 @@ def test_a_long_line_is_judged_quickly(boundary: Boundary):
     assert time.perf_counter() - start < 2
 
 
-SHELL_PIECES = list("ab ~/$(){}[]<>|&;'\"`\\\n#=*?!-.0123456789") + [
+SHELL_PIECES = [
+    *"ab ~/$(){}[]<>|&;'\"`\\\n#=*?!-.0123456789",
     "rm ", "cd ", "<<", "<<EOF\n", "EOF", "$(", "${", "bash -c ", "find ", " -exec ", "xargs ", "for ", "do ",
     "done", "if ", "then ", "fi", "case ", " in ", ";;", "esac", "eval ", "\\\n", "$'", "<(", "[[ ", "]]"]
 

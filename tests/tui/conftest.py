@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tui.app import HermesApp
-from tests.server import Reply, ScriptedServer, scripted_server  # noqa: F401  (fixture re-export)
+from tests.server import Reply, ScriptedServer
 from tests.summary_requests import is_summary_request
 
 MODEL = "openai/test-model"

@@ -7,6 +7,7 @@ path, so the numbers on screen are the ones its prompt cache billed.
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from hermeslite.config import ModelConfig
@@ -14,7 +15,7 @@ from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.message import NoteLine
-from tests.fake_anthropic import FakeAnthropic, Reply, fake_anthropic  # noqa: F401  (fixture)
+from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.summary_requests import is_summary_request
 from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle
 from tests.tui.screen import screen_text

@@ -28,7 +28,7 @@ async def test_the_meter_shows_tokens_threshold_percent_and_window(make_app, scr
         await send(pilot, "hello")
         meter = app.query_one(PressureMeter)
         assert str(meter.content) == "21k / 50k tokens · 42% · ▰▰▰▰▱▱▱▱▱▱ · window 100k"
-        assert meter.has_class("-normal") and not app.query_one(WarningBar).visible
+        assert meter.has_class("-normal") and not app.query_one(WarningBar).is_shown
 
 
 async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app, scripted_server):
@@ -38,10 +38,10 @@ async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app
         await ready(pilot)
         await chat(pilot, 6)
         bar, meter = app.query_one(WarningBar), app.query_one(PressureMeter)
-        assert not bar.visible and bar.styles.display == "none"
+        assert not bar.is_shown and bar.styles.display == "none"
         scripted_server.enqueue(Reply.text("noted", usage=(44_000, 5)))   # 88% of the 50k threshold
         await send(pilot, "one more")
-        assert bar.visible and bar.has_class("-warning") and bar.styles.display == "block"
+        assert bar.is_shown and bar.has_class("-warning") and bar.styles.display == "block"
         assert str(bar.content) == ("Context 88% of the way to compaction (44k / 50k tokens)"
                                     " - /compress [focus] to compact now")
         assert meter.has_class("-warning")
@@ -50,7 +50,7 @@ async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app
         await send(pilot, "and another")
         assert bar.has_class("-critical") and not bar.has_class("-warning") and meter.has_class("-critical")
         await send(pilot, "/compress")
-        assert not bar.visible and bar.styles.display == "none"
+        assert not bar.is_shown and bar.styles.display == "none"
         assert meter.has_class("-normal")
         assert "of the way to compaction" not in screen_text(app)
 
@@ -67,7 +67,7 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         assert len(summary_requests) == 1
         assert '"database schema"' in summary_instruction(summary_requests[0])
         card = app.chat.query_one(CompactionCard)
-        assert card.state == "done" and card.trigger == "manual" and card.focus == "database schema"
+        assert card.state == "done" and card.trigger == "manual" and card.focus_topic == "database schema"
         text = screen_text(app)
         assert f"⟳ compaction · manual · {before} → {len(app.host.agent.messages)} messages" in text
         assert "focus: database schema" not in text and card.details.collapsed     # one line until opened

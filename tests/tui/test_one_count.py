@@ -48,9 +48,9 @@ async def test_meter_warning_bar_context_and_card_agree(make_app, scripted_serve
         bar = app.query_one(WarningBar)
         for n in range(12):
             await send(pilot, f"turn {n}: {FILLER}")
-            if bar.visible:
+            if bar.is_shown:
                 break
-        assert bar.visible and not app.chat.query(CompactionCard)
+        assert bar.is_shown and not app.chat.query(CompactionCard)
         shown, percent = meter_reading(app)
         assert shown == format_token_count(app.host.agent.request_tokens())
         assert f"Context {percent}% of the way to compaction ({shown} / " in str(bar.content)
@@ -67,7 +67,7 @@ async def test_meter_warning_bar_context_and_card_agree(make_app, scripted_serve
         before, after = re.search(r"~(\S+) → ~(\S+) tokens", title).groups()
         assert before == shown
         shown_after, percent_after = meter_reading(app)
-        assert shown_after == after and percent_after < 100 and not bar.visible
+        assert shown_after == after and percent_after < 100 and not bar.is_shown
         text = await context_text(pilot)
         assert re.search(rf"next request +{re.escape(after)} ", text)
         assert "all estimated (rewritten since last report)" in text

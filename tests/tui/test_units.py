@@ -7,24 +7,32 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
+from textual_autocomplete import TargetState
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.agent.request_size import RequestTokens
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
-from hermeslite.tui import commands, views
-from hermeslite.tui.feed import MAX_SLICE, EventFeed
 from hermeslite.display import key_argument, plural
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui.format import (bar, checkpoint_markdown, format_token_count, pressure_line, preview, result_summary,
-                                   short_path, warning_text)
-from hermeslite.tui.widgets.activity import retry_status
+from hermeslite.tui import commands, views
+from hermeslite.tui.feed import MAX_SLICE, EventFeed
+from hermeslite.tui.format import (
+    bar,
+    checkpoint_markdown,
+    format_token_count,
+    pressure_line,
+    preview,
+    result_summary,
+    short_path,
+    warning_text,
+)
 from hermeslite.tui.gcpause import GcPause
+from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
 from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point
 from hermeslite.tui.widgets.slash_complete import search_string
-from textual_autocomplete import TargetState
 
 
 def test_token_counts_read_like_the_headless_printer():

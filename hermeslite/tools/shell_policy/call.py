@@ -6,13 +6,14 @@ inner commands (`find -exec`, `xargs`, `bash -c`) back to the walker.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 from hermeslite.tools.shell_policy.expand import Field, State, escape
-from hermeslite.tools.shell_policy.tokens import Sub
 from hermeslite.tools.shell_policy.options import Options, parse_options
 from hermeslite.tools.shell_policy.paths import Paths
+from hermeslite.tools.shell_policy.tokens import Sub
 from hermeslite.tools.shell_policy.verdict import Risk, Verdict
 
 

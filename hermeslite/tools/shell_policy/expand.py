@@ -10,6 +10,7 @@ the judge treats such a path as unprovable.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -72,7 +73,7 @@ class Field:
     procsub: Sub | None = None  # the `<(cmd)` this argument stands for
     subs: tuple[Sub, ...] = ()  # command substitutions whose output is in the text
 
-    def suffix(self, start: int) -> "Field":
+    def suffix(self, start: int) -> Field:
         """The field without its first `start` characters (`-ofile` -> `file`); option letters need no escaping."""
         pattern = self.pattern[start:] if self.pattern is not None and self.pattern[:start] == self.text[:start] else None
         return replace(self, text=self.text[start:], pattern=pattern,
@@ -94,7 +95,7 @@ class State:
     dirstack: list[tuple[Path | None, ...]] = field(default_factory=list)
     downloaded: set[Path] = field(default_factory=set)  # files curl/wget wrote earlier in the line
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         return State(self.cwds, dict(self.vars), self.fallback, self.oldpwd, list(self.dirstack), set(self.downloaded))
 
     def lookup(self, name: str) -> Value | None:
@@ -143,13 +144,13 @@ def _sub_words(sub: Sub) -> list[str] | None:
 
 def is_pwd(sub: Sub) -> bool:
     """`$(pwd)`: the one command substitution whose output the judge knows."""
-    words = _sub_words(sub)
+    words = _sub_words(sub) or []
     return bool(words) and words[0] == "pwd" and all(w in ("-P", "-L") for w in words[1:])
 
 
 def is_wordlike(sub: Sub) -> bool:
     """`$(date +%F)`, `$(whoami)`: output that never holds a `/`, so it cannot lead out of a directory."""
-    words = _sub_words(sub)
+    words = _sub_words(sub) or []
     return bool(words) and words[0] in WORDLIKE_COMMANDS and not any("/" in w for w in words[1:])
 
 
@@ -164,7 +165,7 @@ class _Builder:
         self.pattern.append(pattern)
         self.text.append(text)
 
-    def fork(self) -> "_Builder":
+    def fork(self) -> _Builder:
         return _Builder(list(self.pattern), list(self.text), self.unknown, self.quoted)
 
 
@@ -215,9 +216,9 @@ def _add_part(builders: list[_Builder], index: int, part: Part, state: State, sp
             b.add("/dev/fd/63", "/dev/fd/63")
         return builders
     if isinstance(part, Sub):
-        value = (_dirs_value(state.cwds) if is_pwd(part) else
-                 Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
-        return _with_value(builders, value, part.quoted, split, part.raw)
+        output = (_dirs_value(state.cwds) if is_pwd(part) else
+                  Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
+        return _with_value(builders, output, part.quoted, split, part.raw)
     if isinstance(part, Arith):
         for b in builders:
             b.add("0", "0")
@@ -286,8 +287,8 @@ def _expand_braces(pattern: str, out: list[str]) -> None:
         if end is None:
             break
         if commas:
-            bounds = [start] + commas + [end]
-            for left, right in zip(bounds, bounds[1:]):
+            bounds = [start, *commas, end]
+            for left, right in itertools.pairwise(bounds):
                 _expand_braces(pattern[:start] + pattern[left + 1:right] + pattern[end + 1:], out)
             return
         if ".." in pattern[start + 1:end] and "/" not in pattern[start + 1:end]:
@@ -313,7 +314,8 @@ def _unescaped(pattern: str, char: str, start: int) -> int | None:
 
 def _brace_end(pattern: str, start: int) -> tuple[int | None, list[int]]:
     """The `}` closing the `{` at `start` and the top-level commas between them."""
-    depth, commas, i = 0, [], start
+    commas: list[int] = []
+    depth, i = 0, start
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":

@@ -13,7 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermeslite.tools.shell_policy.tokens import (
-    Arith, Array, HereDoc, Lit, Op, Param, ParseError, Part, Redir, Sub, Token, Word,
+    Arith,
+    Array,
+    HereDoc,
+    Lit,
+    Op,
+    Param,
+    ParseError,
+    Part,
+    Redir,
+    Sub,
+    Token,
+    Word,
 )
 
 OPERATOR_CHARS = frozenset(";&|()<>\n")
@@ -48,7 +59,8 @@ class _Lexer:
         if depth > MAX_DEPTH:
             raise ParseError("nested too deeply")
         text, n = self.text, len(self.text)
-        self.pos, tokens, parens = start, [], 0
+        tokens: list[Token] = []
+        self.pos, parens = start, 0
         while self.pos < n:
             c = text[self.pos]
             if c in " \t\r":
@@ -286,7 +298,7 @@ class _Lexer:
                 name = body[:i] if i else body[:1]
                 break
         rest = body[len(name):]
-        if not name or body.startswith("#") and len(body) > 1 or body.startswith("!"):
+        if not name or (body.startswith("#") and len(body) > 1) or body.startswith("!"):
             return Param("#" if body.startswith("#") and len(body) > 1 else "", quoted, raw, plain=False, subs=subs)
         # ${X:-d} ${X-d} ${X:=d} ${X:?m}: when X is known these are X's value.
         plain = rest == "" or rest[:2] in (":-", ":=", ":?") or rest[:1] in ("-", "=", "?")

@@ -37,7 +37,7 @@ class Simple:
 class Block:
     """`( ... )` (a subshell) or `{ ... }`, `if`, `while`, `until`, `case` (the current shell)."""
 
-    body: "Script"
+    body: Script
     subshell: bool
     redirects: list[Redirect] = field(default_factory=list)
     expanded: list[Word] = field(default_factory=list)  # words expanded before the body runs (`case` subject)
@@ -49,7 +49,7 @@ class Loop:
 
     var: str
     items: list[Word] | None
-    body: "Script"
+    body: Script
     redirects: list[Redirect] = field(default_factory=list)
     expanded: list[Word] = field(default_factory=list)  # the words of `for ((...))`
 
@@ -57,7 +57,7 @@ class Loop:
 @dataclass
 class Function:
     name: str
-    body: "Node"
+    body: Node
 
 
 Node = Simple | Block | Loop | Function
@@ -218,6 +218,7 @@ class _Parser:
     def loop(self) -> Loop:
         self.pos += 1
         expanded: list[Word] = []
+        items: list[Word] | None
         if self.op() == "(":  # for ((i=0; i<n; i++)): no variable the judge can follow
             while self.peek() is not None and self.keyword() != "do":
                 expanded += self._words(1)
@@ -229,8 +230,8 @@ class _Parser:
             if self.keyword() == "in":
                 self.pos += 1
                 items = []
-                while isinstance(self.peek(), Word):
-                    items.append(self.peek())  # type: ignore[arg-type]
+                while isinstance(word := self.peek(), Word):
+                    items.append(word)
                     self.pos += 1
         body = self.script(frozenset({"done"}), frozenset())
         self.expect_keyword("done")

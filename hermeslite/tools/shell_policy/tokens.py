@@ -27,14 +27,14 @@ class Param:
     quoted: bool
     raw: str
     plain: bool = True
-    subs: tuple["Sub", ...] = ()  # substitutions inside `${X:-$(cmd)}`, which run
+    subs: tuple[Sub, ...] = ()  # substitutions inside `${X:-$(cmd)}`, which run
 
 
 @dataclass(frozen=True)
 class Sub:
     """`$(...)`, backticks, `<(...)` or `>(...)`: a command that runs; kind is its opening."""
 
-    tokens: tuple["Token", ...]
+    tokens: tuple[Token, ...]
     quoted: bool
     kind: str
     raw: str
@@ -50,7 +50,7 @@ class Arith:
 class Array:
     """`NAME=(a b c)`: an array value, unknown to the judge; its words may hold substitutions."""
 
-    tokens: tuple["Token", ...]
+    tokens: tuple[Token, ...]
 
 
 Part = Lit | Param | Sub | Arith | Array

@@ -88,7 +88,7 @@ class Verdict:
 ORDINARY = Verdict(Risk.ORDINARY)
 
 
-def worst(verdicts: "list[Verdict] | tuple[Verdict, ...]") -> Verdict:
+def worst(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
     """The most serious verdict; the first one wins a tie, so reasons follow the command's order."""
     best = ORDINARY
     for verdict in verdicts:

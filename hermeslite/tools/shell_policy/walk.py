@@ -42,7 +42,7 @@ class Walker:
         return worst(self.verdicts)
 
     def start_state(self) -> State:
-        known = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
+        known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
         known["HOME"] = Value((escape(str(self.boundary.home)),))
         return State(cwds=(self.boundary.cwd,), vars=known)
 
@@ -100,7 +100,7 @@ class Walker:
     def script(self, script: Script, state: State, stdin: Stdin) -> None:
         for item in script:
             st = state.copy() if item.background else state
-            for op, pipeline in zip(item.ops, item.pipelines):
+            for op, pipeline in zip(item.ops, item.pipelines, strict=False):
                 if op == "||":
                     st.settle()
                 self.pipeline(pipeline.commands, st, stdin)

@@ -12,9 +12,10 @@ question never lingers over the chat.
 from __future__ import annotations
 
 import asyncio
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -26,7 +27,7 @@ ONCE, SESSION, DENY = "once", "session", "deny"
 
 
 class ApprovalScreen(ModalScreen[str]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "choose('once')", "Allow once"),
         Binding("a", "choose('session')", "Allow for session"),
         Binding("n,escape", "choose('deny')", "Deny"),

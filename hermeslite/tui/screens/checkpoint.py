@@ -9,10 +9,11 @@ above it, so nothing the user wrote is lost.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -24,7 +25,7 @@ Save = Callable[[str], "str | None"]   # the edited text -> why it was refused, 
 class CheckpointViewer(ModalScreen[str | None]):
     """Dismissed with "edit" when the user asks to edit, else None."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("c", "copy", "Copy"),
         Binding("e", "edit", "Edit"),
@@ -55,7 +56,7 @@ class CheckpointViewer(ModalScreen[str | None]):
 class CheckpointEditor(ModalScreen[bool]):
     """Dismissed with True once `save` accepted the text, False when the user gave up."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("escape", "cancel", "Cancel"),
     ]

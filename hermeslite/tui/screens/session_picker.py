@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -28,7 +29,7 @@ def session_label(info, current: str | None) -> Content:
 
 
 class SessionPicker(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
     def __init__(self, sessions: list, current: str | None) -> None:
         super().__init__()

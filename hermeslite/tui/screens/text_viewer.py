@@ -6,8 +6,10 @@ conversation, and the model never sees them. Escape or q closes it.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -17,7 +19,7 @@ from hermeslite.display import neutralize
 
 
 class TextViewer(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close")]
 
     def __init__(self, title: str, body: str | Content) -> None:
         super().__init__()

@@ -14,6 +14,8 @@ leaves the user typing into nothing. Keys that scroll reach it from the input.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -21,6 +23,9 @@ from textual.widgets import Collapsible
 
 from .message import AssistantMessage, ErrorLine, NoteLine, UserMessage
 from .tool_panel import ToolPanel
+
+if TYPE_CHECKING:
+    from .compaction_card import CompactionCard
 
 
 class ChatView(VerticalScroll, can_focus=False):
@@ -30,7 +35,7 @@ class ChatView(VerticalScroll, can_focus=False):
         super().__init__(id=id)
         self.reply: AssistantMessage | None = None
         self.tools: dict[str, ToolPanel] = {}
-        self.card = None                 # the CompactionCard in progress
+        self.card: CompactionCard | None = None   # the one in progress
         self.following = True            # at the bottom when the content last grew
 
     def on_mount(self) -> None:
@@ -104,7 +109,7 @@ class ChatView(VerticalScroll, can_focus=False):
             panel.finish(content, is_error, exit_code)
 
     async def compaction_started(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
-        from .compaction_card import CompactionCard   # Markdown inside: not needed for the first frame
+        from .compaction_card import CompactionCard  # Markdown inside: not needed for the first frame
 
         await self.end_reply()
         self.card = CompactionCard(trigger, focus, messages, tokens)
@@ -148,7 +153,8 @@ class ChatView(VerticalScroll, can_focus=False):
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         """An opened panel or card is shown from its first line: following the end would scroll
         a long checkpoint's beginning out of sight."""
-        item = next((node for node in event.collapsible.ancestors_with_self if node.parent is self), None)
+        item = next((node for node in event.collapsible.ancestors_with_self
+                     if isinstance(node, Widget) and node.parent is self), None)
         if item is None:
             return
 

@@ -63,10 +63,10 @@ class CompactionCard(Vertical):
     def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
-        self.focus = neutralize(focus) if focus else focus
+        self.focus_topic = neutralize(focus) if focus else focus   # not `focus`: that is Widget.focus()
         self.state = "running"
         self.details: Collapsible | None = None
-        self._spinner = Spinner(started_text(messages, tokens, self.focus), classes="compaction-status")
+        self._spinner = Spinner(started_text(messages, tokens, self.focus_topic), classes="compaction-status")
 
     def compose(self) -> ComposeResult:
         yield self._spinner
@@ -81,8 +81,8 @@ class CompactionCard(Vertical):
         state, lines = outcome_lines(result, tokens_before, tokens_after)
         lines = [neutralize(line) for line in lines]   # they can quote a provider's error
         self._set_state(state)
-        if self.focus:
-            lines.append(f"focus: {self.focus}")
+        if self.focus_topic:
+            lines.append(f"focus: {self.focus_topic}")
         if usage is not None and usage.requests:
             lines.append(compaction_cost(usage))
         body: list = [Static(Content(line), classes="compaction-line") for line in lines[1:]]
@@ -93,7 +93,7 @@ class CompactionCard(Vertical):
         if not body:
             body.append(Static(Content("Nothing more to show."), classes="compaction-line"))
         title = f"{MARKS[state]} compaction · {self.trigger} · {lines[0]}"
-        self.details = Collapsible(*body, title=Content(title), collapsed=True)
+        self.details = Collapsible(*body, title=Content(title), collapsed=True)  # type: ignore[arg-type]  # Content, not str: no markup in the title
         await self._spinner.remove()
         await self.mount(self.details)
         self.details.query_one(CollapsibleTitle).can_focus = False

@@ -51,7 +51,7 @@ class FrozenMarkdown(Widget):
     class Thaw(Message):
         """Asks the parent to replace this widget with live Markdown again."""
 
-        def __init__(self, frozen: "FrozenMarkdown") -> None:
+        def __init__(self, frozen: FrozenMarkdown) -> None:
             super().__init__()
             self.frozen = frozen
 
@@ -83,25 +83,26 @@ class FrozenMarkdown(Widget):
             self.post_message(self.Thaw(self))
 
 
-async def freeze(markdown: "Markdown") -> FrozenMarkdown | None:
+async def freeze(markdown: Markdown) -> FrozenMarkdown | None:
     """Swap a laid-out Markdown widget for its frozen twin; None (and no change) when it cannot be."""
-    if not markdown.is_attached or markdown.parent is None:
+    parent = markdown.parent
+    if not markdown.is_attached or not isinstance(parent, Widget):
         return None
     lines = render_to_lines(markdown)
     if lines is None:
         return None
     frozen = FrozenMarkdown(markdown.source, lines, markdown.region.width)
-    await markdown.parent.mount(frozen, before=markdown)
+    await parent.mount(frozen, before=markdown)
     await markdown.remove()
     return frozen
 
 
-async def thaw(frozen: FrozenMarkdown) -> "Markdown":
+async def thaw(frozen: FrozenMarkdown) -> Markdown:
     """Swap a frozen widget for live Markdown (after a resize or a theme change)."""
     from textual.widgets import Markdown
 
     live = Markdown(frozen.source)
-    if frozen.parent is not None:
+    if isinstance(frozen.parent, Widget):
         await frozen.parent.mount(live, before=frozen)
     await frozen.remove()
     return live

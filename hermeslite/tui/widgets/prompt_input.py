@@ -13,12 +13,15 @@ the cursor through a few lines of draft.
 from __future__ import annotations
 
 import time
-
-from typing import Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+
+if TYPE_CHECKING:
+    from .slash_complete import SlashComplete
 
 PLACEHOLDER = "Message hermeslite · / for commands · Shift+Enter or Ctrl+J for a new line"
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
@@ -44,7 +47,7 @@ class PromptInput(TextArea):
         self.sent: list[str] = list(sent or [])
         self._position = len(self.sent)   # == len(history): editing the draft
         self._draft = ""
-        self.completer = None                 # a SlashComplete, set by the app
+        self.completer: SlashComplete | None = None   # set by the app
         self.unqueue: Callable[[], str | None] | None = None   # takes back the newest queued message
         self.last_key = 0.0                   # monotonic time of the last key press (idle detection)
 
@@ -58,7 +61,7 @@ class PromptInput(TextArea):
 
     def _handled(self, key: str) -> bool:
         completer = self.completer
-        if completer is not None and completer.handle_key(key):
+        if completer is not None and completer.take_key(key):
             if key == "enter" and not self.text.endswith(" "):
                 self.submit()                 # a command without arguments runs at once
             return True

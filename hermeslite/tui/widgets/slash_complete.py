@@ -14,7 +14,7 @@ the input because the input lives at the bottom of the screen.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.geometry import Offset, Region, Spacing
@@ -108,7 +108,7 @@ class SlashComplete(AutoComplete):
     def open(self) -> bool:
         return bool(self.display) and self.option_list.option_count > 0
 
-    def handle_key(self, key: str) -> bool:
+    def take_key(self, key: str) -> bool:
         """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used.
 
         Enter on a whole command name sends it: "/compress" also fuzzily matches

@@ -6,6 +6,7 @@ It stops itself when the work ends, and apps can switch every spinner off
 
 from __future__ import annotations
 
+from textual.timer import Timer
 from textual.widgets import Static
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -19,7 +20,7 @@ class Spinner(Static):
         super().__init__(label, markup=False, classes=classes)
         self.label = label
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._render_frame()

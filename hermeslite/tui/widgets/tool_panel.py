@@ -11,6 +11,7 @@ keyboard focus (see chat_view.py).
 from __future__ import annotations
 
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
@@ -29,9 +30,9 @@ class ToolPanel(Collapsible):
         self.argument = key_argument(arguments)
         self.state = "running"          # running | ok | error | cancelled
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._body = Static("", markup=False, classes="tool-output")
-        super().__init__(self._body, title=self._label(FRAMES[0]), collapsed=collapsed, classes="-running")
+        super().__init__(self._body, title=self._label(FRAMES[0]), collapsed=collapsed, classes="-running")  # type: ignore[arg-type]  # Content, not str: no markup in the title
 
     def on_mount(self) -> None:
         self.query_one(CollapsibleTitle).can_focus = False

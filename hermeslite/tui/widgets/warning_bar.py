@@ -26,5 +26,5 @@ class WarningBar(Static):
             self.update(warning_text(pressure.tokens, pressure.threshold))
 
     @property
-    def visible(self) -> bool:
+    def is_shown(self) -> bool:
         return self.level != "normal"

@@ -1,0 +1,1 @@
+"""The agent: the turn loop, compression triggers, memory flush, and the events front ends subscribe to."""
