@@ -271,7 +271,7 @@ def format_settings(settings: Settings) -> str:
 
 def _section_classes() -> dict[str, type]:
     """Section name -> section dataclass, read off `Settings` so there is no second list to update."""
-    return {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]
+    return {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]  # every Settings field is a section with a default_factory
 
 
 def _settings_from(data: Any, path: Path, warnings: list[str]) -> Settings:

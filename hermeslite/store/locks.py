@@ -27,7 +27,7 @@ from .errors import StoreError, from_os_error
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: locking is skipped
 
 PROGRAM = "hermeslite"
 

@@ -33,7 +33,7 @@ from hermeslite.paths import data_dir, ensure_dir
 try:  # POSIX; elsewhere edits are serialized within this process only
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: locking is skipped
 
 ENTRY_DELIMITER = "\n§\n"
 LOCK_NAME = ".memory.lock"

@@ -71,9 +71,9 @@ class MemoryTool:
         content = args.get("content")
         old_text = args.get("old_text")
         if action == "add":
-            return self.store.add(target, content)  # type: ignore[arg-type]
+            return self.store.add(target, content)  # type: ignore[arg-type]  # the model's values: the store rejects bad ones
         if action == "replace":
-            return self.store.replace(target, old_text, content)  # type: ignore[arg-type]
+            return self.store.replace(target, old_text, content)  # type: ignore[arg-type]  # the model's values: the store rejects bad ones
         if action == "remove":
-            return self.store.remove(target, old_text)  # type: ignore[arg-type]
+            return self.store.remove(target, old_text)  # type: ignore[arg-type]  # the model's values: the store rejects bad ones
         return MemoryResult(False, f"unknown action {action!r}: use add, replace or remove.")

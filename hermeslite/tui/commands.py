@@ -73,7 +73,7 @@ def closest(name: str) -> str | None:
     if len(prefixed) == 1:
         return prefixed[0]
     match = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
-    return (lookup(match[0]).name if match else None)  # type: ignore[union-attr]
+    return (lookup(match[0]).name if match else None)  # type: ignore[union-attr]  # a close match is a name or alias, so it looks up
 
 
 def is_command(text: str) -> bool:

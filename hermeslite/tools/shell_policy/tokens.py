@@ -72,7 +72,7 @@ class Word:
     def literal(self) -> str | None:
         """The word's text when it is made of literal parts only."""
         if all(isinstance(p, Lit) for p in self.parts):
-            return "".join(p.text for p in self.parts)  # type: ignore[union-attr]
+            return "".join(p.text for p in self.parts if isinstance(p, Lit))
         return None
 
     @property

@@ -49,7 +49,7 @@ class CheckpointViewer(ModalScreen[str | None]):
     def action_edit(self) -> None:
         self.dismiss("edit")
 
-    def action_dismiss(self, result: str | None = None) -> None:  # type: ignore[override]
+    def action_dismiss(self, result: str | None = None) -> None:  # type: ignore[override]  # the editor dismisses with its text or None
         self.dismiss(result)
 
 

@@ -33,5 +33,5 @@ class TextViewer(ModalScreen[None]):
                 yield Static(self.body, id="viewer-text")
             yield Static("Esc or q to close", id="viewer-hint")
 
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]  # the viewer dismisses with no result
         self.dismiss(result)

@@ -45,14 +45,14 @@ def search_string(state: TargetState) -> str | None:
 
 class SlashComplete(AutoComplete):
     def __init__(self, target: TextArea, entries: Callable[[], list[Entry]]) -> None:
-        super().__init__(target, candidates=None, id="slash-complete")  # type: ignore[arg-type]
+        super().__init__(target, candidates=None, id="slash-complete")  # type: ignore[arg-type]  # a TextArea target, where the library types an Input
         self._entries = entries
 
     # -- the target is a TextArea --------------------------------------------
 
     @property
-    def target(self) -> TextArea:  # type: ignore[override]
-        return self._target  # type: ignore[return-value]
+    def target(self) -> TextArea:  # type: ignore[override]  # the TextArea given to __init__
+        return self._target  # type: ignore[return-value]  # the TextArea given to __init__
 
     def _get_target_state(self) -> TargetState:
         row, column = self.target.cursor_location

@@ -47,7 +47,7 @@ class ToolPanel(Collapsible):
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(FRAMES)
-        self.title = self._label(FRAMES[self._frame])  # type: ignore[assignment]
+        self.title = self._label(FRAMES[self._frame])  # type: ignore[assignment]  # Content, not str: no markup in the title
 
     def _end(self, state: str, mark: str, outcome: str, body: str) -> None:
         if self._timer is not None:
@@ -56,7 +56,7 @@ class ToolPanel(Collapsible):
         self.remove_class(f"-{self.state}")
         self.add_class(f"-{state}")
         self.state = state
-        self.title = self._label(mark, outcome)  # type: ignore[assignment]
+        self.title = self._label(mark, outcome)  # type: ignore[assignment]  # Content, not str: no markup in the title
         self._body.update(Content(neutralize(body)))
 
     def finish(self, content: str, is_error: bool, exit_code: int | None) -> None:
