@@ -65,11 +65,11 @@ class SlashComplete(OptionList, can_focus=False):
         self._shown: list[Entry] = []
 
     def on_mount(self) -> None:
-        self.target.message_signal.subscribe(self, self._on_target_message)
+        self.target.message_signal.subscribe(self, self._target_message)
         self.watch(self.target, "selection", self.refresh_matches)
         self.watch(self.target, "has_focus", lambda focused: None if focused else self.close())
 
-    def _on_target_message(self, message: Message) -> None:
+    def _target_message(self, message: Message) -> None:
         if isinstance(message, TextArea.Changed):
             self.refresh_matches()
 
