@@ -23,8 +23,7 @@ from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
 from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point
-from hermeslite.tui.widgets.slash_complete import search_string
-from textual_autocomplete import TargetState
+from hermeslite.tui.widgets.slash_complete import matches, search_string
 
 
 def test_token_counts_read_like_the_headless_printer():
@@ -113,9 +112,17 @@ def test_every_command_has_help_and_appears_everywhere():
 
 
 def test_dropdown_only_for_a_bare_slash_word():
-    assert search_string(TargetState("/comp", 5)) == "/comp"
-    assert search_string(TargetState("/compress db", 12)) is None
-    assert search_string(TargetState("hello", 5)) is None
+    assert search_string("/comp") == "/comp"
+    assert search_string("/compress db") is None
+    assert search_string("hello") is None
+    assert search_string("/comp\nmore") is None
+
+
+def test_dropdown_lists_prefix_matches_before_fuzzy_ones():
+    entries = [("/uncompress", "", "undo"), ("/context", "", "tokens"), ("/compress", "[focus]", "compact")]
+    assert [e[0] for e in matches("/co", entries)] == ["/context", "/compress", "/uncompress"]
+    assert [e[0] for e in matches("/COMPRESS", entries)] == ["/compress", "/uncompress"]
+    assert matches("/zz", entries) == []
 
 
 def test_context_view_marks_the_threshold():
