@@ -98,8 +98,8 @@ def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
                       input="/help\nhello\n/compress database schema\n/bogus\n/quit\n")
     assert done.returncode == 0, done.stderr
     assert "hello back" in done.stdout
-    assert "/compress [focus]" in done.stderr
-    assert "unknown command /bogus" in done.stderr
+    assert "/compress [--preview] [focus]" in done.stderr
+    assert "Unknown command /bogus" in done.stderr
     assert "compressing (manual)" in done.stderr and "focus: database schema" in done.stderr
 
 

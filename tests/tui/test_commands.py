@@ -50,7 +50,7 @@ async def test_a_path_is_a_message_not_a_command(make_app, scripted_server):
 
 
 async def test_help_lists_every_command_and_the_keys(make_app):
-    from hermeslite.tui.commands import REGISTRY
+    from hermeslite.commands.registry import REGISTRY
 
     app = make_app()
     async with app.run_test(size=(100, 60)) as pilot:

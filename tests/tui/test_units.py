@@ -13,12 +13,14 @@ from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.agent.request_size import RequestTokens
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
-from hermeslite.tui import commands, views
+from hermeslite.commands import views
+from hermeslite.commands.registry import TUI, UnknownCommand, is_command, parse
+from hermeslite.tui import commands
+from hermeslite.tui.views import help_view
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
-from hermeslite.display import key_argument, plural
+from hermeslite.display import bar, format_token_count, key_argument, plural, short_path
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui.format import (bar, checkpoint_markdown, format_token_count, pressure_line, preview, result_summary,
-                                   short_path, warning_text)
+from hermeslite.tui.format import checkpoint_markdown, pressure_line, preview, result_summary, warning_text
 from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.gcpause import GcPause
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
@@ -85,18 +87,18 @@ def test_a_retry_reads_as_a_countdown():
 
 
 def test_commands_parse_and_suggest():
-    cmd, args = commands.parse("/compress  database schema ")
+    cmd, args = parse("/compress  database schema ", TUI)
     assert cmd.name == "compress" and args == "database schema"
-    assert commands.parse("/exit")[0].name == "quit"
-    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /compress\?"):
-        commands.parse("/comprss")
-    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /context\?"):
-        commands.parse("/contxt")
-    with pytest.raises(commands.UnknownCommand) as caught:
-        commands.parse("/zzzzzz")
+    assert parse("/exit", TUI)[0].name == "quit"
+    with pytest.raises(UnknownCommand, match=r"Did you mean /compress\?"):
+        parse("/comprss", TUI)
+    with pytest.raises(UnknownCommand, match=r"Did you mean /context\?"):
+        parse("/contxt", TUI)
+    with pytest.raises(UnknownCommand) as caught:
+        parse("/zzzzzz", TUI)
     assert "Did you mean" not in str(caught.value) and "/help" in str(caught.value)
-    assert commands.is_command("/help") and not commands.is_command("/etc/hosts is empty")
-    assert not commands.is_command("hello /help")
+    assert is_command("/help") and not is_command("/etc/hosts is empty")
+    assert not is_command("hello /help")
 
 
 def test_every_command_has_help_and_appears_everywhere():
@@ -104,7 +106,7 @@ def test_every_command_has_help_and_appears_everywhere():
     assert names == {"/compress", "/uncompress", "/summary", "/handoff", "/context", "/recall", "/new", "/resume",
                      "/sessions", "/memory", "/todo", "/model", "/help", "/quit"}
     assert all(help for _, _, help in commands.entries())
-    text = views.help_view(commands.help_entries())
+    text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
     assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
