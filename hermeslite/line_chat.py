@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class LineChat:
-    def __init__(self, agent: "Agent", settings: Settings, store: SessionStore, out: TextIO, err: TextIO) -> None:
+    def __init__(self, agent: Agent, settings: Settings, store: SessionStore, out: TextIO, err: TextIO) -> None:
         self.agent = agent
         self.settings = settings
         self.store = store
@@ -77,14 +77,15 @@ class LineChat:
             self.say(text)
         self.failed = True
 
-    def open_session(self, session_id: str | None) -> "Agent":
+    def open_session(self, session_id: str | None) -> Agent:
         """Go on with `session_id` (None: a new session) on the same model, printer and store."""
         from hermeslite.agent.factory import build_agent
 
         old = self.agent
         old.discard_if_unused()
-        agent = build_agent(replace(self.settings, model=self.model_cfg), cwd=old.deps.cwd, interactive=False, session_id=session_id,
-                            store=self.store, llm=old.deps.llm)
+        settings = replace(self.settings, model=self.model_cfg)   # the model /model switched to, if it did
+        agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=self.store,
+                            llm=old.deps.llm)
         self.store.release(old.session_id)  # another process may continue it now
         for subscriber in old.subscribers:
             agent.subscribe(subscriber)

@@ -195,7 +195,6 @@ async def _resume(chat: LineSurface, args: str) -> None:
     store = chat.agent.deps.store
     if not args:
         chat.show(views.sessions_view(store.list_sessions(), chat.agent.session_id))
-        chat.say("/resume <id prefix> opens one.")
         return
     session_id = store.resolve_id(args)
     if session_id == chat.agent.session_id:

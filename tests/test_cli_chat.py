@@ -156,7 +156,7 @@ def test_line_chat_has_the_views_sessions_and_model_commands_of_the_app(scripted
     switched = next(s for s in sessions_db(home).list_sessions() if s.title and s.title.startswith("remember"))
     assert switched.model == "openai/other-model"                             # recorded for --continue
     assert re.search(r"^New session \S+\.$", err, re.M)                      # /new
-    assert "/resume <id prefix> opens one." in err
+    assert out.count("/resume <id prefix> opens one") == 2                  # /sessions and /resume list them
     assert (f"Resumed session {earlier}. It was recorded with openai/test-model and goes on with "
             "openai/other-model") in err
     assert "Traceback" not in err

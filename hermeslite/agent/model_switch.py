@@ -37,7 +37,7 @@ async def prepare_client(llm: Any) -> None:
         await prepare()
 
 
-async def switch_model(agent: "Agent", current: ModelConfig, name: str, max_retries: int) -> tuple[Any, ModelConfig]:
+async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retries: int) -> tuple[Any, ModelConfig]:
     """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config.
 
     A failure to record the model with the session is a Notice, not an error: the switch happened.

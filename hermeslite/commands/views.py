@@ -93,7 +93,7 @@ def sessions_view(sessions: list, current: str | None) -> str:
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
         origin = f"  (handed off from {s.parent_id})" if s.parent_id else ""
         lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}{origin}")
-    return "\n".join(lines + ["", "/resume opens a picker; /resume <id prefix> opens one directly."])
+    return "\n".join(lines + ["", "/resume <id prefix> opens one (in the app, /resume alone opens a picker)."])
 
 
 def memory_view(memory) -> str:

@@ -14,8 +14,9 @@ command but the user's own shell command (see `Agent.run_user_command`).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
@@ -51,7 +52,7 @@ def entries() -> list[tuple[str, str, str]]:
     return [(c.slash, c.args, c.help) for c in available(TUI)]
 
 
-def system_commands(app: "CommandSurface") -> Iterable[SystemCommand]:
+def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait);
     a variant (`/compress --preview`) is an entry of its own, since the palette passes no argument."""
     for c in available(TUI):
@@ -65,7 +66,7 @@ def system_commands(app: "CommandSurface") -> Iterable[SystemCommand]:
 
 
 @handles("compress")
-async def _compress(app: "CommandSurface", args: str) -> None:
+async def _compress(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
     focus, preview = controls.compress_args(args)
@@ -77,7 +78,7 @@ async def _compress(app: "CommandSurface", args: str) -> None:
 
 
 @handles("uncompress")
-async def _uncompress(app: "CommandSurface", args: str) -> None:
+async def _uncompress(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
     report = controls.uncompress(await app.host.ready())
@@ -85,7 +86,7 @@ async def _uncompress(app: "CommandSurface", args: str) -> None:
 
 
 @handles("summary")
-async def _summary(app: "CommandSurface", args: str) -> None:
+async def _summary(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
     from .screens.checkpoint import CheckpointViewer
@@ -103,7 +104,7 @@ async def _summary(app: "CommandSurface", args: str) -> None:
                         lambda choice: edit_checkpoint(app, agent, found.text) if choice == "edit" else None)
 
 
-def edit_checkpoint(app: "CommandSurface", agent, text: str) -> None:
+def edit_checkpoint(app: CommandSurface, agent, text: str) -> None:
     """The editor on `text`; saving goes through the same checks as a model's summary."""
     from hermeslite.agent import controls
 
@@ -120,7 +121,7 @@ def edit_checkpoint(app: "CommandSurface", agent, text: str) -> None:
 
 
 @handles("handoff")
-async def _handoff(app: "CommandSurface", args: str) -> None:
+async def _handoff(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
     async def hand_off() -> None:
@@ -135,14 +136,14 @@ async def _handoff(app: "CommandSurface", args: str) -> None:
 
 
 @handles("context")
-async def _context(app: "CommandSurface", args: str) -> None:
+async def _context(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
     app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
 
 
-async def switch_session(app: "CommandSurface", session_id: str | None) -> None:
+async def switch_session(app: CommandSurface, session_id: str | None) -> None:
     """/new (None) or /resume <id>: a new agent on the same model and store.
 
     A resumed session goes on with the app's model; the note says so when it was
@@ -158,7 +159,7 @@ async def switch_session(app: "CommandSurface", session_id: str | None) -> None:
 
 
 @handles("recall")
-async def _recall(app: "CommandSurface", args: str) -> None:
+async def _recall(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.recall import recall_for_user
 
     report = await recall_for_user(await app.host.ready(), args)
@@ -169,12 +170,12 @@ async def _recall(app: "CommandSurface", args: str) -> None:
 
 
 @handles("new")
-async def _new(app: "CommandSurface", args: str) -> None:
+async def _new(app: CommandSurface, args: str) -> None:
     await switch_session(app, None)
 
 
 @handles("resume")
-async def _resume(app: "CommandSurface", args: str) -> None:
+async def _resume(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     store = agent.deps.store
     if args:
@@ -189,25 +190,25 @@ async def _resume(app: "CommandSurface", args: str) -> None:
 
 
 @handles("sessions")
-async def _sessions(app: "CommandSurface", args: str) -> None:
+async def _sessions(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))
 
 
 @handles("memory")
-async def _memory(app: "CommandSurface", args: str) -> None:
+async def _memory(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Memory", views.memory_view(agent.deps.memory))
 
 
 @handles("todo")
-async def _todo(app: "CommandSurface", args: str) -> None:
+async def _todo(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Todo", views.todo_view(agent.deps.todos))
 
 
 @handles("model")
-async def _model(app: "CommandSurface", args: str) -> None:
+async def _model(app: CommandSurface, args: str) -> None:
     if not args:
         agent = await app.host.ready()
         c = agent.deps.compressor
@@ -225,10 +226,10 @@ async def _model(app: "CommandSurface", args: str) -> None:
 
 
 @handles("help")
-async def _help(app: "CommandSurface", args: str) -> None:
+async def _help(app: CommandSurface, args: str) -> None:
     app.show_view("Help", help_view())
 
 
 @handles("quit")
-async def _quit(app: "CommandSurface", args: str) -> None:
+async def _quit(app: CommandSurface, args: str) -> None:
     app.exit(0)
