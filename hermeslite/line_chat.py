@@ -52,7 +52,7 @@ class LineChat:
             self.say(str(exc))
             return
         try:
-            await line_commands.handler_for(spec)(self, args)
+            await line_commands.handlers.for_command(spec)(self, args)
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
             self.fail(f"{spec.slash}: {exc}")
 

@@ -1,7 +1,7 @@
 """The line chat's handlers for the slash commands; the commands themselves are in hermeslite/commands.
 
 Each handler is an async function `(chat, args) -> None` bound to a name of
-the registry with `@handles(name)`; a test checks that every command the
+the registry with `@handlers.bind(name)`; a test checks that every command the
 registry gives the line chat has one. The work is done by the agent
 (`hermeslite.agent.controls`, `recall`, `model_switch`); a handler parses
 its argument and prints the outcome: what was asked for (a view, the
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import LINE, REGISTRY, CommandSpec
+from hermeslite.commands.registry import LINE, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
@@ -47,24 +47,9 @@ class LineSurface(Protocol):
 
 
 Handler = Callable[[LineSurface, str], Awaitable[None]]
-HANDLERS: dict[str, Handler] = {}
+handlers: Handlers[Handler] = Handlers(LINE)
 CHAT_HELP = ("Anything else is sent to the model.",
              *views.SHELL_HELP)
-
-
-def handles(name: str) -> Callable[[Handler], Handler]:
-    """Bind the decorated function to the registry's command `name` (which must exist there)."""
-    if name not in REGISTRY:
-        raise KeyError(f"/{name} is not in the command registry")
-
-    def register(fn: Handler) -> Handler:
-        HANDLERS[name] = fn
-        return fn
-    return register
-
-
-def handler_for(spec: CommandSpec) -> Handler:
-    return HANDLERS[spec.name]
 
 
 def help_text() -> str:
@@ -72,7 +57,7 @@ def help_text() -> str:
     return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False), "", *CHAT_HELP])
 
 
-@handles("compress")
+@handlers.bind("compress")
 async def _compress(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -85,14 +70,14 @@ async def _compress(chat: LineSurface, args: str) -> None:
         chat.fail()          # the printer has said why, from the compaction's events
 
 
-@handles("uncompress")
+@handlers.bind("uncompress")
 async def _uncompress(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
     chat.say(controls.uncompress(chat.agent).text)
 
 
-@handles("summary")
+@handlers.bind("summary")
 async def _summary(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -151,7 +136,7 @@ async def _run_editor(editor: str, path: Path) -> int:
     return done.returncode
 
 
-@handles("handoff")
+@handlers.bind("handoff")
 async def _handoff(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -163,7 +148,7 @@ async def _handoff(chat: LineSurface, args: str) -> None:
     chat.open_session(report.session_id)
 
 
-@handles("context")
+@handlers.bind("context")
 async def _context(chat: LineSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
@@ -171,7 +156,7 @@ async def _context(chat: LineSurface, args: str) -> None:
     chat.show(views.context_view(context_breakdown(agent), agent.last_prompt_tokens, usage=agent.session_usage()))
 
 
-@handles("recall")
+@handlers.bind("recall")
 async def _recall(chat: LineSurface, args: str) -> None:
     from hermeslite.agent.recall import recall_for_user
 
@@ -182,13 +167,13 @@ async def _recall(chat: LineSurface, args: str) -> None:
         chat.fail(report.text)
 
 
-@handles("new")
+@handlers.bind("new")
 async def _new(chat: LineSurface, args: str) -> None:
     agent = chat.open_session(None)
     chat.say(views.session_view(agent.session_id, False, None, agent.deps.llm.model))
 
 
-@handles("resume")
+@handlers.bind("resume")
 async def _resume(chat: LineSurface, args: str) -> None:
     """With an id (or a unique prefix), go on with that session; without one, list them (the app
     opens a picker instead: a line interface has nothing to pick with)."""
@@ -205,22 +190,22 @@ async def _resume(chat: LineSurface, args: str) -> None:
     chat.say(views.session_view(agent.session_id, True, info.model if info else None, agent.deps.llm.model))
 
 
-@handles("sessions")
+@handlers.bind("sessions")
 async def _sessions(chat: LineSurface, args: str) -> None:
     chat.show(views.sessions_view(chat.agent.deps.store.list_sessions(), chat.agent.session_id))
 
 
-@handles("memory")
+@handlers.bind("memory")
 async def _memory(chat: LineSurface, args: str) -> None:
     chat.show(views.memory_view(chat.agent.deps.memory))
 
 
-@handles("todo")
+@handlers.bind("todo")
 async def _todo(chat: LineSurface, args: str) -> None:
     chat.show(views.todo_view(chat.agent.deps.todos))
 
 
-@handles("model")
+@handlers.bind("model")
 async def _model(chat: LineSurface, args: str) -> None:
     agent = chat.agent
     if args:
@@ -236,11 +221,11 @@ async def _model(chat: LineSurface, args: str) -> None:
         chat.say(line)
 
 
-@handles("help")
+@handlers.bind("help")
 async def _help(chat: LineSurface, args: str) -> None:
     chat.say(help_text())
 
 
-@handles("quit")
+@handlers.bind("quit")
 async def _quit(chat: LineSurface, args: str) -> None:
     chat.quit()

@@ -15,7 +15,9 @@ here. Scripts run commands by piping lines into the line chat.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 TUI = "tui"
 LINE = "line"
@@ -147,3 +149,34 @@ def available(front_end: str, commands: tuple[CommandSpec, ...] = COMMANDS) -> l
 
 def missing(front_end: str, commands: tuple[CommandSpec, ...] = COMMANDS) -> list[CommandSpec]:
     return [c for c in commands if not c.available_in(front_end)]
+
+
+H = TypeVar("H", bound=Callable[..., object])
+
+
+class Handlers(Generic[H]):
+    """One front end's handlers, bound to the registry's names with `@handlers.bind(name)`.
+
+    Binding a name the registry lacks, or one the registry does not give this
+    front end, fails at import: a front end cannot grow a command of its own.
+    """
+
+    def __init__(self, front_end: str) -> None:
+        self.front_end = front_end
+        self._by_name: dict[str, H] = {}
+
+    def bind(self, name: str) -> Callable[[H], H]:
+        spec = REGISTRY.get(name)
+        if spec is None or not spec.available_in(self.front_end):
+            raise KeyError(f"/{name} is not a command of {FRONT_ENDS[self.front_end]} in the registry")
+
+        def register(fn: H) -> H:
+            self._by_name[name] = fn
+            return fn
+        return register
+
+    def names(self) -> set[str]:
+        return set(self._by_name)
+
+    def for_command(self, spec: CommandSpec) -> H:
+        return self._by_name[spec.name]

@@ -290,7 +290,7 @@ class HermesApp(App[int]):
 
     async def _run_command(self, cmd: CommandSpec, args: str) -> None:
         try:
-            await commands.handler_for(cmd)(self, args)
+            await commands.handlers.for_command(cmd)(self, args)
         except Exception as exc:  # noqa: BLE001 - one line on screen, never a traceback
             await self.report_error(f"{cmd.slash}: {exc}")
 

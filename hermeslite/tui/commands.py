@@ -1,7 +1,7 @@
 """The app's handlers for the slash commands; the commands themselves are in hermeslite/commands.
 
 Each handler is a plain async function `(app, args) -> None` bound to a
-name of the registry with `@handles(name)`, so the names, argument hints
+name of the registry with `@handlers.bind(name)`, so the names, argument hints
 and help the dropdown, the Ctrl+P palette and /help show all come from the
 registry, and a test checks that every command the registry gives the app
 has a handler here. Handlers talk to the app through `CommandSurface`.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import REGISTRY, TUI, CommandSpec, available
+from hermeslite.commands.registry import TUI, Handlers, available
 
 from .views import help_view
 
@@ -29,22 +29,7 @@ if TYPE_CHECKING:
     from .surface import CommandSurface
 
 Handler = Callable[["CommandSurface", str], Awaitable[None]]
-HANDLERS: dict[str, Handler] = {}
-
-
-def handles(name: str) -> Callable[[Handler], Handler]:
-    """Bind the decorated function to the registry's command `name` (which must exist there)."""
-    if name not in REGISTRY:
-        raise KeyError(f"/{name} is not in the command registry")
-
-    def register(fn: Handler) -> Handler:
-        HANDLERS[name] = fn
-        return fn
-    return register
-
-
-def handler_for(spec: CommandSpec) -> Handler:
-    return HANDLERS[spec.name]
+handlers: Handlers[Handler] = Handlers(TUI)
 
 
 def entries() -> list[tuple[str, str, str]]:
@@ -65,7 +50,7 @@ def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
 # -- the commands ------------------------------------------------------------------
 
 
-@handles("compress")
+@handlers.bind("compress")
 async def _compress(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -77,7 +62,7 @@ async def _compress(app: CommandSurface, args: str) -> None:
     app.show_view("Compress preview", "\n".join(controls.preview(agent, focus).lines()))
 
 
-@handles("uncompress")
+@handlers.bind("uncompress")
 async def _uncompress(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -85,7 +70,7 @@ async def _uncompress(app: CommandSurface, args: str) -> None:
     await app.chat.add_note(report.text, kind="information" if report.done else "warning")
 
 
-@handles("summary")
+@handlers.bind("summary")
 async def _summary(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -120,7 +105,7 @@ def edit_checkpoint(app: CommandSurface, agent, text: str) -> None:
     app.push_screen(CheckpointEditor(text, save), done)
 
 
-@handles("handoff")
+@handlers.bind("handoff")
 async def _handoff(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
@@ -135,7 +120,7 @@ async def _handoff(app: CommandSurface, args: str) -> None:
     app.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
 
 
-@handles("context")
+@handlers.bind("context")
 async def _context(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
@@ -158,7 +143,7 @@ async def switch_session(app: CommandSurface, session_id: str | None) -> None:
     await app.chat.add_note(note)
 
 
-@handles("recall")
+@handlers.bind("recall")
 async def _recall(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.recall import recall_for_user
 
@@ -169,12 +154,12 @@ async def _recall(app: CommandSurface, args: str) -> None:
         await app.report_error(report.text)
 
 
-@handles("new")
+@handlers.bind("new")
 async def _new(app: CommandSurface, args: str) -> None:
     await switch_session(app, None)
 
 
-@handles("resume")
+@handlers.bind("resume")
 async def _resume(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     store = agent.deps.store
@@ -189,25 +174,25 @@ async def _resume(app: CommandSurface, args: str) -> None:
     app.push_screen(SessionPicker(store.list_sessions(), agent.session_id), chosen)
 
 
-@handles("sessions")
+@handlers.bind("sessions")
 async def _sessions(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))
 
 
-@handles("memory")
+@handlers.bind("memory")
 async def _memory(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Memory", views.memory_view(agent.deps.memory))
 
 
-@handles("todo")
+@handlers.bind("todo")
 async def _todo(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     app.show_view("Todo", views.todo_view(agent.deps.todos))
 
 
-@handles("model")
+@handlers.bind("model")
 async def _model(app: CommandSurface, args: str) -> None:
     if not args:
         agent = await app.host.ready()
@@ -225,11 +210,11 @@ async def _model(app: CommandSurface, args: str) -> None:
         app.notify(warning, severity="warning", markup=False)
 
 
-@handles("help")
+@handlers.bind("help")
 async def _help(app: CommandSurface, args: str) -> None:
     app.show_view("Help", help_view())
 
 
-@handles("quit")
+@handlers.bind("quit")
 async def _quit(app: CommandSurface, args: str) -> None:
     app.exit(0)

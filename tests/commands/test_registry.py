@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from hermeslite import line_commands
-from hermeslite.commands.registry import (COMMANDS, EVERYWHERE, FRONT_ENDS, LINE, TUI, CommandSpec, UnknownCommand,
-                                          closest, elsewhere, parse)
+from hermeslite.commands.registry import (COMMANDS, EVERYWHERE, FRONT_ENDS, LINE, TUI, CommandSpec, Handlers,
+                                          UnknownCommand, closest, elsewhere, parse)
 from hermeslite.commands.views import command_lines
 from hermeslite.tui import commands as tui_commands
 from hermeslite.tui.views import help_view
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-HANDLERS = {TUI: tui_commands.HANDLERS, LINE: line_commands.HANDLERS}
+HANDLERS = {TUI: tui_commands.handlers, LINE: line_commands.handlers}
 HELP = {TUI: help_view, LINE: line_commands.help_text}
 DECLARED = [(spec, front_end) for spec in COMMANDS for front_end in sorted(spec.front_ends)]
 
@@ -26,7 +26,8 @@ def test_every_command_is_reachable_in_each_front_end_it_declares(spec: CommandS
     for text in [spec.slash, *(f"/{alias}" for alias in spec.aliases)]:
         found, args = parse(f"{text} some words", front_end)
         assert found is spec and args == "some words"
-    assert spec.name in HANDLERS[front_end], f"{spec.slash} has no handler in the {FRONT_ENDS[front_end]}"
+    assert spec.name in HANDLERS[front_end].names(), f"{spec.slash} has no handler in the {FRONT_ENDS[front_end]}"
+    assert callable(HANDLERS[front_end].for_command(spec))
     assert spec.usage in HELP[front_end]()
     if front_end == TUI:
         assert (spec.slash, spec.args, spec.help) in tui_commands.entries()     # the dropdown
@@ -35,9 +36,9 @@ def test_every_command_is_reachable_in_each_front_end_it_declares(spec: CommandS
 def test_front_ends_bind_no_command_the_registry_lacks():
     names = {spec.name for spec in COMMANDS}
     for front_end, handlers in HANDLERS.items():
-        assert set(handlers) == {s.name for s in COMMANDS if s.available_in(front_end)} and set(handlers) <= names
-    with pytest.raises(KeyError, match="not in the command registry"):
-        line_commands.handles("no-such-command")
+        assert handlers.names() == {s.name for s in COMMANDS if s.available_in(front_end)} and handlers.names() <= names
+    with pytest.raises(KeyError, match="not a command of the line chat"):
+        line_commands.handlers.bind("no-such-command")
 
 
 def test_a_command_missing_from_a_front_end_is_declared_and_shown_by_help():
@@ -60,6 +61,9 @@ def test_a_command_used_where_it_is_not_says_where_it_works(monkeypatch: pytest.
     assert parse("/picker", TUI)[0] is only_app
     with pytest.raises(UnknownCommand, match=r"^/picker works only in the app\. Type /help for the list\.$"):
         parse("/picker", LINE)
+    Handlers(TUI).bind("picker")
+    with pytest.raises(KeyError, match="not a command of the line chat"):
+        Handlers(LINE).bind("picker")       # a front end cannot bind what it did not declare
 
 
 def test_suggestions_come_from_the_registry():
