@@ -87,6 +87,7 @@ class LineChat:
         agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=self.store,
                             llm=old.deps.llm)
         self.store.release(old.session_id)  # another process may continue it now
+        agent.carry_calibration(old)
         for subscriber in old.subscribers:
             agent.subscribe(subscriber)
         self.agent = agent

@@ -153,7 +153,7 @@ async def _context(chat: LineSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = chat.agent
-    chat.show(views.context_view(context_breakdown(agent), agent.last_prompt_tokens, usage=agent.session_usage()))
+    chat.show(views.context_view(context_breakdown(agent), usage=agent.session_usage()))
 
 
 @handlers.bind("recall")
@@ -216,7 +216,7 @@ async def _model(chat: LineSurface, args: str) -> None:
         chat.say(views.model_view(model, c.context_length, c.threshold_tokens))
         return
     chat.say(views.switched_view(model, c.context_length, c.threshold_tokens,
-                                 agent.estimate_request() >= c.threshold_tokens))
+                                 agent.request_tokens() >= c.threshold_tokens))
     for line in agent.startup_notes():
         chat.say(line)
 
