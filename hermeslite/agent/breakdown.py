@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.tokens import estimate_tokens, message_tokens
 
+from .window import learned_window_note
+
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -30,6 +32,7 @@ class ContextBreakdown:
     context_length: int
     threshold: int
     threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
+    window_source: str = ""   # where the window came from, when it is not the looked-up one
 
     @property
     def total(self) -> int:
@@ -66,4 +69,4 @@ def context_breakdown(agent: "Agent") -> ContextBreakdown:
     ]
     threshold = deps.compressor.threshold
     return ContextBreakdown(parts=parts, context_length=threshold.context_length, threshold=threshold.tokens,
-                            threshold_rule=threshold.reason())
+                            threshold_rule=threshold.reason(), window_source=learned_window_note(deps.llm) or "")

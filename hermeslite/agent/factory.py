@@ -23,6 +23,7 @@ from .loop import Agent
 from .summarizer import serialized_summarizer
 from .saving import SessionSaver
 from .usage import UsageMeter
+from .window import settle_window
 
 
 def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
@@ -85,6 +86,7 @@ def build_agent(
     tool_ctx = tool_context(settings, cwd)
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
+    settle_window(llm, saver, settings.compression)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),

@@ -46,6 +46,8 @@ def context_view(breakdown, last_prompt_tokens: int | None = None, usage: UsageT
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [f"Window {k(window)} tokens · compaction at {k(threshold)} ({pct(threshold):.0f}% of the window)"]
+    if breakdown.window_source:
+        lines.append(f"Window: {breakdown.window_source}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
