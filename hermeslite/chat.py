@@ -17,12 +17,15 @@ from hermeslite import line_commands
 from hermeslite.config import Settings
 from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
-from hermeslite.errors import UserFacingError
+from hermeslite.errors import Unexpected, UserFacingError
 from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
+
+# Errors the command line already reports in its own way: a reader gone away ends quietly.
+EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
 
 REPL_HELP = f"""\
 Commands: /compress [focus]  compact the conversation now; a focus topic is kept in most detail
@@ -71,6 +74,11 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        where = f"session {choice.session_id} is unchanged" if choice.session_id else "no session was started"
+        raise Unexpected(exc, where) from exc
     for note in choice.notes:
         sys.stderr.write(f"hermeslite: {note}\n")
     for note in agent.notes:
@@ -88,9 +96,23 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
                 agent.discard_if_unused(need_reply=True)   # a failed one-shot leaves nothing to --continue
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(agent, new_one_shot=prompt is not None and choice.session_id is None)) from exc
     finally:
         if verbose:
             printer.session_summary(agent.session_usage())
+
+
+def _where(agent: "Agent", *, new_one_shot: bool = False) -> str:
+    """Where the session stands after an unexpected error, for the line that reports it. A one-shot
+    run on a new session that got no reply leaves nothing to continue, as a failed turn does."""
+    if new_one_shot and agent.discard_if_unused(need_reply=True):
+        return "the new session had no reply yet and was not kept"
+    sid = agent.session_id
+    state = "saved" if agent.saver.saved else "saved up to the last message that could be written"
+    return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
 
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
@@ -98,39 +120,45 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
 
     The exit code is 1 when any turn or /compress failed, or a turn could not be saved, as
     with `-p`: a script feeding prompts on stdin must be able to tell that an answer is missing.
+    An unexpected error names the session open at the time (after /new, not the first one).
     """
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
     failed = False
-    while True:
-        if interactive:
-            sys.stderr.write("> ")
-            sys.stderr.flush()
-        line = await asyncio.to_thread(sys.stdin.readline)
-        text = line.strip()
-        if not line or text in ("/quit", "/exit"):
-            agent.discard_if_unused()
-            return 1 if failed else 0
-        if not text:
-            continue
-        if command := shell_command_in(text):
-            await _user_command(agent, command)
-        elif text == "/help":
-            sys.stderr.write(REPL_HELP + "\n")
-        elif text == "/new":
-            agent = _new_session(agent, settings, store)
-        elif line_commands.handles(text):
-            outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
-                                              sys.stdout, sys.stderr)
-            agent, failed = outcome.agent, failed or not outcome.ok
-        elif text == "/recall" or text.startswith("/recall "):
-            failed = await _recall(agent, text[len("/recall"):]) or failed
-        elif text.startswith("/"):
-            sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
-        else:
-            finished = await agent.run_turn(text)
-            failed = failed or not finished.ok or not finished.saved
+    try:
+        while True:
+            if interactive:
+                sys.stderr.write("> ")
+                sys.stderr.flush()
+            line = await asyncio.to_thread(sys.stdin.readline)
+            text = line.strip()
+            if not line or text in ("/quit", "/exit"):
+                agent.discard_if_unused()
+                return 1 if failed else 0
+            if not text:
+                continue
+            if command := shell_command_in(text):
+                await _user_command(agent, command)
+            elif text == "/help":
+                sys.stderr.write(REPL_HELP + "\n")
+            elif text == "/new":
+                agent = _new_session(agent, settings, store)
+            elif line_commands.handles(text):
+                outcome = await line_commands.run(text, agent, lambda sid: _open_session(agent, settings, store, sid),
+                                                  sys.stdout, sys.stderr)
+                agent, failed = outcome.agent, failed or not outcome.ok
+            elif text == "/recall" or text.startswith("/recall "):
+                failed = await _recall(agent, text[len("/recall"):]) or failed
+            elif text.startswith("/"):
+                sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
+            else:
+                finished = await agent.run_turn(text)
+                failed = failed or not finished.ok or not finished.saved
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(agent)) from exc
 
 
 async def _user_command(agent: "Agent", command: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 
 from hermeslite.config import Settings
@@ -11,7 +12,7 @@ from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore, MemoryTool
-from hermeslite.store.sessions import RecallTool, SessionStore, default_sessions_path
+from hermeslite.store.sessions import RecallTool, SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList, TodoTool
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.registry import default_registry
@@ -62,13 +63,31 @@ def build_agent(
     llm: LLMClient | None = None,
     store: SessionStore | None = None,
 ) -> Agent:
-    """An agent on a new session, or on `session_id` (already resolved) with its transcript restored."""
+    """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
+
+    A new session that could not be set up (its system prompt reads the user's
+    memory files) is deleted again, so `--continue` never finds an empty one.
+    """
+    store = store or open_store()
+    if session_id is not None:
+        return _build(settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False,
+                      llm=llm, store=store)
+    model = resolve_model(settings.model)
+    created = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
+    try:
+        return _build(settings, cwd=cwd, interactive=interactive, session_id=created, new=True, llm=llm, store=store)
+    except BaseException:
+        with suppress(StoreError):  # the fault that stopped the set-up is the one to report
+            store.delete_session(created)
+        raise
+
+
+def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str, new: bool,
+           llm: LLMClient | None, store: SessionStore) -> Agent:
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
-    store = store or open_store()
     notes: list[str] = []
-    if session_id is None:
-        session_id = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
+    if new:
         loaded: list[dict] | None = None
     else:
         store.claim(session_id)  # one writer per session: "in use by pid N" before anything else
