@@ -187,7 +187,7 @@ def _complain(message: str) -> None:
 
 def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """Print the source and the sandbox as comments, then the settings, so the output can be saved
-    as a config file."""
+    as a config file; then where compaction starts for the model (`--model`'s, if given) and why."""
     from hermeslite.tools.sandbox import status
 
     if loaded.source is None:
@@ -201,8 +201,10 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
+    from hermeslite.resume import with_overrides
 
-    model, threshold = configured_threshold(loaded.settings)
+    # `hermeslite --model NAME config`: the threshold that model would get under these settings.
+    model, threshold = configured_threshold(with_overrides(loaded.settings, model=args.model, api_base=args.api_base))
     print(f"# compaction for {model}: {threshold.describe()}")
     return 0
 
