@@ -204,8 +204,11 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from hermeslite.resume import with_overrides
 
     # `hermeslite --model NAME config`: the threshold that model would get under these settings.
-    model, threshold = configured_threshold(with_overrides(loaded.settings, model=args.model, api_base=args.api_base))
+    model, threshold, guessed = configured_threshold(with_overrides(loaded.settings, model=args.model,
+                                                                    api_base=args.api_base))
     print(f"# compaction for {model}: {threshold.describe()}")
+    if guessed:
+        print(neutralize(f"# {guessed}"))
     return 0
 
 

@@ -27,14 +27,20 @@ from .usage import UsageMeter
 from .window import settle_window
 
 
-def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
-    """The model the settings select and the compaction threshold it gets, without a session.
+def configured_threshold(settings: Settings) -> tuple[str, Threshold, str | None]:
+    """The model the settings select, the compaction threshold it gets without a session, and the
+    warning when its window is a guess (an unknown model).
 
     Looking up the window may import litellm (a few seconds) when the config does not state it.
     """
     model = resolve_model(settings.model)
-    window = settings.compression.context_length or make_client(model).context_window()
-    return model.name or "", resolve_threshold(settings.compression, window, model.name)
+    if settings.compression.context_length:
+        window, warning = settings.compression.context_length, None
+    else:
+        client = make_client(model)
+        window = client.context_window()
+        warning = client.context_window_warning
+    return model.name or "", resolve_threshold(settings.compression, window, model.name), warning
 
 
 def tool_context(settings: Settings, cwd: Path) -> ToolContext:

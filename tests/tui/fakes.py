@@ -19,6 +19,7 @@ class SlowStreamLLM:
         self.cancelled = False
 
     learned_window: int | None = None
+    context_window_warning: str | None = None
 
     def context_window(self) -> int:
         return self.window
