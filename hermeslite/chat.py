@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
 from hermeslite.display import neutralize
-from hermeslite.errors import UserFacingError
+from hermeslite.errors import Unexpected, UserFacingError
 from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
+
+# Errors the command line already reports in its own way: a reader gone away ends quietly.
+EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
 
 
 def run_chat(
@@ -57,6 +60,11 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        where = f"session {choice.session_id} is unchanged" if choice.session_id else "no session was started"
+        raise Unexpected(exc, where) from exc
     for note in choice.notes:
         sys.stderr.write(f"hermeslite: {note}\n")
     for note in agent.notes:
@@ -74,9 +82,23 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
                 agent.discard_if_unused(need_reply=True)   # a failed one-shot leaves nothing to --continue
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(agent, new_one_shot=prompt is not None and choice.session_id is None)) from exc
     finally:
         if verbose:
             printer.session_summary(agent.session_usage(), agent.pressure())
+
+
+def _where(agent: "Agent", *, new_one_shot: bool = False) -> str:
+    """Where the session stands after an unexpected error, for the line that reports it. A one-shot
+    run on a new session that got no reply leaves nothing to continue, as a failed turn does."""
+    if new_one_shot and agent.discard_if_unused(need_reply=True):
+        return "the new session had no reply yet and was not kept"
+    sid = agent.session_id
+    state = "saved" if agent.saver.saved else "saved up to the last message that could be written"
+    return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
 
 async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
@@ -84,6 +106,7 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
 
     The exit code is 1 when any turn or command failed, or a turn could not be saved, as
     with `-p`: a script feeding prompts on stdin must be able to tell that an answer is missing.
+    An unexpected error names the session open at the time (after /new, not the first one).
     """
     from hermeslite.line_chat import LineChat
 
@@ -91,15 +114,20 @@ async def _repl(agent: "Agent", settings: Settings, store: SessionStore) -> int:
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
-    while not chat.done:
-        if interactive:
-            sys.stderr.write("> ")
-            sys.stderr.flush()
-        line = await asyncio.to_thread(sys.stdin.readline)
-        if not line:
-            chat.quit()
-        elif text := line.strip():
-            await chat.handle(text)
+    try:
+        while not chat.done:
+            if interactive:
+                sys.stderr.write("> ")
+                sys.stderr.flush()
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                chat.quit()
+            elif text := line.strip():
+                await chat.handle(text)
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(chat.agent)) from exc
     return 1 if chat.failed else 0
 
 

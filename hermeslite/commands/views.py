@@ -40,6 +40,8 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"]
+    if breakdown.window_source:
+        lines.append(f"Window: {breakdown.window_source}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]

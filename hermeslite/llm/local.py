@@ -198,6 +198,14 @@ class LocalModelClient:
     def context_window(self) -> int:
         return self.n_ctx
 
+    # The embedded model's window is its own n_ctx, known exactly: nothing to learn from an error,
+    # nothing guessed.
+    learned_window: int | None = None
+    context_window_warning: str | None = None
+
+    def adopt_context_window(self, tokens: int) -> None:
+        """Part of the LLMClient interface; the overflow this model reports states the n_ctx it already uses."""
+
     def cache_plan(self) -> CachePlan:
         return CachePlan("none", detail="the embedded model runs locally and bills nothing")
 

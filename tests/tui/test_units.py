@@ -157,6 +157,17 @@ def test_context_view_says_why_everything_is_estimated():
     assert all(len(line) <= 70 for line in compacted.splitlines())   # the viewer's width, so nothing wraps
 
 
+def test_context_view_says_when_the_window_was_learned_from_the_provider():
+    learned = "9,000 tokens, learned from the provider's context-length error"
+    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=9_000, threshold=6_750,
+                                 threshold_rule="auto: windows under 512K compact at 75%", window_source=learned)
+    lines = views.context_view(breakdown).splitlines()
+    assert lines[:3] == ["Window 9.0k tokens · compaction at 6.8k (75% of the window)", f"Window: {learned}",
+                         "Why there: auto: windows under 512K compact at 75%"]
+    plain = replace(breakdown, window_source="")
+    assert not any(line.startswith("Window:") for line in views.context_view(plain).splitlines())
+
+
 def test_context_view_shows_the_sessions_cache_hits_and_cost():
     request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
     breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=100_000, threshold=50_000,
