@@ -159,7 +159,8 @@ def test_context_view_says_why_everything_is_estimated():
 
 def test_context_view_says_when_the_window_was_learned_from_the_provider():
     learned = "9,000 tokens, learned from the provider's context-length error"
-    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=9_000, threshold=6_750,
+    request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
+    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=9_000, threshold=6_750, request=request,
                                  threshold_rule="auto: windows under 512K compact at 75%", window_source=learned)
     lines = views.context_view(breakdown).splitlines()
     assert lines[:3] == ["Window 9.0k tokens · compaction at 6.8k (75% of the window)", f"Window: {learned}",
