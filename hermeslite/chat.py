@@ -9,32 +9,20 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermeslite import line_commands
 from hermeslite.config import Settings
-from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
-from hermeslite.errors import UserFacingError
+from hermeslite.errors import Unexpected, UserFacingError
 from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
-REPL_HELP = f"""\
-Commands: /compress [focus]  compact the conversation now; a focus topic is kept in most detail
-{line_commands.HELP}
-          /recall <words|id> search what compaction removed; an id shows one original
-          /new               start a new session
-          /quit              leave (the session is saved)
-          !command           run a shell command yourself (same approval rules, output cap and
-                             sandbox as the terminal tool); it and its output go into the
-                             conversation for your next message, without calling the model
-Anything else is sent to the model. The embedded model (used when no model is configured)
-chats but does not call tools: !command is how to show it a command's output."""
+# Errors the command line already reports in its own way: a reader gone away ends quietly.
+EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
 
 
 def run_chat(
@@ -71,6 +59,11 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        where = f"session {choice.session_id} is unchanged" if choice.session_id else "no session was started"
+        raise Unexpected(exc, where) from exc
     for note in choice.notes:
         sys.stderr.write(f"hermeslite: {note}\n")
     for note in agent.notes:
@@ -88,88 +81,53 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
                 agent.discard_if_unused(need_reply=True)   # a failed one-shot leaves nothing to --continue
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(agent, new_one_shot=prompt is not None and choice.session_id is None)) from exc
     finally:
         if verbose:
             printer.session_summary(agent.session_usage(), agent.pressure())
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
-    """A plain line-by-line chat for terminals without the TUI, and for scripts.
+def _where(agent: Agent, *, new_one_shot: bool = False) -> str:
+    """Where the session stands after an unexpected error, for the line that reports it. A one-shot
+    run on a new session that got no reply leaves nothing to continue, as a failed turn does."""
+    if new_one_shot and agent.discard_if_unused(need_reply=True):
+        return "the new session had no reply yet and was not kept"
+    sid = agent.session_id
+    state = "saved" if agent.saver.saved else "saved up to the last message that could be written"
+    return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
-    The exit code is 1 when any turn or /compress failed, or a turn could not be saved, as
+
+async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
+    """The line chat on stdin (see line_chat.py) until end of input or /quit.
+
+    The exit code is 1 when any turn or command failed, or a turn could not be saved, as
     with `-p`: a script feeding prompts on stdin must be able to tell that an answer is missing.
+    An unexpected error names the session open at the time (after /new, not the first one).
     """
+    from hermeslite.line_chat import LineChat
+
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
-    failed = False
-    while True:
-        if interactive:
-            sys.stderr.write("> ")
-            sys.stderr.flush()
-        line = await asyncio.to_thread(sys.stdin.readline)
-        text = line.strip()
-        if not line or text in ("/quit", "/exit"):
-            agent.discard_if_unused()
-            return 1 if failed else 0
-        if not text:
-            continue
-        if command := shell_command_in(text):
-            await _user_command(agent, command)
-        elif text == "/help":
-            sys.stderr.write(REPL_HELP + "\n")
-        elif text == "/new":
-            agent = _new_session(agent, settings, store)
-        elif line_commands.handles(text):
-            outcome = await line_commands.run(text, agent, partial(_open_session, agent, settings, store),
-                                              sys.stdout, sys.stderr)
-            agent, failed = outcome.agent, failed or not outcome.ok
-        elif text == "/recall" or text.startswith("/recall "):
-            failed = await _recall(agent, text[len("/recall"):]) or failed
-        elif text.startswith("/"):
-            sys.stderr.write(f"unknown command {neutralize(text.split()[0])}; /help lists them\n")
-        else:
-            finished = await agent.run_turn(text)
-            failed = failed or not finished.ok or not finished.saved
-
-
-async def _user_command(agent: Agent, command: str) -> None:
-    """`!command` in the line chat: its output on stdout, as the user would see it in a shell."""
-    result = await agent.run_user_command(command)
-    if result is not None:
-        sys.stdout.write(neutralize(result.content.rstrip("\n")) + "\n")
-        sys.stdout.flush()
-
-
-async def _recall(agent: Agent, argument: str) -> bool:
-    """/recall: the results on stdout (they are what was asked for), a fault on stderr; True if it failed."""
-    from hermeslite.agent.recall import recall_for_user
-
-    report = await recall_for_user(agent, argument)
-    stream = sys.stdout if report.ok else sys.stderr
-    stream.write(neutralize(report.text) + "\n")
-    stream.flush()
-    return not report.ok
-
-
-def _new_session(old: Agent, settings: Settings, store: SessionStore) -> Agent:
-    agent = _open_session(old, settings, store, None)
-    sys.stderr.write(f"new session {agent.session_id}\n")
-    return agent
-
-
-def _open_session(old: Agent, settings: Settings, store: SessionStore, session_id: str | None) -> Agent:
-    """An agent on `session_id` (None: a new session) with the same model, printer and store."""
-    from hermeslite.agent.factory import build_agent
-
-    old.discard_if_unused()
-    agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=store,
-                        llm=old.deps.llm)
-    store.release(old.session_id)  # another process may continue it now
-    agent.carry_calibration(old)
-    for subscriber in old.subscribers:
-        agent.subscribe(subscriber)
-    return agent
+    chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
+    try:
+        while not chat.done:
+            if interactive:
+                sys.stderr.write("> ")
+                sys.stderr.flush()
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                chat.quit()
+            elif text := line.strip():
+                await chat.handle(text)
+    except EXPECTED:
+        raise
+    except Exception as exc:
+        raise Unexpected(exc, _where(chat.agent)) from exc
+    return 1 if chat.failed else 0
 
 
 def list_sessions() -> str:

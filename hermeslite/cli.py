@@ -3,7 +3,9 @@
 Every command is a function `(args, loaded) -> exit code` attached with
 `set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
 or an interactive chat) is the default command, `config`, `sessions` and
-`trust` are subcommands. Errors reach the user as one line on stderr, never a traceback.
+`trust` are subcommands. Errors reach the user as one line on stderr, never a traceback;
+an unexpected one (a bug) too, naming where the open session stands, with the
+traceback only under `--verbose`.
 When the reader of our output goes away (`hermeslite -p ... | head`), the
 program stops quietly, as Unix tools do.
 """
@@ -14,6 +16,7 @@ import argparse
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,12 +34,13 @@ from hermeslite.config import (
 )
 from hermeslite.config_file import read_file
 from hermeslite.display import neutralize
-from hermeslite.errors import UserFacingError
+from hermeslite.errors import Unexpected, UserFacingError
 from hermeslite.trust import Trust, TrustStore
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
 EXIT_READER_GONE = 128 + signal.SIGPIPE   # 141: what a shell reports for a tool that SIGPIPE ended
+MAX_DETAIL = 300                          # characters of an unexpected error's message in its one line
 
 Command = Callable[[argparse.Namespace, LoadedSettings], int]
 
@@ -120,6 +124,23 @@ def _main(argv: list[str] | None) -> int:
     except UserFacingError as exc:
         _complain(str(exc))
         return 1
+    except BrokenPipeError:
+        raise   # the reader has gone: `main` ends quietly
+    except Exception as exc:  # a bug or an unforeseen fault: one line; the traceback when asked for
+        return _unexpected(exc, verbose=args.verbose)
+
+
+def _unexpected(exc: Exception, *, verbose: bool) -> int:
+    """Name the error (and where the open session stands) in one line; the traceback before it with --verbose."""
+    error = exc.error if isinstance(exc, Unexpected) else exc
+    if verbose:
+        sys.stderr.write(neutralize("".join(traceback.format_exception(error))))
+    detail = (str(error).strip().splitlines() or [""])[0][:MAX_DETAIL]
+    line = f"unexpected error: {type(error).__name__}" + (f": {detail}" if detail else "")
+    if isinstance(exc, Unexpected):
+        line += f"; {exc.where}"
+    _complain(line if verbose else f"{line} (--verbose shows the traceback)")
+    return 1
 
 
 def _ensure_standard_streams() -> None:
@@ -173,7 +194,7 @@ def _complain(message: str) -> None:
 
 def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """Print the source and the sandbox as comments, then the settings, so the output can be saved
-    as a config file."""
+    as a config file; then where compaction starts for the model (`--model`'s, if given) and why."""
     from hermeslite.tools.sandbox import status
 
     if loaded.source is None:
@@ -187,9 +208,14 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
+    from hermeslite.resume import with_overrides
 
-    model, threshold = configured_threshold(loaded.settings)
+    # `hermeslite --model NAME config`: the threshold that model would get under these settings.
+    model, threshold, guessed = configured_threshold(with_overrides(loaded.settings, model=args.model,
+                                                                    api_base=args.api_base))
     print(f"# compaction for {model}: {threshold.describe()}")
+    if guessed:
+        print(neutralize(f"# {guessed}"))
     return 0
 
 

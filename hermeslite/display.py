@@ -10,12 +10,13 @@ reaches a terminal.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from hermeslite.context.result import format_tokens, plural
 from hermeslite.store.usage import UsageTotals
 
-__all__ = ["KEY_ARGUMENTS", "compaction_cost", "format_cost", "format_tokens", "key_argument", "neutralize",
-           "plural", "session_usage"]
+__all__ = ["KEY_ARGUMENTS", "bar", "compaction_cost", "format_cost", "format_token_count", "format_tokens", "key_argument", "neutralize",
+           "plural", "session_usage", "short_path"]
 
 # The argument worth showing for each kind of tool call, in order of preference.
 KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target", "todos")
@@ -116,3 +117,23 @@ def session_usage(usage: UsageTotals) -> str:
     return (f"{usage.requests} request{plural} · {_cached_share(usage)} "
             f"({format_tokens(usage.cache_write_tokens)} written to it) · "
             f"{format_tokens(usage.completion_tokens)} output tokens · cost {format_cost(usage)}")
+
+
+def format_token_count(tokens: int) -> str:
+    """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
+    return str(tokens) if tokens < 1_000 else format_tokens(tokens)
+
+
+def bar(ratio: float, width: int = 10) -> str:
+    """A small filled/empty bar; `ratio` is clamped to [0, 1]."""
+    filled = round(max(0.0, min(1.0, ratio)) * width)
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def short_path(path: Path | str, home: Path | None = None) -> str:
+    """`~/src/project` rather than the full home path."""
+    text = str(path)
+    home_text = str(home if home is not None else Path.home())
+    if home_text not in ("", "/") and (text == home_text or text.startswith(home_text + "/")):
+        return "~" + text[len(home_text):]
+    return text

@@ -1,9 +1,13 @@
-"""The line chat's compaction commands: /compress [--preview], /uncompress, /summary [edit], /handoff.
+"""The line chat's handlers for the slash commands; the commands themselves are in hermeslite/commands.
 
-Thin on purpose: the work is done by `hermeslite.agent.controls`, and this
-module only parses the line and prints the outcome (reports on stderr, the
-checkpoint itself on stdout so it can be piped or copied). `/summary edit`
-opens the checkpoint in $EDITOR on a temporary file.
+Each handler is an async function `(chat, args) -> None` bound to a name of
+the registry with `@handlers.bind(name)`; a test checks that every command the
+registry gives the line chat has one. The work is done by the agent
+(`hermeslite.agent.controls`, `recall`, `model_switch`); a handler parses
+its argument and prints the outcome: what was asked for (a view, the
+checkpoint, recall results) on stdout, so it can be piped or copied, and
+reports on stderr. `/summary edit` opens the checkpoint in $EDITOR on a
+temporary file.
 """
 
 from __future__ import annotations
@@ -13,86 +17,93 @@ import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Protocol
 
-from hermeslite.display import neutralize
+from hermeslite.commands import views
+from hermeslite.commands.registry import LINE, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
-NAMES = ("/compress", "/uncompress", "/summary", "/handoff")
-HELP = """\
-          /compress --preview [focus]  what /compress would do; nothing is sent or changed
-          /uncompress        undo the latest compaction (messages added since are kept)
-          /summary           print the checkpoint the model reads in place of older turns
-          /summary edit      edit that checkpoint in $EDITOR
-          /handoff [focus]   continue in a new session seeded with a fresh checkpoint"""
 
-OpenSession = Callable[[str], "Agent"]
+class LineSurface(Protocol):
+    """The line chat as a handler sees it (implemented by `line_chat.LineChat`)."""
 
+    agent: Agent
 
-@dataclass(frozen=True)
-class Outcome:
-    agent: Agent        # the agent to go on with (another one after /handoff)
-    ok: bool              # False: the command failed, as a failed turn does
+    def show(self, text: str) -> None: ...       # stdout: what was asked for
 
+    def say(self, text: str) -> None: ...        # stderr: a report
 
-def handles(text: str) -> bool:
-    return text.split(maxsplit=1)[0] in NAMES if text.strip() else False
+    def fail(self, text: str = "") -> None: ...  # stderr (if any), and the chat exits 1 at the end
+
+    def open_session(self, session_id: str | None) -> Agent: ...
+
+    async def switch_model(self, name: str) -> None: ...
+
+    def quit(self) -> None: ...
 
 
-async def run(text: str, agent: Agent, open_session: OpenSession, out: TextIO, err: TextIO) -> Outcome:
-    """Run one of the commands in NAMES; `open_session(id)` gives an agent on another session."""
-    name, _, rest = text.strip().partition(" ")
-    args = rest.strip()
+Handler = Callable[[LineSurface, str], Awaitable[None]]
+handlers: Handlers[Handler] = Handlers(LINE)
+CHAT_HELP = ("Anything else is sent to the model.",
+             *views.SHELL_HELP)
+
+
+def help_text() -> str:
+    """/help in the line chat: the commands it has, those it lacks, then `!command`."""
+    return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False), "", *CHAT_HELP])
+
+
+@handlers.bind("compress")
+async def _compress(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
-    if name == "/compress":
-        focus, preview = controls.compress_args(args)
-        if preview:
-            err.write(neutralize("\n".join(controls.preview(agent, focus).lines())) + "\n")
-            return Outcome(agent, True)
-        result = await agent.compress_now(focus)
-        return Outcome(agent, not result.aborted)
-    if name == "/uncompress":
-        report = controls.uncompress(agent)
-        err.write(report.text + "\n")
-        return Outcome(agent, True)
-    if name == "/summary":
-        if args == "edit":
-            return Outcome(agent, await _edit(agent, err))
-        if args:
-            err.write("usage: /summary [edit]\n")
-            return Outcome(agent, False)
-        found = controls.checkpoint(agent)
-        if found is None:
-            err.write("No checkpoint yet: nothing has been compacted in this session.\n")
-        else:
-            out.write(neutralize(found.text) + "\n")
-        return Outcome(agent, True)
-    handoff = await controls.hand_off(agent, args or None)
-    err.write(neutralize(handoff.text) + "\n")
-    if handoff.session_id is None:
-        return Outcome(agent, False)
-    return Outcome(open_session(handoff.session_id), True)
+    focus, preview = controls.compress_args(args)
+    if preview:
+        chat.say("\n".join(controls.preview(chat.agent, focus).lines()))
+        return
+    result = await chat.agent.compress_now(focus)
+    if result.aborted:
+        chat.fail()          # the printer has said why, from the compaction's events
 
 
-async def _edit(agent: Agent, err: TextIO) -> bool:
+@handlers.bind("uncompress")
+async def _uncompress(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import controls
+
+    chat.say(controls.uncompress(chat.agent).text)
+
+
+@handlers.bind("summary")
+async def _summary(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import controls
+
+    if args == "edit":
+        await _edit(chat)
+    elif args:
+        chat.fail("usage: /summary [edit]")
+    elif (found := controls.checkpoint(chat.agent)) is None:
+        chat.say("No checkpoint yet: nothing has been compacted in this session.")
+    else:
+        chat.show(found.text)
+
+
+async def _edit(chat: LineSurface) -> None:
     """The checkpoint in $EDITOR; saved back when it passes the checks. A refused edit stays in
     its file, whose path is given, so the user can fix it."""
     from hermeslite.agent import controls
 
-    found = controls.checkpoint(agent)
+    found = controls.checkpoint(chat.agent)
     if found is None:
-        err.write("No checkpoint to edit: nothing has been compacted in this session.\n")
-        return False
+        chat.fail("No checkpoint to edit: nothing has been compacted in this session.")
+        return
     editor = os.environ.get("EDITOR", "").strip()
     if not editor:
-        err.write("/summary edit needs $EDITOR (for example: export EDITOR=nano); the checkpoint is unchanged.\n")
-        return False
+        chat.fail("/summary edit needs $EDITOR (for example: export EDITOR=nano); the checkpoint is unchanged.")
+        return
     fd, name = tempfile.mkstemp(prefix="hermeslite-checkpoint-", suffix=".md")
     path = Path(name)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -100,20 +111,19 @@ async def _edit(agent: Agent, err: TextIO) -> bool:
     status = await _run_editor(editor, path)
     if status != 0:
         path.unlink(missing_ok=True)
-        err.write(f"{neutralize(editor)} exited with status {status}; the checkpoint is unchanged.\n")
-        return False
+        chat.fail(f"{editor} exited with status {status}; the checkpoint is unchanged.")
+        return
     text = path.read_text(encoding="utf-8", errors="replace")
     if text.strip() == found.text.strip():
         path.unlink(missing_ok=True)
-        err.write("No change: the checkpoint is as it was.\n")
-        return True
-    edit = controls.edit_checkpoint(agent, text)
+        chat.say("No change: the checkpoint is as it was.")
+        return
+    edit = controls.edit_checkpoint(chat.agent, text)
     if not edit.accepted:
-        err.write(f"Edit refused, the checkpoint is unchanged: {edit.reason}. Your text is in {path}.\n")
-        return False
+        chat.fail(f"Edit refused, the checkpoint is unchanged: {edit.reason}. Your text is in {path}.")
+        return
     path.unlink(missing_ok=True)
-    err.write("Checkpoint replaced: the model reads your version from the next turn on.\n")
-    return True
+    chat.say("Checkpoint replaced: the model reads your version from the next turn on.")
 
 
 async def _run_editor(editor: str, path: Path) -> int:
@@ -125,3 +135,97 @@ async def _run_editor(editor: str, path: Path) -> int:
         return 127
     return done.returncode
 
+
+@handlers.bind("handoff")
+async def _handoff(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import controls
+
+    report = await controls.hand_off(chat.agent, args or None)
+    if report.session_id is None:
+        chat.fail(report.text)
+        return
+    chat.say(report.text)
+    chat.open_session(report.session_id)
+
+
+@handlers.bind("context")
+async def _context(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent.breakdown import context_breakdown
+
+    agent = chat.agent
+    chat.show(views.context_view(context_breakdown(agent), usage=agent.session_usage()))
+
+
+@handlers.bind("recall")
+async def _recall(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent.recall import recall_for_user
+
+    report = await recall_for_user(chat.agent, args)
+    if report.ok:
+        chat.show(report.text)
+    else:
+        chat.fail(report.text)
+
+
+@handlers.bind("new")
+async def _new(chat: LineSurface, args: str) -> None:
+    agent = chat.open_session(None)
+    chat.say(views.session_view(agent.session_id, False, None, agent.deps.llm.model))
+
+
+@handlers.bind("resume")
+async def _resume(chat: LineSurface, args: str) -> None:
+    """With an id (or a unique prefix), go on with that session; without one, list them (the app
+    opens a picker instead: a line interface has nothing to pick with)."""
+    store = chat.agent.deps.store
+    if not args:
+        chat.show(views.sessions_view(store.list_sessions(), chat.agent.session_id))
+        return
+    session_id = store.resolve_id(args)
+    if session_id == chat.agent.session_id:
+        chat.say(f"Session {session_id} is the one open.")
+        return
+    info = store.get_session(session_id)
+    agent = chat.open_session(session_id)
+    chat.say(views.session_view(agent.session_id, True, info.model if info else None, agent.deps.llm.model))
+
+
+@handlers.bind("sessions")
+async def _sessions(chat: LineSurface, args: str) -> None:
+    chat.show(views.sessions_view(chat.agent.deps.store.list_sessions(), chat.agent.session_id))
+
+
+@handlers.bind("memory")
+async def _memory(chat: LineSurface, args: str) -> None:
+    chat.show(views.memory_view(chat.agent.deps.memory))
+
+
+@handlers.bind("todo")
+async def _todo(chat: LineSurface, args: str) -> None:
+    chat.show(views.todo_view(chat.agent.deps.todos))
+
+
+@handlers.bind("model")
+async def _model(chat: LineSurface, args: str) -> None:
+    agent = chat.agent
+    if args:
+        await chat.switch_model(args)
+    c = agent.deps.compressor
+    model = agent.deps.llm.model
+    if not args:
+        chat.say(views.model_view(model, c.context_length, c.threshold_tokens))
+        return
+    chat.say(views.switched_view(model, c.context_length, c.threshold_tokens,
+                                 agent.request_tokens() >= c.threshold_tokens))
+    for line in agent.startup_notes():
+        chat.say(line)
+
+
+@handlers.bind("help")
+async def _help(chat: LineSurface, args: str) -> None:
+    chat.say(help_text())
+
+
+@handlers.bind("quit")
+async def _quit(chat: LineSurface, args: str) -> None:
+    chat.quit()

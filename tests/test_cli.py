@@ -65,6 +65,25 @@ def test_config_names_the_file_and_shows_its_values(
     assert captured.err == ""
 
 
+def test_config_shows_the_threshold_of_the_model_given_with_model_and_a_guessed_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("compression:\n  model_thresholds:\n    gpt-4o: 0.6\n  threshold_tokens: 50000\n"
+                    "model:\n  name: openai/unknown-model\n", encoding="utf-8")
+    assert main(["--config", str(path), "config"]) == 0
+    configured = capsys.readouterr().out.rsplit("# compaction for ", 1)[1]
+    assert configured == ("openai/unknown-model: 6,144 tokens: 75% of the 8,192-token window "
+                          "(auto: windows under 512K compact at 75%)\n# Context window of openai/unknown-model "
+                          "is unknown; assuming 8192 tokens. Set model.context_window in the config.\n")
+    assert main(["--config", str(path), "--model", "openai/gpt-4o", "config"]) == 0
+    out = capsys.readouterr().out
+    assert "  name: openai/unknown-model\n" in out   # the settings shown are the file's
+    assert out.rsplit("# compaction for ", 1)[1] == (
+        "openai/gpt-4o: 50,000 tokens: 39% of the 128,000-token window (capped by compression.threshold_tokens; "
+        "60% (compression.model_thresholds['gpt-4o']) would be 76,800)\n")
+
+
 def test_config_shows_what_confines_terminal_commands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -98,8 +99,8 @@ def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
                       input="/help\nhello\n/compress database schema\n/bogus\n/quit\n")
     assert done.returncode == 0, done.stderr
     assert "hello back" in done.stdout
-    assert "/compress [focus]" in done.stderr
-    assert "unknown command /bogus" in done.stderr
+    assert "/compress [--preview] [focus]" in done.stderr
+    assert "Unknown command /bogus" in done.stderr
     assert "compressing (manual)" in done.stderr and "focus: database schema" in done.stderr
 
 
@@ -129,3 +130,33 @@ def test_line_chat_recall_searches_the_archive_and_shows_an_original(scripted_se
     assert "/recall <words> searches what compaction removed" in done.stdout
     assert scripted_server.requests == []  # lookups for the user: nothing sent to the model
     assert "Traceback" not in done.stderr
+
+
+def test_line_chat_has_the_views_sessions_and_model_commands_of_the_app(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    scripted_server.enqueue(
+        Reply.text("first answer"),
+        Reply.tool_calls([("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
+                          ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."})]),
+        Reply.text("noted"), Reply.text("answer from the other model"))
+    assert hermeslite(["-p", "an earlier session", *model_args(scripted_server)], home, tmp_path).returncode == 0
+    earlier = sessions_db(home).latest_session_id()
+    done = hermeslite([*model_args(scripted_server)], home, tmp_path, input=(
+        "remember things\n/todo\n/memory\n/context\n/sessions\n/model\n/model openai/other-model\nand now?\n"
+        f"/new\n/resume\n/resume {earlier}\n/quit\n"))
+    assert done.returncode == 0, done.stderr
+    out, err = done.stdout, done.stderr
+    assert "write the schema (in_progress)" in out                            # /todo
+    assert "USER.md (about you)" in out and "• Prefers tabs." in out         # /memory
+    assert "system prompt" in out and "compaction:" in out and "threshold" in out   # /context
+    assert out.count(earlier) >= 2                                            # /sessions, then /resume's list
+    assert "Model openai/test-model · window" in err                         # /model
+    assert "Switched to openai/other-model: window" in err
+    assert scripted_server.requests[-1]["model"] == "other-model"             # the next turn used it
+    switched = next(s for s in sessions_db(home).list_sessions() if s.title and s.title.startswith("remember"))
+    assert switched.model == "openai/other-model"                             # recorded for --continue
+    assert re.search(r"^New session \S+\.$", err, re.M)                      # /new
+    assert out.count("/resume <id prefix> opens one") == 2                  # /sessions and /resume list them
+    assert (f"Resumed session {earlier}. It was recorded with openai/test-model and goes on with "
+            "openai/other-model") in err
+    assert "Traceback" not in err

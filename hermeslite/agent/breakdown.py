@@ -16,6 +16,7 @@ from hermeslite.context.handoff import has_handoff
 from hermeslite.context.tokens import estimate_tokens, message_tokens
 
 from .request_size import RequestTokens
+from .window import learned_window_note
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -34,6 +35,7 @@ class ContextBreakdown:
     threshold: int
     request: RequestTokens    # the next request as the meter counts it, and how it was counted
     threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
+    window_source: str = ""   # where the window came from, when it is not the looked-up one
 
     @property
     def total(self) -> int:
@@ -72,4 +74,5 @@ def context_breakdown(agent: Agent) -> ContextBreakdown:
     ]
     threshold = deps.compressor.threshold
     return ContextBreakdown(parts=parts, context_length=threshold.context_length, threshold=threshold.tokens,
-                            request=request, threshold_rule=threshold.reason())
+                            request=request, threshold_rule=threshold.reason(),
+                            window_source=learned_window_note(deps.llm) or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 
 from hermeslite.config import Settings
@@ -11,7 +12,7 @@ from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore
-from hermeslite.store.sessions import SessionStore, default_sessions_path
+from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.memory import MemoryTool
@@ -26,16 +27,23 @@ from .loop import Agent
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
 from .usage import UsageMeter
+from .window import settle_window
 
 
-def configured_threshold(settings: Settings) -> tuple[str, Threshold]:
-    """The model the settings select and the compaction threshold it gets, without a session.
+def configured_threshold(settings: Settings) -> tuple[str, Threshold, str | None]:
+    """The model the settings select, the compaction threshold it gets without a session, and the
+    warning when its window is a guess (an unknown model).
 
     Looking up the window may import litellm (a few seconds) when the config does not state it.
     """
     model = resolve_model(settings.model)
-    window = settings.compression.context_length or make_client(model).context_window()
-    return model.name or "", resolve_threshold(settings.compression, window, model.name)
+    if settings.compression.context_length:
+        window, warning = settings.compression.context_length, None
+    else:
+        client = make_client(model)
+        window = client.context_window()
+        warning = client.context_window_warning
+    return model.name or "", resolve_threshold(settings.compression, window, model.name), warning
 
 
 def tool_context(settings: Settings, cwd: Path) -> ToolContext:
@@ -64,13 +72,31 @@ def build_agent(
     llm: LLMClient | None = None,
     store: SessionStore | None = None,
 ) -> Agent:
-    """An agent on a new session, or on `session_id` (already resolved) with its transcript restored."""
+    """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
+
+    A new session that could not be set up (its system prompt reads the user's
+    memory files) is deleted again, so `--continue` never finds an empty one.
+    """
+    store = store or open_store()
+    if session_id is not None:
+        return _build(settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False,
+                      llm=llm, store=store)
+    model = resolve_model(settings.model)
+    created = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
+    try:
+        return _build(settings, cwd=cwd, interactive=interactive, session_id=created, new=True, llm=llm, store=store)
+    except BaseException:
+        with suppress(StoreError):  # the fault that stopped the set-up is the one to report
+            store.delete_session(created)
+        raise
+
+
+def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str, new: bool,
+           llm: LLMClient | None, store: SessionStore) -> Agent:
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
-    store = store or open_store()
     notes: list[str] = []
-    if session_id is None:
-        session_id = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
+    if new:
         loaded: list[dict] | None = None
     else:
         store.claim(session_id)  # one writer per session: "in use by pid N" before anything else
@@ -88,6 +114,7 @@ def build_agent(
     tool_ctx = tool_context(settings, cwd)
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
+    settle_window(llm, saver, settings.compression)
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),

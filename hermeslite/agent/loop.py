@@ -31,6 +31,7 @@ from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
+from .window import learned_window_note, settle_window
 
 MAX_REACTIVE = 3
 CANCELLED_TOOL = "error: cancelled by the user before this tool finished"
@@ -228,9 +229,8 @@ class Agent:
         c = self.deps.compressor
         if exc.limit and exc.limit < c.context_length and not c.config.context_length:
             c.set_context_length(exc.limit)
-            adopt = getattr(self.deps.llm, "adopt_context_window", None)
-            if adopt:
-                adopt(exc.limit)
+            self.deps.llm.adopt_context_window(exc.limit)
+            self.saver.remember_window(self.deps.llm.model, exc.limit)
             self.emit(ev.Notice(
                 f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
                 f"{c.threshold_tokens:,}.", "warning"))
@@ -285,14 +285,19 @@ class Agent:
         next turn's preflight compacts before sending."""
         self.deps.llm = llm
         llm.on_retry = self._retrying
+        settle_window(llm, self.saver, self.deps.compressor.config)  # its own learned window, not the old model's
         self.deps.compressor.set_model(llm.model, llm.context_window())
         self.size.model_changed()
         self.emit(ev.PressureChanged(self.pressure()))
 
     def startup_notes(self) -> list[str]:
-        """Lines a front end shows once the agent is ready: that prompt caching is on, and how."""
+        """Lines a front end shows once the agent is ready: that prompt caching is on, and how; that
+        the window is one the provider stated in an earlier overflow error."""
         plan = self.deps.llm.cache_plan()
-        return [plan.describe()] if plan.active else []
+        notes = [plan.describe()] if plan.active else []
+        if learned := learned_window_note(self.deps.llm):
+            notes.append(f"Context window: {learned}; compaction at {self.deps.compressor.threshold_tokens:,}.")
+        return notes
 
     def session_usage(self) -> UsageTotals:
         """What this session's model requests have consumed so far (turns, summaries, flushes)."""

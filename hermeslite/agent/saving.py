@@ -55,6 +55,18 @@ class SessionSaver:
     def usage(self, record: UsageRecord) -> None:
         self._write(partial(self.store.record_usage, self.session_id, record))
 
+    def remember_window(self, model: str, tokens: int) -> None:
+        """The window a provider stated for `model`, for the next process that opens this session."""
+        self._write(partial(self.store.remember_window, self.session_id, model, tokens))
+
+    def learned_window(self, model: str) -> int | None:
+        """The window recorded for `model` in this session. A store that cannot be read now answers
+        None: the provider states the window again if it is needed, and it is recorded then."""
+        try:
+            return self.store.learned_window(self.session_id, model)
+        except StoreError:
+            return None
+
     def delete(self) -> bool:
         """Remove the session (one with nothing in it worth keeping); True if it is gone. A store
         that cannot delete it now leaves it as it is: nothing is lost, so nothing is reported."""

@@ -73,6 +73,7 @@ class LiteLLMClient:
         self.retry = RetryPolicy(max(0, max_retries), retry_base_delay, self.timeout)
         self.on_retry = on_retry
         self.context_window_warning: str | None = None
+        self.learned_window: int | None = None  # what a provider stated in an overflow error, once adopted
         self._window: int | None = None
         self._checked: set[str] = set()
         self._cache_plans: dict[str, CachePlan] = {}
@@ -87,9 +88,10 @@ class LiteLLMClient:
         return self._window
 
     def adopt_context_window(self, tokens: int) -> None:
-        """Use the window a provider stated in an overflow error (`ContextOverflow.limit`) from now on."""
+        """Use the window a provider stated in an overflow error (`ContextOverflow.limit`) from now on,
+        in this process or (restored from the session) in a later one."""
         if tokens and tokens > 0:
-            self._window = int(tokens)
+            self._window = self.learned_window = int(tokens)
             self.context_window_warning = None
 
     async def prepare(self) -> int:

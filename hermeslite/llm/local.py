@@ -39,7 +39,7 @@ from typing import Any, cast
 from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
 from .local_convert import reply_budget, to_chat_messages
-from .local_native import import_llama_cpp, without_fd_redirect
+from .local_native import import_llama_cpp, load_prints_to_log
 from .types import Completed, Completion, RetryHook, StreamedText, StreamEvent, Usage
 
 LOCAL_MODEL_NAME = "local/smollm2"
@@ -133,11 +133,12 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         if n_threads:
             gen_threads = batch_threads = n_threads
         try:
-            with without_fd_redirect():
+            with load_prints_to_log():
                 llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=gen_threads, n_threads_batch=batch_threads,
-                    flash_attn=True, verbose=False,
+                    flash_attn=True, verbose=True,   # verbose: no fd redirect (see local_native.py)
                 )
+            llm.verbose = False
         except (ValueError, RuntimeError, OSError) as exc:
             raise FatalError(f"The embedded model could not be loaded: {exc}") from exc
 
@@ -197,6 +198,14 @@ class LocalModelClient:
 
     def context_window(self) -> int:
         return self.n_ctx
+
+    # The embedded model's window is its own n_ctx, known exactly: nothing to learn from an error,
+    # nothing guessed.
+    learned_window: int | None = None
+    context_window_warning: str | None = None
+
+    def adopt_context_window(self, tokens: int) -> None:
+        """Part of the LLMClient interface; the overflow this model reports states the n_ctx it already uses."""
 
     def cache_plan(self) -> CachePlan:
         return CachePlan("none", detail="the embedded model runs locally and bills nothing")

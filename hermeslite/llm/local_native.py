@@ -4,17 +4,22 @@ llama.cpp logs from C straight to stderr, and its Python binding silences
 model loading by pointing fd 1 and 2 at /dev/null, which blanks every frame a
 Textual TUI draws meanwhile (Textual writes to fd 2) and races with other
 threads. Here a `llama_log_set` callback routes every native line to the
-`hermeslite.llm.llama_cpp` logger instead, and `without_fd_redirect` turns the
-binding's redirect into a no-op while `local.py` loads the model.
+`hermeslite.llm.llama_cpp` logger instead. The binding skips the redirect
+when a model is loaded with `verbose=True` (its documented switch for
+"print to stderr"); what it then prints from Python during the load goes to
+`sys.stderr`, which `load_prints_to_log` points at the same logger for that
+moment, and the caller sets `verbose` back to False once the model is loaded.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import FatalError
@@ -67,21 +72,31 @@ def import_llama_cpp() -> Any:
     return llama_cpp
 
 
-def _no_redirect(disable: bool = True) -> contextlib.AbstractContextManager[None]:
-    """Stands in for llama_cpp's `suppress_stdout_stderr`, which dup2()s fd 1 and 2 to /dev/null."""
-    return contextlib.nullcontext()
+class _LogLines(io.TextIOBase):
+    """A text stream whose complete lines go to the llama.cpp logger."""
+
+    def __init__(self) -> None:
+        self._partial = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self._partial = (self._partial + text).split("\n")
+        for line in lines:
+            if line.strip():
+                native_log.debug("%s", line)
+        return len(text)
 
 
 @contextlib.contextmanager
-def without_fd_redirect():
-    import llama_cpp._internals as internals
-    import llama_cpp.llama as llama_module
+def load_prints_to_log() -> Iterator[None]:
+    """While a model loads with `verbose=True`: the binding's prints to `sys.stderr` go to the log.
 
-    saved = [(m, m.suppress_stdout_stderr) for m in (llama_module, internals) if hasattr(m, "suppress_stdout_stderr")]
-    for module, _ in saved:
-        module.suppress_stdout_stderr = _no_redirect
-    try:
+    `sys.stderr` is process-wide, so for these few seconds a print from
+    another thread is logged too rather than shown; nothing reaches fd 2.
+    """
+    lines = _LogLines()
+    with contextlib.redirect_stderr(lines):
         yield
-    finally:
-        for module, original in saved:
-            module.suppress_stdout_stderr = original
+    lines.write("\n")

@@ -92,7 +92,16 @@ class LLMClient(Protocol):
         ...
 
     def context_window(self) -> int:
-        """Input tokens the model accepts (config override, provider metadata, or 8192)."""
+        """Input tokens the model accepts (a learned window, config override, provider metadata, or 8192)."""
+        ...
+
+    # The window adopted from a provider's overflow error, None while the looked-up one holds.
+    learned_window: int | None
+    # Set by `context_window()` when the window is a guess (an unknown model), saying how to state it.
+    context_window_warning: str | None
+
+    def adopt_context_window(self, tokens: int) -> None:
+        """Use the window the provider stated (`ContextOverflow.limit`) from now on."""
         ...
 
     def cache_plan(self) -> CachePlan:

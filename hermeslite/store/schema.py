@@ -189,7 +189,21 @@ _V5 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
+# v6: the context window a provider stated in an overflow error, per session and model, so a
+# session continued in a new process starts from it instead of overflowing again (see windows.py).
+_V6 = [
+    """
+    CREATE TABLE learned_windows (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        tokens INTEGER NOT NULL CHECK (tokens > 0),
+        learned_at REAL NOT NULL,
+        PRIMARY KEY (session_id, model)
+    )
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

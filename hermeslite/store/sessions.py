@@ -38,7 +38,7 @@ from pathlib import Path
 from hermeslite.context.messages import Message, call_id, tool_calls_of
 from hermeslite.paths import data_dir
 
-from . import archive_search, generations, rewrites, undo, usage
+from . import archive_search, generations, rewrites, undo, usage, windows
 from .archive_search import ArchiveHit
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
@@ -381,6 +381,19 @@ class SessionStore:
         """Every request's usage in this session, oldest first."""
         with self._db.lock:
             return usage.select(self._db.conn, session_id)
+
+    # ------------------------------------------------------------------ learned windows
+
+    def remember_window(self, session_id: str, model: str, tokens: int) -> None:
+        """Keep the window a provider stated for `model` with this session (see windows.py)."""
+        with self._tx(session_id) as conn:
+            self._generation(conn, session_id)
+            windows.remember(conn, session_id, model, tokens)
+
+    def learned_window(self, session_id: str, model: str) -> int | None:
+        """The window a provider stated for `model` in this session, or None."""
+        rows = self._query(windows.SELECT_WINDOW, (session_id, model))
+        return rows[0][0] if rows else None
 
     # ------------------------------------------------------------------ archive
 

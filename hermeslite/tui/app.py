@@ -33,14 +33,14 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
+from hermeslite.commands.registry import TUI, CommandSpec, UnknownCommand, is_command, parse, waits_for_turn
 from hermeslite.config import Settings
 from hermeslite.context.user_command import shell_command_in
-from hermeslite.display import neutralize
+from hermeslite.display import neutralize, short_path
 from hermeslite.store.errors import StoreError
 
 from . import commands, history
 from .feed import EventFeed, Settled
-from .format import short_path
 from .gcpause import GcPause
 from .host import AgentHost
 from .router import EventRouter
@@ -248,11 +248,11 @@ class HermesApp(App[int]):
         a turn runs, and also while others wait, so the order is always the
         order typed. Commands that only look (/help, /context...) run at once.
         """
-        if commands.waits_for_turn(text) and (self.busy or self.queued.items):
+        if waits_for_turn(text) and (self.busy or self.queued.items):
             self.queued.push(text)
             await self.send_queued()
             return
-        if not commands.is_command(text):
+        if not is_command(text):
             self.chat.jump_to_end()      # sent now: the user wants to see it (a queued one does not jump)
         await self.dispatch(text)
 
@@ -268,7 +268,7 @@ class HermesApp(App[int]):
             self.feed(Settled())
 
     async def dispatch(self, text: str) -> None:
-        if commands.is_command(text):
+        if is_command(text):
             self.run_slash(text)
         elif command := shell_command_in(text):
             await self.chat.add_user(text)
@@ -280,17 +280,17 @@ class HermesApp(App[int]):
     def run_slash(self, text: str) -> None:
         """Run `/name args`; unknown names get a line with the closest match."""
         try:
-            cmd, args = commands.parse(text)
-        except commands.UnknownCommand as exc:
+            cmd, args = parse(text, TUI)
+        except UnknownCommand as exc:
             self.notify(str(exc), severity="warning", markup=False)
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
             return
         self.run_worker(self._run_command(cmd, args), group="session" if cmd.waits else "command",
                         exit_on_error=False)
 
-    async def _run_command(self, cmd: commands.SlashCommand, args: str) -> None:
+    async def _run_command(self, cmd: CommandSpec, args: str) -> None:
         try:
-            await cmd.run(self, args)
+            await commands.handlers.for_command(cmd)(self, args)
         except Exception as exc:  # noqa: BLE001 - one line on screen, never a traceback
             await self.report_error(f"{cmd.slash}: {exc}")
 

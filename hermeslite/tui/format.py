@@ -1,4 +1,4 @@
-"""Pure text helpers shared by the widgets: token counts, bars, tool summaries.
+"""Pure text helpers shared by the widgets: the pressure line, the warning, tool summaries.
 
 Kept apart from the widgets so the wording users read (the pressure line, the
 warning, a tool's one-line result) can be unit-tested without a running app,
@@ -8,10 +8,9 @@ and so the headless printer's conventions (42.1k, 96k) are matched exactly.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hermeslite.context.exit_codes import without_exit_line
-from hermeslite.display import format_tokens
+from hermeslite.display import bar, format_token_count
 
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 2_000
@@ -19,17 +18,6 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])(\s|$)")
 _QUOTE_MARKS = re.compile(r"^( {0,3}> ?)+")
 _FENCE = ("```", "~~~")
-
-
-def format_token_count(tokens: int) -> str:
-    """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
-    return str(tokens) if tokens < 1_000 else format_tokens(tokens)
-
-
-def bar(ratio: float, width: int = 10) -> str:
-    """A small filled/empty bar; `ratio` is clamped to [0, 1]."""
-    filled = round(max(0.0, min(1.0, ratio)) * width)
-    return "▰" * filled + "▱" * (width - filled)
 
 
 def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> str:
@@ -105,12 +93,3 @@ def checkpoint_markdown(text: str) -> str:
         out.append(line)
         previous = kind
     return "\n".join(out).strip("\n")
-
-
-def short_path(path: Path | str, home: Path | None = None) -> str:
-    """`~/src/project` rather than the full home path."""
-    text = str(path)
-    home_text = str(home if home is not None else Path.home())
-    if home_text not in ("", "/") and (text == home_text or text.startswith(home_text + "/")):
-        return "~" + text[len(home_text):]
-    return text

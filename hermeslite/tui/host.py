@@ -23,14 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.config import Settings
-from hermeslite.store.errors import StoreError
 
 Deliver = Callable[[Any], None]
 Booted = Callable[[asyncio.Task], None]
-
-
-def provider(name: str | None) -> str:
-    return (name or "").split("/", 1)[0] if "/" in (name or "") else ""
 
 
 class AgentHost:
@@ -80,7 +75,9 @@ class AgentHost:
 
         if self._llm is None:
             self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        await _prepare(self._llm)
+        from hermeslite.agent.model_switch import prepare_client
+
+        await prepare_client(self._llm)
         if self._store is None:
             factory = await self._factory()
             self._store = await asyncio.to_thread(factory.open_store)
@@ -123,28 +120,12 @@ class AgentHost:
             self.deliver(event)
 
     async def switch_model(self, name: str) -> Any:
-        """A client for `name`, prepared off the loop, handed to the agent; returns it.
-
-        The endpoint and key settings carry over only within the same provider:
-        a local server's api_base means nothing to anthropic/.
-        """
-        from hermeslite.llm.select import make_client, resolve_model
+        """A client for `name`, prepared off the loop, handed to the agent; returns it (see model_switch)."""
+        from hermeslite.agent.model_switch import switch_model
 
         agent = await self.ready()
-        same = provider(name) == provider(self.model_cfg.name)
-        cfg = replace(self.model_cfg, name=name, context_window=None,
-                      api_base=self.model_cfg.api_base if same else None,
-                      api_key_env=self.model_cfg.api_key_env if same else None)
-        llm = make_client(resolve_model(cfg), max_retries=self.settings.agent.max_retries)
-        await _prepare(llm)
-        agent.switch_model(llm)
+        llm, cfg = await switch_model(agent, self.model_cfg, name, self.settings.agent.max_retries)
         self._llm, self.model_cfg = llm, cfg
-        try:
-            self._store.set_model(agent.session_id, cfg.name, cfg.api_base)  # --continue comes back to it
-        except StoreError as exc:
-            from hermeslite.agent.events import Notice
-
-            self.deliver(Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
         return llm
 
     def window_warning(self) -> str | None:
@@ -165,10 +146,3 @@ class AgentHost:
                 self._newest.discard_if_unused()
         if self._owns_store and self._store is not None:
             self._store.close()
-
-
-async def _prepare(llm: Any) -> None:
-    """Load litellm and look the window up without blocking the loop (the local model needs neither)."""
-    prepare = getattr(llm, "prepare", None)
-    if prepare is not None:
-        await prepare()

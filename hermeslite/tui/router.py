@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import HermesApp
+    from .surface import EventSurface
 
 
 class EventRouter:
-    def __init__(self, app: HermesApp) -> None:
+    def __init__(self, app: EventSurface) -> None:
         self.app = app
         self.chat = app.chat
 

@@ -18,8 +18,14 @@ class SlowStreamLLM:
         self.started = asyncio.Event()
         self.cancelled = False
 
+    learned_window: int | None = None
+    context_window_warning: str | None = None
+
     def context_window(self) -> int:
         return self.window
+
+    def adopt_context_window(self, tokens: int) -> None:
+        self.window = self.learned_window = tokens
 
     def cache_plan(self) -> CachePlan:
         return CachePlan("none", detail="a fake model")

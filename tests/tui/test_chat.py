@@ -11,7 +11,7 @@ from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
 from tests.tui.conftest import SIZE, ready, send, settle, until
 from tests.tui.fakes import SlowStreamLLM
-from tests.tui.screen import screen_text
+from tests.tui.screen import Notifications, screen_text
 
 
 async def test_a_message_gets_a_streamed_markdown_reply(make_app, scripted_server):
@@ -66,13 +66,14 @@ async def test_a_failing_command_shows_its_exit_code(make_app, scripted_server):
 async def test_provider_errors_are_one_line_and_a_notification(make_app, scripted_server):
     scripted_server.enqueue(Reply.error(401, "Incorrect API key provided: sk-abc"))
     app = make_app()
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
         await ready(pilot)
         await send(pilot, "hello")
         errors = app.chat.query(ErrorLine)
         assert len(errors) == 1 and errors[0].text.startswith("✗ ")
         assert "Traceback" not in screen_text(app)
-        assert any(n.severity == "error" for n in app._notifications)
+        assert any(n.severity == "error" for n in shown)
         scripted_server.enqueue(Reply.text("back again"))
         await send(pilot, "retry")
         assert app.chat.query(AssistantMessage).last().source == "back again"

@@ -8,7 +8,7 @@ from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import AssistantMessage, NoteLine, UserMessage
 from tests.server import Reply
 from tests.tui.conftest import SIZE, ready, send, settle, until
-from tests.tui.screen import screen_text
+from tests.tui.screen import Notifications, screen_text
 
 
 async def test_context_shows_the_breakdown_against_window_and_threshold(make_app, scripted_server):
@@ -31,12 +31,13 @@ async def test_context_shows_the_breakdown_against_window_and_threshold(make_app
 
 async def test_unknown_command_suggests_the_closest(make_app, scripted_server):
     app = make_app()
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
         await ready(pilot)
         await send(pilot, "/comprss database")
         note = app.chat.query(NoteLine).last().text
         assert note == "Unknown command /comprss. Did you mean /compress? Type /help for the list."
-        assert any("Did you mean /compress?" in n.message for n in app._notifications)
+        assert any("Did you mean /compress?" in n.message for n in shown)
         assert scripted_server.requests == []        # nothing was sent to the model
 
 
@@ -49,7 +50,7 @@ async def test_a_path_is_a_message_not_a_command(make_app, scripted_server):
 
 
 async def test_help_lists_every_command_and_the_keys(make_app):
-    from hermeslite.tui.commands import REGISTRY
+    from hermeslite.commands.registry import REGISTRY
 
     app = make_app()
     async with app.run_test(size=(100, 60)) as pilot:
@@ -173,6 +174,22 @@ async def test_slash_dropdown_completes_commands(make_app):
         assert not completer.open
         await pilot.press(*"db")
         assert app.prompt.text == "/compress db" and not completer.open
+
+
+async def test_slash_dropdown_arrows_move_and_escape_closes(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("/", "c", "o")
+        completer = app.prompt.completer
+        first, second = (str(completer.get_option_at_index(i).prompt).split()[0] for i in (0, 1))
+        await pilot.press("down", "down", "up", "tab")
+        assert app.prompt.text.rstrip() == second != first and not completer.open
+        app.prompt.clear()
+        await pilot.press("/", "c", "o")
+        assert completer.open
+        await pilot.press("escape")
+        assert not completer.open and app.prompt.text == "/co"
 
 
 async def test_enter_on_the_dropdown_runs_a_command_without_arguments(make_app):

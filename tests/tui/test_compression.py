@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.warning_bar import WarningBar
 from tests.server import Reply
 from tests.summary_requests import is_summary_request, summary_instruction
 from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle, until
-from tests.tui.screen import screen_text
+from tests.tui.screen import Notifications, screen_text
 
 FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
 
@@ -58,7 +58,8 @@ async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app
 async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(make_app, scripted_server):
     answer_summaries(scripted_server)
     app = make_app()
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
         await ready(pilot)
         await chat(pilot, 6)
         before = len(app.host.agent.messages)
@@ -79,7 +80,7 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         text = screen_text(app)
         assert "focus: database schema" in text and "Checkpoint (what the model now sees" in text
         assert "Active Task" in text
-        assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in app._notifications)
+        assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in shown)
         records = app.host.agent.deps.store.compactions(app.host.agent.session_id)
         assert records[-1].focus == "database schema" and records[-1].trigger == "manual"
 

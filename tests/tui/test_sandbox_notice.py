@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from tests.tui.conftest import SIZE, ready, settle
+from tests.tui.screen import Notifications
 
 
 async def test_sandbox_off_is_announced_once(make_app):
     app = make_app(tools={"sandbox": "off"})
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
         await ready(pilot)
         await settle(pilot)
-        said = [n.message for n in app._notifications if "sandbox off (tools.sandbox: off)" in n.message]
+        said = [n.message for n in shown if "sandbox off (tools.sandbox: off)" in n.message]
         assert len(said) == 1
 
 
@@ -18,8 +20,9 @@ async def test_a_missing_landlock_is_announced_and_a_present_one_is_not(make_app
     from hermeslite.tools.landlock import abi_version
 
     app = make_app()
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
         await ready(pilot)
         await settle(pilot)
-        about_landlock = [n.message for n in app._notifications if "Landlock" in n.message]
+        about_landlock = [n.message for n in shown if "Landlock" in n.message]
         assert bool(about_landlock) is (abi_version() == 0)

@@ -7,32 +7,25 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from textual_autocomplete import TargetState
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.agent.request_size import RequestTokens
+from hermeslite.commands import views
+from hermeslite.commands.registry import TUI, UnknownCommand, is_command, parse
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
-from hermeslite.display import key_argument, plural
+from hermeslite.display import bar, format_token_count, key_argument, plural, short_path
 from hermeslite.store.usage import UsageTotals
-from hermeslite.tui import commands, views
+from hermeslite.tui import commands
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
-from hermeslite.tui.format import (
-    bar,
-    checkpoint_markdown,
-    format_token_count,
-    pressure_line,
-    preview,
-    result_summary,
-    short_path,
-    warning_text,
-)
+from hermeslite.tui.format import checkpoint_markdown, pressure_line, preview, result_summary, warning_text
 from hermeslite.tui.gcpause import GcPause
+from hermeslite.tui.views import help_view
 from hermeslite.tui.widgets.activity import retry_status
 from hermeslite.tui.widgets.compaction_card import outcome_lines, started_text
 from hermeslite.tui.widgets.message import SEGMENT_CHARS, segments, split_point
-from hermeslite.tui.widgets.slash_complete import search_string
+from hermeslite.tui.widgets.slash_complete import matches, search_string
 
 
 def test_token_counts_read_like_the_headless_printer():
@@ -94,18 +87,18 @@ def test_a_retry_reads_as_a_countdown():
 
 
 def test_commands_parse_and_suggest():
-    cmd, args = commands.parse("/compress  database schema ")
+    cmd, args = parse("/compress  database schema ", TUI)
     assert cmd.name == "compress" and args == "database schema"
-    assert commands.parse("/exit")[0].name == "quit"
-    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /compress\?"):
-        commands.parse("/comprss")
-    with pytest.raises(commands.UnknownCommand, match=r"Did you mean /context\?"):
-        commands.parse("/contxt")
-    with pytest.raises(commands.UnknownCommand) as caught:
-        commands.parse("/zzzzzz")
+    assert parse("/exit", TUI)[0].name == "quit"
+    with pytest.raises(UnknownCommand, match=r"Did you mean /compress\?"):
+        parse("/comprss", TUI)
+    with pytest.raises(UnknownCommand, match=r"Did you mean /context\?"):
+        parse("/contxt", TUI)
+    with pytest.raises(UnknownCommand) as caught:
+        parse("/zzzzzz", TUI)
     assert "Did you mean" not in str(caught.value) and "/help" in str(caught.value)
-    assert commands.is_command("/help") and not commands.is_command("/etc/hosts is empty")
-    assert not commands.is_command("hello /help")
+    assert is_command("/help") and not is_command("/etc/hosts is empty")
+    assert not is_command("hello /help")
 
 
 def test_every_command_has_help_and_appears_everywhere():
@@ -113,7 +106,7 @@ def test_every_command_has_help_and_appears_everywhere():
     assert names == {"/compress", "/uncompress", "/summary", "/handoff", "/context", "/recall", "/new", "/resume",
                      "/sessions", "/memory", "/todo", "/model", "/help", "/quit"}
     assert all(help for _, _, help in commands.entries())
-    text = views.help_view(commands.help_entries())
+    text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
     assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
@@ -121,9 +114,17 @@ def test_every_command_has_help_and_appears_everywhere():
 
 
 def test_dropdown_only_for_a_bare_slash_word():
-    assert search_string(TargetState("/comp", 5)) == "/comp"
-    assert search_string(TargetState("/compress db", 12)) is None
-    assert search_string(TargetState("hello", 5)) is None
+    assert search_string("/comp") == "/comp"
+    assert search_string("/compress db") is None
+    assert search_string("hello") is None
+    assert search_string("/comp\nmore") is None
+
+
+def test_dropdown_lists_prefix_matches_before_fuzzy_ones():
+    entries = [("/uncompress", "", "undo"), ("/context", "", "tokens"), ("/compress", "[focus]", "compact")]
+    assert [e[0] for e in matches("/co", entries)] == ["/context", "/compress", "/uncompress"]
+    assert [e[0] for e in matches("/COMPRESS", entries)] == ["/compress", "/uncompress"]
+    assert matches("/zz", entries) == []
 
 
 def test_context_view_marks_the_threshold():
@@ -154,6 +155,18 @@ def test_context_view_says_why_everything_is_estimated():
     assert "all estimated (rewritten since last report)" in compacted
     assert "×0.76 from the one provider report" in compacted
     assert all(len(line) <= 70 for line in compacted.splitlines())   # the viewer's width, so nothing wraps
+
+
+def test_context_view_says_when_the_window_was_learned_from_the_provider():
+    learned = "9,000 tokens, learned from the provider's context-length error"
+    request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
+    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=9_000, threshold=6_750, request=request,
+                                 threshold_rule="auto: windows under 512K compact at 75%", window_source=learned)
+    lines = views.context_view(breakdown).splitlines()
+    assert lines[:3] == ["Window 9.0k tokens · compaction at 6.8k (75% of the window)", f"Window: {learned}",
+                         "Why there: auto: windows under 512K compact at 75%"]
+    plain = replace(breakdown, window_source="")
+    assert not any(line.startswith("Window:") for line in views.context_view(plain).splitlines())
 
 
 def test_context_view_shows_the_sessions_cache_hits_and_cost():

@@ -19,10 +19,10 @@ from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from hermeslite.display import compaction_cost, neutralize, plural
+from hermeslite.display import compaction_cost, format_token_count, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
-from ..format import checkpoint_markdown, format_token_count
+from ..format import checkpoint_markdown
 from .spinner import Spinner
 
 MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}

@@ -3,14 +3,15 @@
 Textual lays out every widget on the screen again whenever anything grows,
 off-screen ones included, so a long conversation made of live `Markdown`
 widgets (a widget per paragraph, four per list item) makes each streamed
-frame slower than the last. Text that can no longer change is rendered once,
-by Textual's own compositor so it looks exactly the same, and kept as lines.
+frame slower than the last. Text that can no longer change is rendered once
+and kept as lines: each widget of the Markdown tree draws itself with its
+public `render_lines`, at the place and size the screen's layout gave it,
+children over their parent and clipped to it, as the screen would paint them.
 
 The lines hold the colours of the moment and the width they were drawn at,
 so a resize or a theme change turns the widget back into live Markdown
-(`Thaw`), which its parent freezes again after the next layout. If the
-compositor cannot be used (it is Textual's internal API), nothing is frozen:
-the live widget simply stays.
+(`Thaw`), which its parent freezes again after the next layout. A widget
+that has not been laid out yet is not frozen: the live one simply stays.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.events import Resize
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -31,18 +33,34 @@ Line = tuple  # the Segments of one line: kept instead of Strips, which carry se
 
 
 def render_to_lines(widget: Widget) -> list[Line] | None:
-    """The lines `widget` and its children draw at their current size, or None if that fails."""
-    try:
-        from textual._compositor import Compositor
-
-        size = widget.region.size
-        if not size.width or not size.height:
-            return None
-        compositor = Compositor()
-        compositor.reflow(widget, size)
-        return [tuple(strip) for strip in compositor.render_strips(size)]
-    except Exception:  # noqa: BLE001 - an internal API changed: keep the live widget
+    """The lines `widget` and its children draw at their laid-out size, or None before layout."""
+    root = widget.region
+    if not root.width or not root.height:
         return None
+    canvas = widget.render_lines(Region(0, 0, root.width, root.height))
+    _paint_children(widget, canvas, root.offset, Region(0, 0, root.width, root.height))
+    return [tuple(strip) for strip in canvas]
+
+
+def _paint_children(parent: Widget, canvas: list[Strip], origin: Offset, clip: Region) -> None:
+    """Paint `parent`'s displayed children over `canvas` (whose top left is `origin` on screen), within `clip`."""
+    for child in parent.children:
+        if not child.display or not child.visible:
+            continue
+        region = child.region
+        if not region.width or not region.height:
+            continue
+        placed = region.translate(-origin)
+        visible = placed.intersection(clip)
+        if not visible.width or not visible.height:
+            continue
+        lines = child.render_lines(Region(0, 0, region.width, region.height))
+        left, right = visible.x - placed.x, visible.right - placed.x
+        for y in range(visible.y, visible.bottom):
+            line = canvas[y]
+            drawn = lines[y - placed.y].crop(left, right)
+            canvas[y] = Strip.join([line.crop(0, visible.x), drawn, line.crop(visible.right, line.cell_length)])
+        _paint_children(child, canvas, origin, visible)
 
 
 class FrozenMarkdown(Widget):

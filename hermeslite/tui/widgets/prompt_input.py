@@ -51,13 +51,12 @@ class PromptInput(TextArea):
         self.unqueue: Callable[[], str | None] | None = None   # takes back the newest queued message
         self.last_key = 0.0                   # monotonic time of the last key press (idle detection)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """Runs before TextArea's own key handling, which `prevent_default` skips for keys used here."""
         self.last_key = time.monotonic()
         if self._handled(event.key):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
     def _handled(self, key: str) -> bool:
         completer = self.completer

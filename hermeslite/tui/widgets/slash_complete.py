@@ -1,15 +1,15 @@
-"""The slash-command dropdown: textual-autocomplete, pointed at a TextArea instead of an Input.
+"""The slash-command dropdown: an `OptionList` floating just above the prompt.
 
-textual-autocomplete 4 assumes its target is an `Input` (`value`,
-`cursor_position`, `Input.Changed`). The prompt is a multi-line `TextArea`,
-so this subclass swaps the handful of places that touch the target, and
-takes its keys from the prompt (which sees them first) instead of listening
-after the fact: Enter must pick a command, not send a half-typed one.
+It appears while the text before the cursor is a bare `/word` on the first
+line; once a space follows, the rest is the command's argument and the
+dropdown hides. Items show the command, its argument hint and its one-line
+help; prefix matches come first (what people expect of commands), fuzzy
+ones after. It sits above the input because the input lives at the bottom
+of the screen.
 
-The dropdown only appears while the first line is a bare `/word`; once a
-space follows, the rest is the command's argument and the dropdown hides.
-Items show the command, its argument and its one-line help, and sit above
-the input because the input lives at the bottom of the screen.
+It never takes the focus: the prompt sees every key first and offers the
+dropdown the ones it uses (`take_key`; not `handle_key`, which is Widget's), so Enter picks a command instead of
+sending a half-typed one.
 """
 
 from __future__ import annotations
@@ -17,96 +17,96 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.content import Content
+from textual.fuzzy import Matcher
 from textual.geometry import Offset, Region, Spacing
-from textual.widgets import TextArea
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
-from textual_autocomplete import AutoComplete, DropdownItem, TargetState
 
 Entry = tuple[str, str, str]   # ("/compress", "[focus]", "compact now, keeping [focus] in detail")
+KEYS = ("up", "down", "tab", "enter", "escape")
 
 
-class SlashItem(DropdownItem):
-    """`/compress [focus]  compact now, keeping [focus] in detail`; its value is just `/compress`."""
-
-    def __init__(self, name: str, args: str, help: str, takes_args: bool) -> None:
-        super().__init__(main=name)
-        self.takes_args = takes_args
-        label = Content.assemble((name, "bold"), " ", (args, "italic"), "  ", (help, "dim"))
-        Option.__init__(self, label)
-
-
-def search_string(state: TargetState) -> str | None:
-    """The `/word` being typed, or None when the dropdown has nothing to offer."""
-    text = state.text[: state.cursor_position]
-    if not text.startswith("/") or "\n" in text or " " in text:
+def search_string(before_cursor: str) -> str | None:
+    """The `/word` being typed (the prompt's text up to the cursor), or None when there is nothing to offer."""
+    if not before_cursor.startswith("/") or "\n" in before_cursor or " " in before_cursor:
         return None
-    return text
+    return before_cursor
 
 
-class SlashComplete(AutoComplete):
+def matches(search: str, entries: list[Entry]) -> list[Entry]:
+    """Entries whose name starts with `search`, then those that match it fuzzily."""
+    lowered = search.lower()
+    prefix = [e for e in entries if e[0].lower().startswith(lowered)]
+    matcher = Matcher(search)
+    return prefix + [e for e in entries if e not in prefix and matcher.match(e[0]) > 0]
+
+
+class SlashComplete(OptionList, can_focus=False):
+    DEFAULT_CSS = """
+    SlashComplete {
+        overlay: screen;
+        display: none;
+        width: auto;
+        height: auto;
+        max-height: 12;
+        border: none;
+        padding: 0;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+        text-wrap: nowrap;
+    }
+    """
+
     def __init__(self, target: TextArea, entries: Callable[[], list[Entry]]) -> None:
-        super().__init__(target, candidates=None, id="slash-complete")  # type: ignore[arg-type]  # a TextArea target, where the library types an Input
+        super().__init__(id="slash-complete")
+        self.target = target
         self._entries = entries
+        self._shown: list[Entry] = []
 
-    # -- the target is a TextArea --------------------------------------------
+    def on_mount(self) -> None:
+        self.target.message_signal.subscribe(self, self._target_message)
+        self.watch(self.target, "selection", self.refresh_matches)
+        self.watch(self.target, "has_focus", lambda focused: None if focused else self.close())
 
-    @property
-    def target(self) -> TextArea:  # type: ignore[override]  # the TextArea given to __init__
-        return self._target  # type: ignore[return-value]  # the TextArea given to __init__
-
-    def _get_target_state(self) -> TargetState:
-        row, column = self.target.cursor_location
-        first_line = self.target.text.split("\n", 1)[0]
-        return TargetState(text=first_line, cursor_position=column if row == 0 else len(first_line) + 1)
-
-    def _subscribe_to_target(self) -> None:
-        self.watch(self.target, "has_focus", self._handle_focus_change)
-        self.watch(self.target, "selection", self._align_and_rebuild)
-
-    def _listen_to_messages(self, event) -> None:
-        if isinstance(event, TextArea.Changed):
-            self._handle_target_update()
-            self.call_after_refresh(self._align_to_target)
-
-    def _align_to_target(self) -> None:
-        """Above the cursor, since the prompt sits at the bottom of the screen."""
-        x, y = self.target.cursor_screen_offset
-        width, height = self.option_list.outer_size
-        x, y, _w, _h = Region(x - 1, y - height, width, height).constrain(
-            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region)
-        self.absolute_offset = Offset(x, y)
-
-    # -- candidates ------------------------------------------------------------
-
-    def get_search_string(self, target_state: TargetState) -> str:
-        return search_string(target_state) or ""
-
-    def get_candidates(self, target_state: TargetState) -> list[DropdownItem]:
-        if search_string(target_state) is None:
-            return []
-        return [SlashItem(name, args, help, bool(args)) for name, args, help in self._entries()]
-
-    def get_matches(self, target_state: TargetState, candidates: list[DropdownItem], search: str) -> list[DropdownItem]:
-        """Prefix matches first (what people expect of commands), fuzzy ones after."""
-        if not search:
-            return []
-        lowered = search.lower()
-        prefix = [c for c in candidates if c.value.lower().startswith(lowered)]
-        rest = [c for c in candidates if c not in prefix and self.match(search, c.value)[0] > 0]
-        return prefix + rest
-
-    def should_show_dropdown(self, search: str) -> bool:
-        count = self.option_list.option_count
-        if not search or count == 0:
-            return False
-        only = self.option_list.get_option_at_index(0)
-        return not (count == 1 and getattr(only, "value", None) == search)
-
-    # -- keys, forwarded by the prompt ----------------------------------------
+    def _target_message(self, message: Message) -> None:
+        if isinstance(message, TextArea.Changed):
+            self.refresh_matches()
 
     @property
     def open(self) -> bool:
-        return bool(self.display) and self.option_list.option_count > 0
+        return bool(self.display) and bool(self._shown)
+
+    def typed(self) -> str | None:
+        """The `/word` before the prompt's cursor, if any."""
+        return search_string(self.target.get_text_range((0, 0), self.target.cursor_location))
+
+    def refresh_matches(self) -> None:
+        """Refill and show (or hide) the list for what is typed now; called on every edit and cursor move."""
+        search = self.typed()
+        shown = matches(search, self._entries()) if search else []
+        if not shown or (len(shown) == 1 and shown[0][0] == search):
+            self.close()
+            return
+        if shown != self._shown:
+            self._shown = shown
+            self.set_options(Option(Content.assemble((name, "bold"), " ", (args, "italic"), "  ", (help, "dim")))
+                             for name, args, help in shown)
+            self.highlighted = 0
+        self.display = True
+        self.call_after_refresh(self._place)
+
+    def close(self) -> None:
+        self.display = False
+        self._shown = []
+
+    def _place(self) -> None:
+        """Just above the cursor, kept inside the screen."""
+        x, y = self.target.cursor_screen_offset
+        width, height = self.outer_size
+        x, y, _w, _h = Region(x - 1, y - height, width, height).constrain(
+            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region)
+        self.absolute_offset = Offset(x, y)
 
     def take_key(self, key: str) -> bool:
         """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used.
@@ -114,23 +114,28 @@ class SlashComplete(AutoComplete):
         Enter on a whole command name sends it: "/compress" also fuzzily matches
         "/uncompress", and completing would swallow the Enter the user meant.
         """
-        options = self.option_list
-        if not self.open or key not in ("up", "down", "tab", "enter", "escape"):
+        if not self.open or key not in KEYS:
             return False
-        if key == "enter" and search_string(self._get_target_state()) in {e[0] for e in self._entries()}:
-            self.action_hide()
+        if key == "enter" and self.typed() in {e[0] for e in self._entries()}:
+            self.close()
             return False
         if key == "escape":
-            self.action_hide()
+            self.close()
         elif key in ("up", "down"):
             step = 1 if key == "down" else -1
-            options.highlighted = ((options.highlighted or 0) + step) % options.option_count
+            self.highlighted = ((self.highlighted or 0) + step) % len(self._shown)
         else:
-            self._complete(options.highlighted or 0)
+            self.complete(self.highlighted or 0)
         return True
 
-    def apply_completion(self, value: str, state: TargetState) -> None:
-        option = self.option_list.get_option_at_index(self.option_list.highlighted or 0)
-        text = value + (" " if getattr(option, "takes_args", False) else "")
+    def complete(self, index: int) -> None:
+        """Put the chosen command in the prompt, followed by a space when it takes an argument."""
+        name, args, _help = self._shown[index]
+        text = name + (" " if args else "")
+        self.close()
         self.target.text = text
         self.target.move_cursor((0, len(text)))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.complete(event.option_index)

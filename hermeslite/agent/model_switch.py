@@ -1,0 +1,55 @@
+"""/model <name>: the running session goes on with another model, in the app and the line chat alike.
+
+The endpoint and key settings carry over only within the same provider: a
+local server's api_base means nothing to anthropic/. The new model is
+recorded with the session, so `--continue` comes back to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from hermeslite.config import ModelConfig
+from hermeslite.store.errors import StoreError
+
+from . import events as ev
+
+if TYPE_CHECKING:
+    from .loop import Agent
+
+
+def provider(name: str | None) -> str:
+    return (name or "").split("/", 1)[0] if "/" in (name or "") else ""
+
+
+def config_for(current: ModelConfig, name: str) -> ModelConfig:
+    """`current` with the model `name`: its window looked up again, endpoint and key kept within a provider."""
+    same = provider(name) == provider(current.name)
+    return replace(current, name=name, context_window=None, api_base=current.api_base if same else None,
+                   api_key_env=current.api_key_env if same else None)
+
+
+async def prepare_client(llm: Any) -> None:
+    """Load litellm and look the window up without blocking the loop (the local model needs neither)."""
+    prepare = getattr(llm, "prepare", None)
+    if prepare is not None:
+        await prepare()
+
+
+async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retries: int) -> tuple[Any, ModelConfig]:
+    """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config.
+
+    A failure to record the model with the session is a Notice, not an error: the switch happened.
+    """
+    from hermeslite.llm.select import make_client, resolve_model
+
+    cfg = config_for(current, name)
+    llm = make_client(resolve_model(cfg), max_retries=max_retries)
+    await prepare_client(llm)
+    agent.switch_model(llm)
+    try:
+        agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)
+    except StoreError as exc:
+        agent.emit(ev.Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
+    return llm, cfg

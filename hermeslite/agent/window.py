@@ -1,0 +1,41 @@
+"""A context window learned from the provider, kept in step between the model client and the session.
+
+When a provider refuses a request as too long and states its limit, the client
+adopts that window and the session store keeps it (per model, see
+store/windows.py). A session opened later, in this process or a new one,
+starts from it: the meter, the threshold and preflight use it before the first
+request, so the session does not overflow a second time to learn it again.
+"""
+
+from __future__ import annotations
+
+from hermeslite.context.settings import CompressionConfig
+from hermeslite.llm.types import LLMClient
+
+from .saving import SessionSaver
+
+
+def settle_window(llm: LLMClient, saver: SessionSaver, config: CompressionConfig) -> None:
+    """Make the client and the session agree on `llm`'s learned window; call before reading the window.
+
+    A window the client learned in this process (in a session left by /new or
+    /handoff) is recorded with this session too. Otherwise a window recorded
+    with the session is adopted when it is smaller than the one looked up. A
+    `compression.context_length` in the config fixes the size, and wins over both.
+    """
+    if config.context_length:
+        return
+    if llm.learned_window:
+        if saver.learned_window(llm.model) != llm.learned_window:
+            saver.remember_window(llm.model, llm.learned_window)
+        return
+    stored = saver.learned_window(llm.model)
+    if stored and stored < llm.context_window():
+        llm.adopt_context_window(stored)
+
+
+def learned_window_note(llm: LLMClient) -> str | None:
+    """Where the window came from, when a provider's error set it; None for a looked-up window."""
+    if not llm.learned_window:
+        return None
+    return f"{llm.learned_window:,} tokens, learned from the provider's context-length error"

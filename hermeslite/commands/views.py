@@ -1,0 +1,149 @@
+"""The text the commands show: /context, /sessions, /memory, /todo, /model and the command list of /help.
+
+Pure functions from agent state to text, so each view is testable, the TUI
+shows it in a viewer and the line chat prints it, and both say the same.
+/context is the one users steer by: it shows where the tokens go, each part
+against the window, and where compaction fires.
+"""
+
+from __future__ import annotations
+
+import time
+
+from hermeslite.display import bar, format_cost, format_token_count, short_path
+from hermeslite.store.usage import UsageTotals
+
+from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
+
+BAR = 20
+SHELL_HELP = (
+    "!command (e.g. !pytest -q) runs a shell command yourself, through the",
+    "terminal tool: same approval rules, output cap and sandbox. The command",
+    "and its output join the conversation for your next message; the model",
+    "is not called. The embedded model (used when no model is configured)",
+    "chats but does not call tools: !command is how to show it the output.",
+)
+WAITS_NOTE = "⏸ typed during a turn, these wait in the queue with messages; the others run at once."
+
+
+def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str:
+    """A bar of the whole window with `│` where compaction fires."""
+    cells = list(bar(ratio, width))
+    mark = min(width - 1, max(0, round(threshold_ratio * width)))
+    cells[mark] = "│"
+    return "".join(cells)
+
+
+def context_view(breakdown, usage: UsageTotals | None = None) -> str:
+    """Each part in tokens and % of the window, the next request against the threshold and how it
+    was counted, then the session's usage."""
+    window, threshold = breakdown.context_length, breakdown.threshold
+    pct = breakdown.percent_of_window
+    lines = [f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"]
+    if breakdown.window_source:
+        lines.append(f"Window: {breakdown.window_source}")
+    if breakdown.threshold_rule:
+        lines.append(f"Why there: {breakdown.threshold_rule}")
+    lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
+    for part in breakdown.parts:
+        lines.append(f"  {part.name:<15}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
+                     f"{bar(part.tokens / window if window else 0, BAR)}")
+    total = breakdown.total
+    marked = threshold_bar(total / window if window else 0, threshold / window if window else 0)
+    lines += ["  " + "─" * 55,
+              f"  {'next request':<15}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
+              f"  {'threshold':<15}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
+              + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "due now"),
+              "", *counted_lines(breakdown.request)]
+    if usage is not None and usage.requests:
+        lines += ["", *usage_lines(usage)]
+    lines += ["", "/compress [focus] compacts now, keeping [focus] in detail."]
+    return "\n".join(lines)
+
+
+def counted_lines(request) -> list[str]:
+    """Which part of the next request the provider counted and which is estimated, and the
+    calibration the estimates (the parts above too) are scaled by."""
+    if request.reported is None:
+        why = "no provider report yet" if not request.calibration.samples else "rewritten since last report"
+        lines = [f"  {'counted':<15}{format_token_count(request.total):>8}  all estimated ({why})"]
+    else:
+        sign = "+" if request.estimated >= 0 else "−"
+        lines = [f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
+                 f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since"]
+    return [*lines, f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
+
+
+def usage_lines(usage: UsageTotals) -> list[str]:
+    """The session's model requests: input split by how the provider billed it, output, cost."""
+    plural = "s" if usage.requests != 1 else ""
+    return [
+        f"Session usage · {usage.requests} model request{plural} · cost {format_cost(usage)} (litellm's prices)",
+        f"  {'input':<15}{format_token_count(usage.prompt_tokens):>8}  read from cache {format_token_count(usage.cache_read_tokens)} "
+        f"({round(100 * usage.cache_hit_rate)}%)",
+        f"  {'':<15}{'':>8}  written to cache {format_token_count(usage.cache_write_tokens)}, uncached {format_token_count(usage.uncached_tokens)}",
+        f"  {'output':<15}{format_token_count(usage.completion_tokens):>8}",
+    ]
+
+
+def sessions_view(sessions: list, current: str | None) -> str:
+    if not sessions:
+        return "No saved sessions yet."
+    lines = [f"  {'ID':<23} {'LAST ACTIVE':<16} {'MSGS':>5}  TITLE"]
+    for s in sessions:
+        mark = "●" if s.id == current else " "
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
+        origin = f"  (handed off from {s.parent_id})" if s.parent_id else ""
+        lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}{origin}")
+    return "\n".join([*lines, "", "/resume <id prefix> opens one (in the app, /resume alone opens a picker)."])
+
+
+def memory_view(memory) -> str:
+    parts = []
+    for target, label in (("memory", "MEMORY.md (the agent's notes)"), ("user", "USER.md (about you)")):
+        used, limit = memory.usage(target)
+        entries = memory.entries(target)
+        parts.append(f"{label} · {used}/{limit} chars · {short_path(memory.path(target))}")
+        parts += [f"  • {entry}" for entry in entries] or ["  (empty)"]
+        parts.append("")
+    parts.append("Memory enters the system prompt when a session starts and after each compaction.")
+    return "\n".join(parts)
+
+
+def todo_view(todos) -> str:
+    return todos.render()
+
+
+def model_view(model: str, window: int, threshold: int) -> str:
+    """/model without a name: what the session talks to and where it compacts."""
+    return f"Model {model} · window {window:,} tokens · compaction at {threshold:,}. /model <name> switches."
+
+
+def switched_view(model: str, window: int, threshold: int, compacts_first: bool) -> str:
+    """/model <name>: the new window and threshold, and whether the next turn compacts first."""
+    note = f"Switched to {model}: window {window:,} tokens, compaction at {threshold:,}."
+    return note + (" The next turn compacts first (preflight)." if compacts_first else "")
+
+
+def session_view(session_id: str, resumed: bool, recorded_model: str | None, model: str) -> str:
+    """The line after /new, /resume or /handoff switched sessions; says when the model changed."""
+    note = f"{'Resumed' if resumed else 'New'} session {session_id}."
+    if recorded_model and recorded_model != model:
+        note += f" It was recorded with {recorded_model} and goes on with {model} (/model {recorded_model} switches)."
+    return note
+
+
+def command_lines(front_end: str, *, mark_waits: bool, commands: tuple[CommandSpec, ...] = COMMANDS) -> list[str]:
+    """The commands `front_end` has, one per line with their hints, then those it lacks and why.
+
+    `mark_waits` puts ⏸ before the commands that wait for a running turn (the app runs
+    turns in the background; the line chat reads the next line only after one ends).
+    """
+    here = available(front_end, commands)
+    width = max(len(c.usage) for c in commands) + 2
+    lines = [f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}" for c in here]
+    if mark_waits:
+        lines += ["", WAITS_NOTE]
+    if absent := missing(front_end, commands):
+        lines += ["", "Not here"] + [f"  {c.slash:<{width}}{elsewhere(c)}" for c in absent]
+    return lines

@@ -1,0 +1,76 @@
+"""What the slash commands and the event router may use of the app, as protocols.
+
+The app creates both and hands itself over; typing that hand-over with
+these protocols, instead of with `HermesApp`, keeps tui/commands.py and
+tui/router.py from importing app.py, which imports them (no import cycle),
+and says in one place how small the surface they touch is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from hermeslite.agent.loop import Agent
+
+    from .gcpause import GcPause
+    from .host import AgentHost
+    from .widgets.activity import ActivityLine
+    from .widgets.chat_view import ChatView
+    from .widgets.header import HeaderBar
+
+
+class Notifier(Protocol):
+    def notify(self, message: str, *, title: str = ..., severity: Any = ..., timeout: float | None = ...,
+               markup: bool = ...) -> None: ...
+
+    async def report_error(self, error: BaseException | str) -> None: ...
+
+
+class CommandSurface(Notifier, Protocol):
+    """The app as a TUI command handler sees it."""
+
+    host: AgentHost
+    chat: ChatView
+    header_bar: HeaderBar
+
+    async def show_agent(self, agent: Agent, *, replay_transcript: bool) -> None: ...
+
+    def show_view(self, title: str, body: str) -> None: ...
+
+    def start_compress(self, focus: str | None) -> None: ...
+
+    def run_in_turn(self, job: Callable[[], Awaitable[None]], activity: str, cancelled: str) -> Any: ...
+
+    async def send(self, text: str) -> None: ...
+
+    def push_screen(self, screen: Screen[Any], callback: Callable[[Any], Any] | None = ...) -> Any: ...
+
+    def run_worker(self, work: Any, *, group: str = ...) -> Any: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+
+    def exit(self, result: int | None = ...) -> None: ...
+
+
+class EventSurface(Notifier, Protocol):
+    """The app as the event router sees it."""
+
+    chat: ChatView
+    activity: str
+    gc: GcPause
+    activity_line: ActivityLine
+
+    def show_pressure(self, pressure: Any) -> None: ...
+
+    def take_cancel_note(self) -> str: ...
+
+    def refresh_header(self) -> None: ...
+
+    def ask_approval(self, request: Any, answer: asyncio.Future[bool]) -> None: ...
+
+    async def send_queued(self) -> None: ...

@@ -1,0 +1,69 @@
+"""A window a provider states in an overflow error outlives the agent that learned it."""
+
+from __future__ import annotations
+
+from hermeslite.agent import events as ev
+from hermeslite.agent.breakdown import context_breakdown
+from hermeslite.agent.factory import build_agent
+from hermeslite.config import ModelConfig
+from hermeslite.llm.litellm_client import LiteLLMClient
+from tests.agent.conftest import MODEL
+from tests.agent.test_compaction import chat, summaries_answer_with
+
+LEARNED = "9,000 tokens, learned from the provider's context-length error"
+
+
+async def learn_window(make_agent, scripted_server):
+    """An agent whose provider refused a request and said its window is 9,000 tokens."""
+    summaries_answer_with(scripted_server)
+    agent, rec = make_agent(context_window=200_000)
+    await chat(agent, 10)
+    scripted_server.overflow_above(4_000, limit=9_000)
+    assert (await agent.run_turn("one more")).ok, rec.of(ev.ErrorEvent)
+    scripted_server.overflow_above(10**9)
+    return agent
+
+
+def client(scripted_server, name=MODEL, window=200_000):
+    return LiteLLMClient(ModelConfig(name=name, api_base=scripted_server.base_url, context_window=window))
+
+
+async def test_a_session_reopened_starts_from_the_window_its_provider_stated(make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    assert make_agent.store.learned_window(agent.session_id, MODEL) == 9_000
+    sent = len(scripted_server.requests)
+    reopened, _ = make_agent(context_window=200_000, session_id=agent.session_id)
+    assert reopened.deps.compressor.context_length == 9_000
+    assert reopened.pressure().threshold == reopened.deps.compressor.threshold_tokens == 6_750
+    assert any(LEARNED in note and "compaction at 6,750" in note for note in reopened.startup_notes())
+    assert context_breakdown(reopened).window_source == LEARNED
+    assert len(scripted_server.requests) == sent   # known before any request
+
+
+async def test_another_model_does_not_inherit_the_learned_window_and_switching_back_finds_it(
+        make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    agent.switch_model(client(scripted_server, "openai/other-model", 100_000))
+    assert agent.deps.compressor.context_length == 100_000
+    assert not any("learned" in note for note in agent.startup_notes())
+    assert context_breakdown(agent).window_source == ""
+    assert make_agent.store.learned_window(agent.session_id, "openai/other-model") is None
+    agent.switch_model(client(scripted_server))
+    assert agent.deps.compressor.context_length == 9_000
+
+
+async def test_a_configured_compression_context_length_wins_over_a_learned_window(make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    reopened, _ = make_agent(context_window=200_000, session_id=agent.session_id,
+                             compression={"context_length": 50_000})
+    assert reopened.deps.compressor.context_length == 50_000
+    assert not any("learned" in note for note in reopened.startup_notes())
+
+
+async def test_a_new_session_on_a_client_that_learned_its_window_records_it_too(make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    fresh = build_agent(agent.deps.settings, cwd=agent.deps.cwd, interactive=False,
+                        llm=agent.deps.llm, store=make_agent.store)
+    assert fresh.session_id != agent.session_id
+    assert fresh.deps.compressor.context_length == 9_000
+    assert make_agent.store.learned_window(fresh.session_id, MODEL) == 9_000

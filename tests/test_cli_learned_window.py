@@ -1,0 +1,49 @@
+"""`hermeslite -p ... --continue` after a provider stated its window: the next process starts from it.
+
+Every `-p` is a new process. The first one that hits the server's real limit
+learns it from the 400; the one after must not send an oversized request to
+learn it again.
+"""
+
+from __future__ import annotations
+
+from tests.agent.test_compaction import CHECKPOINT
+from tests.server import Reply, estimate_prompt_tokens
+from tests.summary_requests import is_summary_request
+from tests.test_cli_chat import hermeslite, model_args, sessions_db
+
+LIMIT = 5_000  # the server's real window; the unknown test model is assumed to have 8,192
+LEARNED = "Context window: 5,000 tokens, learned from the provider's context-length error; compaction at 3,750."
+OVERFLOW_NOTICE = "The provider's context window is 5,000 tokens"
+
+
+def words(tag: str, count: int) -> str:
+    return " ".join(f"{tag}{n}" for n in range(count))
+
+
+def test_the_window_a_provider_stated_is_used_by_the_next_process_from_its_first_request(scripted_server, tmp_path):
+    home, server = tmp_path / "home", scripted_server
+    server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
+    server.enqueue(Reply.text(words("a", 1_000)), Reply.text(words("b", 1_600)), Reply.text("third answer"))
+    first = hermeslite(["-p", words("p", 1_000), *model_args(server)], home, tmp_path)
+    assert first.returncode == 0, first.stderr
+    server.overflow_above(LIMIT)
+    before_second = len(server.requests)
+    second = hermeslite(["-p", words("q", 1_000), "--continue", *model_args(server)], home, tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert estimate_prompt_tokens(server.requests[before_second]) > LIMIT   # refused: the window is learned
+    assert OVERFLOW_NOTICE in second.stderr and "compressing (reactive)" in second.stderr
+    with sessions_db(home) as store:
+        assert store.learned_window(store.latest_session_id(), "openai/test-model") == LIMIT
+
+    before_third = len(server.requests)
+    third = hermeslite(["-p", "and now?", "--continue", "--verbose", *model_args(server)], home, tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.strip() == "third answer"
+    assert f"note: {LEARNED}" in third.stderr
+    # The history is over the learned threshold (not the assumed one): compacted before sending,
+    # so nothing the server saw from this process was over its limit.
+    assert "compressing (preflight)" in third.stderr and OVERFLOW_NOTICE not in third.stderr
+    sent = server.requests[before_third:]
+    assert sent and all(estimate_prompt_tokens(body) <= LIMIT for body in sent)
+    assert "Traceback" not in first.stderr + second.stderr + third.stderr
