@@ -31,6 +31,7 @@ from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
+from .summarizer import BuiltRequest
 from .window import learned_window_note, settle_window
 
 MAX_REACTIVE = 3
@@ -67,6 +68,7 @@ class Agent:
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
         self.size = RequestSize(self.estimate_request)   # the one count the meter, /context and preflight read
+        self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
         deps.llm.on_retry = self._retrying
@@ -146,6 +148,10 @@ class Agent:
         if previous.deps.llm.model == self.deps.llm.model:
             self.size.calibration = previous.size.calibration
 
+    def build_request(self) -> BuiltRequest:
+        """The next request as it stands (a snapshot: later appends do not change it)."""
+        return BuiltRequest(tuple(self.messages), tuple(self.tool_schemas()), self.request_tokens())
+
     def pressure(self) -> Pressure:
         c = self.deps.compressor
         return measure_pressure(self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at)
@@ -214,14 +220,16 @@ class Agent:
         return None
 
     async def _stream(self, turn: _Turn):
-        completion = None
+        request, completion = self.build_request(), None
         self.size.sending()
-        async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
+        async for event in self.deps.llm.stream(list(request.messages), list(request.tools)):
             if isinstance(event, StreamedText):
                 turn.partial += event.text
                 self.emit(ev.TextDelta(event.text))
             elif isinstance(event, Completed):
                 completion = event.completion
+        if completion is not None:
+            self.last_sent = request
         return completion
 
     def _adopt_limit(self, exc: ContextOverflow) -> None:
@@ -288,6 +296,7 @@ class Agent:
         settle_window(llm, self.saver, self.deps.compressor.config)  # its own learned window, not the old model's
         self.deps.compressor.set_model(llm.model, llm.context_window())
         self.size.model_changed()
+        self.last_sent = None  # the new model's cache holds none of it
         self.emit(ev.PressureChanged(self.pressure()))
 
     def startup_notes(self) -> list[str]:

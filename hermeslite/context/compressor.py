@@ -30,7 +30,7 @@ from .ranking import fit_anchors
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarizer, fallback
-from .summary_request import LiveRequest
+from .summary_request import LiveRequests
 from .threshold import Threshold, resolve_threshold
 from .tokens import estimate_tokens, message_tokens
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
@@ -134,7 +134,7 @@ class ContextCompressor:
 
     async def compress(
         self, messages: list[Message], focus_topic: str | None = None, force: bool = False,
-        live: LiveRequest | None = None,
+        live: LiveRequests | None = None,
     ) -> CompressionResult:
         """One compression pass (`plan`, then `execute`); `messages` is never modified.
 
@@ -142,9 +142,10 @@ class ContextCompressor:
         small saving, and always summarizes the middle. Whatever the trigger, a
         pass that summarizes leaves the request at most `target_tokens`, unless
         what cannot shrink is larger (`result.too_large` then says what).
-        `live` is the request the agent last built: when given, the summary is
-        first asked for as an extension of it, so the provider reads the
-        conversation from its cache (see `summary_request`).
+        `live` are the requests the agent built (the one it would send now and
+        the one it last sent): when given, the summary is first asked for as an
+        extension of one of them, so the provider reads the conversation from
+        its cache (see `summary_request`).
         """
         return await self.execute(self.plan(messages, focus_topic, force=force), live)
 
@@ -246,7 +247,7 @@ class ContextCompressor:
             size = aim + estimate_tokens(render_anchors(plan.anchors))
         return describe_plan(plan, self.target_tokens, checkpoint_tokens=size)
 
-    async def execute(self, plan: CompressionPlan, live: LiveRequest | None = None) -> CompressionResult:
+    async def execute(self, plan: CompressionPlan, live: LiveRequests | None = None) -> CompressionResult:
         """Carry out `plan`: make the checkpoint, reassemble, and update the iterative state."""
         before = plan.tokens_before
         result = CompressionResult(
@@ -273,7 +274,7 @@ class ContextCompressor:
         return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed)
 
     async def _summarize_middle(self, result: CompressionResult, plan: CompressionPlan,
-                                live: LiveRequest | None) -> CompressionResult:
+                                live: LiveRequests | None) -> CompressionResult:
         assert plan.bounds is not None and plan.budgets is not None
         budgets, anchors = plan.budgets, plan.anchors
         summarizer = Summarizer(self.config, self.summarize, self.context_length, self.summary_input_tokens,
