@@ -109,7 +109,8 @@ async def test_the_summary_extends_the_last_request_sent_when_it_holds_everythin
     assert now.instructions == [] and len(last.instructions) == 1
     instruction = last.instructions[0]
     first_kept, role = messages[cut].get("content"), messages[cut]["role"]
-    where = f'the {role} message that begins "{" ".join(first_kept.split())[:40]}' if first_kept else f"{role} message on"
+    snippet = " ".join((first_kept or "").split())[:40]
+    where = f'the {role} message that begins "{snippet}' if snippet else f"{role} message on"
     assert where in instruction
     assert f"(the last {len(sent) - cut} messages above), the conversation stays in the context" in instruction
 
