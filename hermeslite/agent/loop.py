@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
@@ -135,6 +136,12 @@ class Agent:
     def request_tokens(self) -> int:
         """The one count: what the meter, /context, the warning bar, preflight and the cards show."""
         return self.size.now().total
+
+    def measure_for(self, compressor: ContextCompressor) -> None:
+        """Give the engine what it cannot see: the tool schemas every request carries and the
+        calibration, so its budgets and figures are in the meter's units."""
+        compressor.request_overhead_tokens = self.schema_tokens()
+        compressor.token_scale = self.size.calibration.factor
 
     def request_tokens_for(self, messages: list[dict[str, Any]]) -> int:
         """What a request carrying `messages` would count on this model (a handoff's new session)."""
