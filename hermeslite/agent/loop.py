@@ -149,8 +149,9 @@ class Agent:
 
     def carry_calibration(self, previous: "Agent") -> None:
         """A new session on the same model keeps what the previous one learned about its tokenizer,
-        so its meter reads in the provider's tokens from the start."""
-        if previous.deps.llm.model == self.deps.llm.model:
+        so its meter reads in the provider's tokens from the start; a previous session that learned
+        nothing leaves the calibration this one was saved with."""
+        if previous.deps.llm.model == self.deps.llm.model and previous.size.calibration.samples:
             self.size.calibration = previous.size.calibration
 
     def pressure(self) -> Pressure:
@@ -182,11 +183,11 @@ class Agent:
                 return ev.TurnFinished(ok=False, reason="model error")
             message = completion.message
             calls = message.get("tool_calls") or []
-            self.size.reported(completion.usage.prompt_tokens)
+            sent = self.size.reported(completion.usage.prompt_tokens)
             self.append(message)
             turn.partial = ""
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
-            self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
+            self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)
             if not calls:
                 return ev.TurnFinished(ok=True)
             await self._run_tools(calls, turn)
