@@ -63,8 +63,9 @@ class Compaction:
         agent = self.agent
         deps = agent.deps
         before = strip_snapshots(agent.messages)
-        deps.compressor.request_overhead_tokens = agent.schema_tokens()
-        # The card's before and after are the meter's count, so they can be read against each other.
+        agent.measure_for(deps.compressor)
+        # The card's before and after, and the saved record's, are the meter's count, so they can be
+        # read against each other.
         tokens_before = agent.request_tokens()
         agent.emit(ev.CompactionStarted(trigger, focus, len(before), tokens_before))
         live = None if trigger == "reactive" else live_requests(
@@ -76,7 +77,7 @@ class Compaction:
         if result.changed and not result.aborted:
             rebuilt = self.refresh(result.messages)
             agent.adopt_transcript(rebuilt)
-            result.tokens_after = agent.ledger.total
+            result.tokens_before, result.tokens_after = tokens_before, agent.request_tokens()
             agent.saver.compaction(rebuilt, result.archived, CompactionRecord.from_result(result, trigger))
         else:
             agent.saver.record(CompactionRecord.from_result(result, trigger))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
@@ -138,14 +139,21 @@ class Agent:
         """The one count: what the meter, /context, the warning bar, preflight and the cards show."""
         return self.size.now().total
 
+    def measure_for(self, compressor: ContextCompressor) -> None:
+        """Give the engine what it cannot see: the tool schemas every request carries and the
+        calibration, so its budgets and figures are in the meter's units."""
+        compressor.request_overhead_tokens = self.schema_tokens()
+        compressor.token_scale = self.size.calibration.factor
+
     def request_tokens_for(self, messages: list[dict[str, Any]]) -> int:
         """What a request carrying `messages` would count on this model (a handoff's new session)."""
         return self.size.calibration.scale(estimate_tokens(messages) + self.schema_tokens())
 
     def carry_calibration(self, previous: "Agent") -> None:
         """A new session on the same model keeps what the previous one learned about its tokenizer,
-        so its meter reads in the provider's tokens from the start."""
-        if previous.deps.llm.model == self.deps.llm.model:
+        so its meter reads in the provider's tokens from the start; a previous session that learned
+        nothing leaves the calibration this one was saved with."""
+        if previous.deps.llm.model == self.deps.llm.model and previous.size.calibration.samples:
             self.size.calibration = previous.size.calibration
 
     def build_request(self) -> BuiltRequest:
@@ -181,11 +189,11 @@ class Agent:
                 return ev.TurnFinished(ok=False, reason="model error")
             message = completion.message
             calls = message.get("tool_calls") or []
-            self.size.reported(completion.usage.prompt_tokens)
+            sent = self.size.reported(completion.usage.prompt_tokens)
             self.append(message)
             turn.partial = ""
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
-            self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
+            self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)
             if not calls:
                 return ev.TurnFinished(ok=True)
             await self._run_tools(calls, turn)

@@ -55,6 +55,7 @@ class Summarizer:
     input_tokens: int | None      # cap on the excerpt a slow model reads (summary_input_tokens)
     previous: str | None          # the checkpoint this one updates
     today: str
+    scale: float = 1.0            # provider tokens per estimated token: the window is in the provider's
 
     async def make(self, plan: CompressionPlan, live: LiveRequests | None, *, cooling_down: bool) -> Made:
         """A checkpoint for `plan`: the first answer that passes every check, else one built by code."""
@@ -110,7 +111,7 @@ class Summarizer:
             request, shown = extension(plan, live)
             instruction = build_instruction(shown, has_previous=bool(self.previous), focus=plan.focus,
                                             budget_tokens=aim, today=self.today)
-            if fits(request, estimate_tokens(instruction), aim, self.context_length):
+            if fits(request, self._provider(estimate_tokens(instruction)), self._provider(aim), self.context_length):
                 calls.append(lambda: request.send(instruction))
         if self.summarize is None:
             return calls
@@ -120,15 +121,18 @@ class Summarizer:
         def serialized(model: str | None) -> Call:
             async def call() -> str | SummaryReply:
                 if not built:
-                    max_chars = input_budget_chars(self.context_length, aim)
+                    max_chars = input_budget_chars(int(self.context_length / self.scale), aim)
                     if self.input_tokens:
-                        max_chars = min(max_chars, self.input_tokens * CHARS_PER_TOKEN)
+                        max_chars = min(max_chars, int(self.input_tokens / self.scale) * CHARS_PER_TOKEN)
                     built.append(build_prompt(render_turns(plan.originals, max_chars), previous=self.previous,
                                               focus=plan.focus, budget_tokens=aim, today=self.today))
                 return await summarize(built[0], model)
             return call
 
         return calls + [serialized(model) for model in [cfg.summary_model] + ([None] if cfg.summary_model else [])]
+
+    def _provider(self, estimate: int) -> int:
+        return round(estimate * self.scale)
 
 
 def extension(plan: CompressionPlan, live: LiveRequests) -> tuple[LiveRequest, list[Message]]:
