@@ -7,8 +7,8 @@ modelled prompt cache (tests/fake_anthropic), at context windows of 8k, 32k,
 200k and 1M tokens. Each window runs twice:
 
 - ours: `model.prompt_caching: auto` (system + last 3 messages marked, 5m
-  TTL) and the cache-aware summary request (the live request plus the
-  checkpoint instruction);
+  TTL) and the cache-aware summary request (the last turn request, or the
+  current transcript, plus the checkpoint instruction);
 - baseline: `prompt_caching: off` and the separate serialized summary prompt
   (forced by naming the same model as `compression.summary_model`).
 
@@ -22,7 +22,8 @@ of summary requests, output tokens, cost at Claude Sonnet prices (input $3/M,
 5-minute cache write $3.75/M, cache read $0.30/M, output $15/M), requests the
 server rejected and turns that failed; then our cost against the baseline's,
 and the cached share of the extended summaries split by whether a memory
-flush (which writes the newest turns to the cache) went just before them.
+flush (which writes the newest turns to the cache) went just before them,
+with how many of each extend the last turn request.
 
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
@@ -56,6 +57,7 @@ from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from tests.fake_anthropic import Exchange, FakeAnthropic, Reply
+from tests.fake_anthropic.blocks import flatten
 from tests.summary_requests import is_extension_summary, is_summary_request
 
 MODEL = "anthropic/claude-sonnet-4-5"
@@ -221,18 +223,31 @@ def _is_flush(x: Exchange) -> bool:
     return FLUSH_INSTRUCTION in _last_user_text(x.body)
 
 
+def _extends_last_turn(accepted: list[Exchange], at: int) -> bool:
+    """Whether summary `accepted[at]` is the last turn request before it plus one block (the instruction)."""
+    last = next((x for x in reversed(accepted[:at]) if not is_summary_request(x.body) and not _is_flush(x)), None)
+    if last is None:
+        return False
+    sent, summary = flatten(last.body), flatten(accepted[at].body)
+    shared = len(sent.blocks)
+    return len(summary.blocks) == shared + 1 and summary.hashes[shared - 1] == sent.hashes[-1]
+
+
 def summary_split(label: str, o: Outcome) -> str:
-    """The extended summaries' cached share, after a memory flush and without one."""
+    """The extended summaries' cached share, after a memory flush and without one, and how many of each
+    extend the last turn request (the rest extend the transcript as it is, turns added since included)."""
     accepted = [x for x in o.exchanges if x.usage]
     after = {id(b) for a, b in pairwise(accepted) if _is_flush(a)}
     parts = []
     for name, wanted in (("after a flush", True), ("with no flush before", False)):
-        group = [x.usage for x in accepted if is_extension_summary(x.body) and (id(x) in after) == wanted]
+        at = [i for i, x in enumerate(accepted) if is_extension_summary(x.body) and (id(x) in after) == wanted]
+        group = [accepted[i].usage for i in at]
         if group:
             shares = [u.cache_read_input_tokens / u.prompt_tokens for u in group]
             read = sum(u.cache_read_input_tokens for u in group) / sum(u.prompt_tokens for u in group)
-            parts.append(f"{name} {100 * read:.0f}% "
-                         f"({len(group)}, each {100 * min(shares):.0f}-{100 * max(shares):.0f}%)")
+            last = sum(_extends_last_turn(accepted, i) for i in at)
+            parts.append(f"{name} {100 * read:.0f}% ({len(group)}, each {100 * min(shares):.0f}-"
+                         f"{100 * max(shares):.0f}%; {last} extend the last turn request)")
     return f"{label} extended summaries: " + ("; ".join(parts) or "none")
 
 

@@ -18,7 +18,7 @@ from hermeslite.store.todos import attach_snapshot, strip_snapshots
 
 from . import events as ev
 from .flush import flush_memories, user_turns
-from .summarizer import live_request
+from .summarizer import live_requests
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -49,26 +49,27 @@ class Compaction:
     async def run(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
         """One compaction with everything around it; reports start and finish as events.
 
-        The summary extends the live request so the provider reads the
+        The summary extends a live request (the last one sent, when it holds
+        everything the checkpoint replaces) so the provider reads the
         conversation from its prompt cache, except after an overflow, when the
         live request is what the provider just refused; the memory flush
-        carries the live request's tool schemas (see `flush`). The flush goes
-        first and the summary after it: both extend the same request, so the
-        summary reads from the cache the turns the flush has just written
-        there. Sent at once, each would write them again (a cache entry is
-        there only once a response has begun), and at 8k those turns are a
-        fifth of the summary request.
+        carries the current request's tool schemas (see `flush`). The flush
+        goes first and the summary after it: a summary that must extend the
+        current request (the cut lies among turns no request carried yet) then
+        reads from the cache the turns the flush has just written there. Sent
+        at once, each would write them again (a cache entry is there only once
+        a response has begun).
         """
         agent = self.agent
         deps = agent.deps
         before = strip_snapshots(agent.messages)
-        deps.compressor.request_overhead_tokens = agent.schema_tokens()
-        # The card's before and after are the meter's count, so they can be read against each other.
+        agent.measure_for(deps.compressor)
+        # The card's before and after, and the saved record's, are the meter's count, so they can be
+        # read against each other.
         tokens_before = agent.request_tokens()
         agent.emit(ev.CompactionStarted(trigger, focus, len(before), tokens_before))
-        live = None if trigger == "reactive" else live_request(
-            deps.llm, agent.messages, agent.tool_schemas(), tokens_before, deps.usage,
-            deps.settings.compression.summary_timeout)
+        live = None if trigger == "reactive" else live_requests(
+            deps.llm, agent.build_request(), agent.last_sent, deps.usage, deps.settings.compression.summary_timeout)
         spent_before = deps.usage.totals
         await self._flush(list(agent.messages))
         result = await deps.compressor.compress(before, focus_topic=focus, force=force, live=live)
@@ -76,7 +77,7 @@ class Compaction:
         if result.changed and not result.aborted:
             rebuilt = self.refresh(result.messages)
             agent.adopt_transcript(rebuilt)
-            result.tokens_after = agent.ledger.total
+            result.tokens_before, result.tokens_after = tokens_before, agent.request_tokens()
             agent.saver.compaction(rebuilt, result.archived, CompactionRecord.from_result(result, trigger))
         else:
             agent.saver.record(CompactionRecord.from_result(result, trigger))

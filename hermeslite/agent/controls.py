@@ -51,7 +51,7 @@ def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
     """The manual /compress [focus], planned and described: no model call, no change to the session."""
     messages = strip_snapshots(agent.messages)
     compressor = agent.deps.compressor
-    compressor.request_overhead_tokens = agent.schema_tokens()  # what every pass measures against
+    agent.measure_for(compressor)  # what every pass measures against
     return CompactionPreview(compressor.preview(messages, focus, force=True),
                              agent.compaction.flush_wanted(messages))
 
@@ -140,7 +140,7 @@ async def hand_off(agent: Agent, focus: str | None = None) -> HandoffReport:
     deps = agent.deps
     messages = strip_snapshots(agent.messages)
     compressor = deps.compressor.fresh()
-    compressor.request_overhead_tokens = agent.schema_tokens()
+    agent.measure_for(compressor)
     result = await compressor.execute(compressor.plan(messages, focus, force=True, handoff=True))
     if result.aborted:
         return HandoffReport(None, f"Handoff failed, nothing changed: {result.error}.", result)

@@ -24,6 +24,7 @@ from hermeslite.tools.todo import TodoTool
 
 from .deps import AgentDeps
 from .loop import Agent
+from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
 from .usage import UsageMeter
@@ -129,6 +130,9 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
     else:
         messages = _resumed(loaded, deps, same_place=_started_in(store, session_id, cwd))
     agent = Agent(deps, session_id, messages, saver, interactive=interactive, notes=notes)
+    if loaded is not None:
+        # A resumed session counts in the provider's tokens from its first meter reading and preflight.
+        agent.size.calibration = learned_calibration(store.usage(session_id), llm.model)
     return agent
 
 

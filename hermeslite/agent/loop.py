@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
@@ -31,6 +32,7 @@ from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
+from .summarizer import BuiltRequest
 from .window import learned_window_note, settle_window
 
 MAX_REACTIVE = 3
@@ -67,6 +69,7 @@ class Agent:
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
         self.size = RequestSize(self.estimate_request)   # the one count the meter, /context and preflight read
+        self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(self)
         deps.llm.on_retry = self._retrying
@@ -136,15 +139,26 @@ class Agent:
         """The one count: what the meter, /context, the warning bar, preflight and the cards show."""
         return self.size.now().total
 
+    def measure_for(self, compressor: ContextCompressor) -> None:
+        """Give the engine what it cannot see: the tool schemas every request carries and the
+        calibration, so its budgets and figures are in the meter's units."""
+        compressor.request_overhead_tokens = self.schema_tokens()
+        compressor.token_scale = self.size.calibration.factor
+
     def request_tokens_for(self, messages: list[dict[str, Any]]) -> int:
         """What a request carrying `messages` would count on this model (a handoff's new session)."""
         return self.size.calibration.scale(estimate_tokens(messages) + self.schema_tokens())
 
     def carry_calibration(self, previous: Agent) -> None:
         """A new session on the same model keeps what the previous one learned about its tokenizer,
-        so its meter reads in the provider's tokens from the start."""
-        if previous.deps.llm.model == self.deps.llm.model:
+        so its meter reads in the provider's tokens from the start; a previous session that learned
+        nothing leaves the calibration this one was saved with."""
+        if previous.deps.llm.model == self.deps.llm.model and previous.size.calibration.samples:
             self.size.calibration = previous.size.calibration
+
+    def build_request(self) -> BuiltRequest:
+        """The next request as it stands (a snapshot: later appends do not change it)."""
+        return BuiltRequest(tuple(self.messages), tuple(self.tool_schemas()), self.request_tokens())
 
     def pressure(self) -> Pressure:
         c = self.deps.compressor
@@ -175,11 +189,11 @@ class Agent:
                 return ev.TurnFinished(ok=False, reason="model error")
             message = completion.message
             calls = message.get("tool_calls") or []
-            self.size.reported(completion.usage.prompt_tokens)
+            sent = self.size.reported(completion.usage.prompt_tokens)
             self.append(message)
             turn.partial = ""
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
-            self.deps.usage.record("turn", self.deps.llm.model, completion.usage)
+            self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)
             if not calls:
                 return ev.TurnFinished(ok=True)
             await self._run_tools(calls, turn)
@@ -214,14 +228,16 @@ class Agent:
         return None
 
     async def _stream(self, turn: _Turn):
-        completion = None
+        request, completion = self.build_request(), None
         self.size.sending()
-        async for event in self.deps.llm.stream(self.messages, self.tool_schemas()):
+        async for event in self.deps.llm.stream(list(request.messages), list(request.tools)):
             if isinstance(event, StreamedText):
                 turn.partial += event.text
                 self.emit(ev.TextDelta(event.text))
             elif isinstance(event, Completed):
                 completion = event.completion
+        if completion is not None:
+            self.last_sent = request
         return completion
 
     def _adopt_limit(self, exc: ContextOverflow) -> None:
@@ -288,6 +304,7 @@ class Agent:
         settle_window(llm, self.saver, self.deps.compressor.config)  # its own learned window, not the old model's
         self.deps.compressor.set_model(llm.model, llm.context_window())
         self.size.model_changed()
+        self.last_sent = None  # the new model's cache holds none of it
         self.emit(ev.PressureChanged(self.pressure()))
 
     def startup_notes(self) -> list[str]:

@@ -7,14 +7,17 @@ what was appended since (tool schemas included in both); after the transcript
 is rewritten (a compaction, an undo) that figure describes messages that are
 gone, so the whole request is estimated, calibrated, until the next report.
 It moves as soon as a message is appended, not when the next reply arrives.
+The calibration outlives the process: each turn's usage row keeps our
+estimate beside the provider's count, and a resumed session replays them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hermeslite.context.calibration import Calibration
+from hermeslite.store.usage import UsageRecord
 
 
 @dataclass(frozen=True)
@@ -44,13 +47,15 @@ class RequestSize:
         """A request is about to leave: remember its estimate to pair with the provider's count."""
         self._in_flight = self._estimate()
 
-    def reported(self, prompt_tokens: int | None) -> None:
-        """The provider's count for the request last sent; a reply without usage keeps the old base."""
+    def reported(self, prompt_tokens: int | None) -> int | None:
+        """The provider's count for the request last sent; a reply without usage keeps the old base.
+        Returns our estimate of that request when the pair taught something, to be stored with it."""
         sent, self._in_flight = self._in_flight, None
         if sent is None or not prompt_tokens or prompt_tokens <= 0:
-            return
+            return None
         self.calibration = self.calibration.learn(prompt_tokens, sent)
         self._base = (prompt_tokens, sent)
+        return sent
 
     def rewritten(self) -> None:
         """The transcript was replaced: the last report no longer describes a prefix of it."""
@@ -69,3 +74,14 @@ class RequestSize:
         reported, at_report = self._base
         since = self.calibration.scale(estimate - at_report)
         return RequestTokens(max(0, reported + since), reported, since, self.calibration)
+
+
+def learned_calibration(records: Iterable[UsageRecord], model: str | None) -> Calibration:
+    """The calibration a session had learned for `model` when it was saved: its turn requests'
+    (provider count, our estimate) pairs replayed in order. Other models tokenize differently,
+    and summary and flush requests were never estimated, so neither teaches anything here."""
+    calibration = Calibration()
+    for r in records:
+        if r.kind == "turn" and r.model == model and r.estimated_tokens:
+            calibration = calibration.learn(r.prompt_tokens, r.estimated_tokens)
+    return calibration

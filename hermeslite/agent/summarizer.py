@@ -2,21 +2,24 @@
 
 The engine asks for a summary in one of two shapes (see
 `hermeslite.context.summary_request`): the serialized prompt, one bounded and
-redacted user message that any model can answer; or an extension of the live
-request, the exact messages and tool schemas the agent sent last with the
-checkpoint instruction appended, which a provider with prompt caching reads
-from its cache. Both are answered by the agent's current client, so `/model`
-switches the summarizer too, and both record their usage as "summary".
+redacted user message that any model can answer; or an extension of a live
+request, its exact messages and tool schemas with the checkpoint instruction
+appended, which a provider with prompt caching reads from its cache. The live
+request is the last one the agent sent when that still holds every message
+the checkpoint replaces, else the one it would send now. Both shapes are
+answered by the agent's current client, so `/model` switches the summarizer
+too, and both record their usage as "summary".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hermeslite.context.compressor import Summarize
 from hermeslite.context.summary_reply import SummaryReply
-from hermeslite.context.summary_request import LiveRequest
+from hermeslite.context.summary_request import LiveRequest, LiveRequests
 from hermeslite.llm.types import Completion, LLMClient
 
 from .usage import UsageMeter
@@ -44,20 +47,33 @@ def serialized_summarizer(current_llm: Callable[[], LLMClient], usage: UsageMete
     return summarize
 
 
-def live_request(
-    llm: LLMClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]], tokens: int,
-    usage: UsageMeter, timeout: float,
-) -> LiveRequest:
-    """The request the agent would send now (`messages` with `tools`), ready to be extended.
+@dataclass(frozen=True)
+class BuiltRequest:
+    """A request as the agent builds it for its model: messages, tool schemas and what they carry.
 
-    The lists are copied: the summary must extend the request as it is at the
-    start of the compaction, whatever happens to the transcript meanwhile.
+    The sequences are copies taken when it is built, so the request stays what
+    was (or would be) sent whatever happens to the transcript afterwards.
     """
-    frozen, schemas = list(messages), list(tools)
 
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
+    tokens: int
+
+
+def live_requests(
+    llm: LLMClient, now: BuiltRequest, sent: BuiltRequest | None, usage: UsageMeter, timeout: float,
+) -> LiveRequests:
+    """The requests a summary may extend: `now`, the one the agent would send now, and `sent`, the last
+    one it sent to this model, if any (the engine picks; see `summary_request.to_extend`)."""
+    return LiveRequests(now=_live(llm, now, usage, timeout),
+                        sent=_live(llm, sent, usage, timeout) if sent is not None else None)
+
+
+def _live(llm: LLMClient, request: BuiltRequest, usage: UsageMeter, timeout: float) -> LiveRequest:
     async def send(instruction: str) -> SummaryReply:
-        completion = await llm.complete(extension_request(frozen, instruction), schemas or None, timeout=timeout)
+        messages = extension_request(list(request.messages), instruction)
+        completion = await llm.complete(messages, list(request.tools) or None, timeout=timeout)
         usage.record("summary", llm.model, completion.usage)
         return summary_reply(completion)
 
-    return LiveRequest(tokens=tokens, send=send)
+    return LiveRequest(messages=request.messages, tokens=request.tokens, send=send)

@@ -21,12 +21,14 @@ class UsageMeter:
         self._saver = saver
         self._totals = UsageTotals.of(store.usage(session_id))
 
-    def record(self, kind: str, model: str | None, usage: Usage) -> None:
-        """One finished request of `kind` (turn | summary | flush); one that reported no usage is skipped."""
+    def record(self, kind: str, model: str | None, usage: Usage, *, estimated: int | None = None) -> None:
+        """One finished request of `kind` (turn | summary | flush), with our `estimated` size of it
+        when known; one that reported no usage is skipped."""
         if not usage.prompt_tokens and not usage.completion_tokens:
             return
         record = UsageRecord(kind, model, usage.prompt_tokens or 0, usage.cache_read_tokens,
-                             usage.cache_write_tokens, usage.completion_tokens or 0, usage.cost)
+                             usage.cache_write_tokens, usage.completion_tokens or 0, usage.cost,
+                             estimated_tokens=estimated)
         self._saver.usage(record)
         self._totals = self._totals + UsageTotals.of([record])
 

@@ -8,6 +8,14 @@ the threshold, whatever the window: what cannot shrink (tool schemas, system
 prompt, the user's latest message) comes off the top, and the rest is shared
 between the checkpoint, the recorded facts, the opening exchange and the
 recent tail.
+
+The threshold is in the provider's tokens, the engine's counts are rough
+estimates (tokens.py), and the two differ by the calibration factor (`scale`,
+provider tokens per estimated token: 2 or more for CJK text or a tokenizer
+that counts more than ours). Every budget is therefore worked out in
+estimate units from the threshold divided by that factor, so a compaction
+the engine thinks is enough is enough by the meter's count too; what the
+user reads (the target, an overflow message) is in the provider's tokens.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ FRAME_TOKENS = estimate_tokens(
 
 @dataclass(frozen=True)
 class Fixed:
-    """What no compaction can shrink, in tokens."""
+    """What no compaction can shrink, in estimate units."""
 
     overhead: int     # tool schemas, sent with every request
     system: int       # the system prompt
@@ -44,10 +52,12 @@ class Fixed:
 
 @dataclass(frozen=True)
 class Budgets:
-    """Token budgets for one compaction, after what cannot shrink."""
+    """Token budgets for one compaction, after what cannot shrink: `threshold` and `target` in the
+    provider's tokens, everything else in estimate units."""
 
     threshold: int
     target: int       # the whole request after the compaction, at most
+    scale: float      # provider tokens per estimated token
     fixed: Fixed
     summary: int      # the longest model-written checkpoint accepted
     anchors: int      # the recorded facts
@@ -62,48 +72,60 @@ class Budgets:
         floor = min(SUMMARY_FLOOR_MAX, aim // 2)
         return max(floor, min(aim, replaced_tokens // 5))
 
+    @property
+    def target_estimate(self) -> int:
+        """`target` in estimate units, rounded down so that an estimate within it is within `target`."""
+        return int(self.target / self.scale)
+
+    def provider_tokens(self, estimate: int) -> int:
+        """An estimate in the provider's tokens, as the meter counts it."""
+        return round(estimate * self.scale)
+
 
 def _share(threshold: int, share: float, lo: int, hi: int) -> int:
     return max(lo, min(hi, int(threshold * share)))
 
 
-def plan_budgets(threshold: int, target_ratio: float, fixed: Fixed) -> Budgets:
-    """Budgets for a compaction under `threshold` when `fixed` cannot shrink.
+def plan_budgets(threshold: int, target_ratio: float, fixed: Fixed, scale: float = 1.0) -> Budgets:
+    """Budgets for a compaction under `threshold` (provider tokens) when `fixed` cannot shrink.
 
     When little room is left, the checkpoint and the facts together take at
     most half of it (never less than their minimums), and the tail gets the rest.
     """
     target = int(threshold * AFTER_COMPACTION)
-    room = max(0, target - fixed.total - FRAME_TOKENS)
-    summary = _share(threshold, SUMMARY_SHARE, SUMMARY_MIN, SUMMARY_MAX)
-    anchors = _share(threshold, ANCHOR_SHARE, ANCHOR_MIN, ANCHOR_MAX)
+    estimated = int(threshold / scale)      # the threshold in the units the engine counts in
+    room = max(0, int(target / scale) - fixed.total - FRAME_TOKENS)
+    summary = _share(estimated, SUMMARY_SHARE, SUMMARY_MIN, SUMMARY_MAX)
+    anchors = _share(estimated, ANCHOR_SHARE, ANCHOR_MIN, ANCHOR_MAX)
     if summary + anchors > room // 2:
-        scale = (room // 2) / (summary + anchors)
-        summary = max(SUMMARY_MIN, int(summary * scale))
-        anchors = max(ANCHOR_MIN, int(anchors * scale))
+        shrink = (room // 2) / (summary + anchors)
+        summary = max(SUMMARY_MIN, int(summary * shrink))
+        anchors = max(ANCHOR_MIN, int(anchors * shrink))
     tail_cap = max(0, room - summary - anchors)
     return Budgets(
-        threshold=threshold, target=target, fixed=fixed, summary=summary, anchors=anchors,
-        head=min(int(threshold * HEAD_SHARE), tail_cap // 2),
-        tail=min(int(threshold * target_ratio), tail_cap), tail_cap=tail_cap,
+        threshold=threshold, target=target, scale=scale, fixed=fixed, summary=summary, anchors=anchors,
+        head=min(int(estimated * HEAD_SHARE), tail_cap // 2),
+        tail=min(int(estimated * target_ratio), tail_cap), tail_cap=tail_cap,
     )
 
 
 def overflow_reason(budgets: Budgets, after: int) -> str | None:
-    """Why a request of `after` tokens (everything counted) is still over the target, or None.
+    """Why a request of `after` estimated tokens (everything counted) is still over the target, or None.
 
-    Names the part that cannot shrink when there is one, with what the user can do about it.
+    Names the part that cannot shrink when there is one, with what the user can do about it, in
+    the provider's tokens.
     """
-    if after <= budgets.target:
+    tokens = budgets.provider_tokens
+    if tokens(after) <= budgets.target:
         return None
     limit = (f"right after a compaction a request may carry ~{budgets.target:,} tokens "
              f"({AFTER_COMPACTION:.0%} of the {budgets.threshold:,}-token threshold)")
-    fixed = budgets.fixed
+    fixed, target = budgets.fixed, budgets.target_estimate
     setup = fixed.system + fixed.overhead
-    if fixed.user > max(0, budgets.target - setup) and fixed.user >= setup:
-        return (f"the latest user message alone is ~{fixed.user:,} tokens and {limit}: shorten or split it, "
-                "start a /new session, or set model.context_window if the model's window is bigger")
-    if fixed.total > budgets.target:
-        return (f"the system prompt and tool schemas alone are ~{setup:,} tokens and {limit}: "
+    if fixed.user > max(0, target - setup) and fixed.user >= setup:
+        return (f"the latest user message alone is ~{tokens(fixed.user):,} tokens and {limit}: shorten or split "
+                "it, start a /new session, or set model.context_window if the model's window is bigger")
+    if fixed.total > target:
+        return (f"the system prompt and tool schemas alone are ~{tokens(setup):,} tokens and {limit}: "
                 "set model.context_window if the model's window is bigger, or use a model with a larger one")
-    return f"the request is still ~{after:,} tokens and {limit}"
+    return f"the request is still ~{tokens(after):,} tokens and {limit}"

@@ -31,7 +31,7 @@ from .ranking import fit_anchors
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarizer, fallback
-from .summary_request import LiveRequest
+from .summary_request import LiveRequests
 from .threshold import Threshold, resolve_threshold
 from .tokens import estimate_tokens, message_tokens
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
@@ -69,6 +69,10 @@ class ContextCompressor:
         # Tokens every request carries besides the messages (tool schemas): the
         # agent sets this so "under the threshold" means the whole request is.
         self.request_overhead_tokens = 0
+        # Provider tokens per estimated token (the agent's calibration): the threshold is in the
+        # provider's tokens and the engine counts in estimates, so budgets divide by this and
+        # every figure the engine reports is multiplied by it (see `budgets`).
+        self.token_scale = 1.0
         # A cap on the transcript excerpt sent to the summarizer, for slow local models.
         self.summary_input_tokens = summary_input_tokens
 
@@ -101,6 +105,14 @@ class ContextCompressor:
         """What a request may carry right after a compaction."""
         return int(self.threshold_tokens * AFTER_COMPACTION)
 
+    def request_tokens(self, messages_estimate: int) -> int:
+        """The whole request (tool schemas included) for messages of `messages_estimate` estimated
+        tokens, in the provider's tokens: the meter's count after a rewrite."""
+        return round((messages_estimate + self.request_overhead_tokens) * self.token_scale)
+
+    def _estimate_units(self, provider_tokens: int) -> int:
+        return int(provider_tokens / self.token_scale)
+
     # -- gates -----------------------------------------------------------------
 
     def should_compress(self, prompt_tokens: int) -> bool:
@@ -129,13 +141,14 @@ class ContextCompressor:
                                  clock=self.guard.clock, today=self._today,
                                  summary_input_tokens=self.summary_input_tokens, model=self.model)
         twin.request_overhead_tokens = self.request_overhead_tokens
+        twin.token_scale = self.token_scale
         return twin
 
     # -- the pass --------------------------------------------------------------
 
     async def compress(
         self, messages: list[Message], focus_topic: str | None = None, force: bool = False,
-        live: LiveRequest | None = None,
+        live: LiveRequests | None = None,
     ) -> CompressionResult:
         """One compression pass (`plan`, then `execute`); `messages` is never modified.
 
@@ -143,9 +156,10 @@ class ContextCompressor:
         small saving, and always summarizes the middle. Whatever the trigger, a
         pass that summarizes leaves the request at most `target_tokens`, unless
         what cannot shrink is larger (`result.too_large` then says what).
-        `live` is the request the agent last built: when given, the summary is
-        first asked for as an extension of it, so the provider reads the
-        conversation from its cache (see `summary_request`).
+        `live` are the requests the agent built (the one it would send now and
+        the one it last sent): when given, the summary is first asked for as an
+        extension of one of them, so the provider reads the conversation from
+        its cache (see `summary_request`).
         """
         return await self.execute(self.plan(messages, focus_topic, force=force), live)
 
@@ -163,8 +177,8 @@ class ContextCompressor:
         cfg = self.config
         pruned = prune(
             original,
-            protect_tokens=cfg.protect_tokens_for(self.context_length),
-            minimum_tokens=cfg.minimum_prune_for(self.context_length),
+            protect_tokens=self._estimate_units(cfg.protect_tokens_for(self.context_length)),
+            minimum_tokens=self._estimate_units(cfg.minimum_prune_for(self.context_length)),
             never_prune=frozenset(cfg.never_prune_tools),
             tokens=tokens,
             force=force,
@@ -173,7 +187,7 @@ class ContextCompressor:
         # Per-message counts are reused from here on: prune keeps every message it did not change.
         sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens, strict=False)]
         plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
-        if pruned.archived and not force and sum(sizes) + self.request_overhead_tokens <= self.target_tokens:
+        if pruned.archived and not force and self.request_tokens(sum(sizes)) <= self.target_tokens:
             plan.pruned_only = True
             return plan
         plan.handoffs = [m for m in pruned.messages if has_handoff(m)]
@@ -237,7 +251,8 @@ class ContextCompressor:
         """
         plan = self.plan(messages, focus_topic, force=force)
         if not plan.summarizes:
-            return describe_plan(plan, self.target_tokens, checkpoint_tokens=0)
+            return describe_plan(plan, self.target_tokens, checkpoint_tokens=0, request_tokens=self.request_tokens,
+                                 scale=self.token_scale)
         if plan.no_call:
             text = with_missing_anchors(fallback(plan, plan.no_call).text or "", plan.anchors)
             size = estimate_tokens(text)
@@ -245,21 +260,22 @@ class ContextCompressor:
             assert plan.budgets is not None
             aim = min(plan.budgets.summary_target(plan.replaced), plan.replaced // 5)
             size = aim + estimate_tokens(render_anchors(plan.anchors))
-        return describe_plan(plan, self.target_tokens, checkpoint_tokens=size)
+        return describe_plan(plan, self.target_tokens, checkpoint_tokens=size, request_tokens=self.request_tokens,
+                             scale=self.token_scale)
 
-    async def execute(self, plan: CompressionPlan, live: LiveRequest | None = None) -> CompressionResult:
+    async def execute(self, plan: CompressionPlan, live: LiveRequests | None = None) -> CompressionResult:
         """Carry out `plan`: make the checkpoint, reassemble, and update the iterative state."""
-        before = plan.tokens_before
+        before = self.request_tokens(plan.tokens_before)
         result = CompressionResult(
             messages=plan.messages, tokens_before=before, tokens_after=before,
             messages_before=len(plan.messages), focus_topic=plan.focus, target_tokens=self.target_tokens,
         )
         result.archived.update(plan.pruned.archived)
         if plan.pruned_only:
-            return self._finish(result, plan.pruned.messages, pruned_only=True, after=sum(plan.sizes))
+            return self._finish(result, plan, plan.pruned.messages, pruned_only=True, after=sum(plan.sizes))
         self._rehydrate_from(plan.previous)
         if not plan.summarizes:
-            return self._finish(result, plan.pruned.messages, pruned_only=bool(result.archived),
+            return self._finish(result, plan, plan.pruned.messages, pruned_only=bool(result.archived),
                                 after=sum(plan.sizes), budgets=plan.budgets)
         return await self._summarize_middle(result, plan, live)
 
@@ -271,14 +287,14 @@ class ContextCompressor:
             system=tokens[0] if working and working[0].get("role") == "system" else 0,
             user=tokens[user_at] if user_at is not None else 0,
         )
-        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed)
+        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed, self.token_scale)
 
     async def _summarize_middle(self, result: CompressionResult, plan: CompressionPlan,
-                                live: LiveRequest | None) -> CompressionResult:
+                                live: LiveRequests | None) -> CompressionResult:
         assert plan.bounds is not None and plan.budgets is not None
         budgets, anchors = plan.budgets, plan.anchors
         summarizer = Summarizer(self.config, self.summarize, self.context_length, self.summary_input_tokens,
-                                self.previous_summary, self._today())
+                                self.previous_summary, self._today(), self.token_scale)
         made = await summarizer.make(plan, live, cooling_down=self.guard.cooling_down())
         if made.aborted:
             self.guard.record_failure()
@@ -287,14 +303,14 @@ class ContextCompressor:
         text = with_missing_anchors(made.text or "", anchors)
         rebuilt = assemble(plan.working, plan.bounds, text, anchors.to_dict())
         after = estimate_tokens(rebuilt)
-        if after >= result.tokens_before:
-            return self._finish(result, plan.pruned.messages, pruned_only=bool(result.archived),
+        if after >= plan.tokens_before:
+            return self._finish(result, plan, plan.pruned.messages, pruned_only=bool(result.archived),
                                 after=sum(plan.sizes), error="the summary would not shrink the transcript",
                                 budgets=budgets)
         middle = plan.middle
         self._adopt(result, made, text, anchors, middle + plan.handoffs)
         result.dropped = len(middle)
-        return self._finish(result, rebuilt, after=after, budgets=budgets)
+        return self._finish(result, plan, rebuilt, after=after, budgets=budgets)
 
     def _adopt(self, result: CompressionResult, made: Made, text: str, anchors: Anchors,
                removed: list[Message]) -> None:
@@ -310,18 +326,19 @@ class ContextCompressor:
         result.summary, result.fallback_used, result.error = text, made.fallback, made.error
 
     def _finish(
-        self, result: CompressionResult, messages: list[Message], *, pruned_only: bool = False,
-        error: str | None = None, after: int | None = None, budgets: Budgets | None = None,
+        self, result: CompressionResult, plan: CompressionPlan, messages: list[Message], *, after: int,
+        pruned_only: bool = False, error: str | None = None, budgets: Budgets | None = None,
     ) -> CompressionResult:
-        after = estimate_tokens(messages) if after is None else after
-        if after >= result.tokens_before:
-            messages, after, result.archived = result.messages, result.tokens_before, {}
+        """Settle the result: `after` is the estimate of `messages`; what the result and the guard
+        get is the whole request in the provider's tokens, the meter's count."""
+        if after >= plan.tokens_before:
+            messages, after, result.archived = result.messages, plan.tokens_before, {}
             pruned_only = False
-        result.messages, result.tokens_after, result.pruned_only = messages, after, pruned_only
+        result.messages, result.tokens_after, result.pruned_only = messages, self.request_tokens(after), pruned_only
         result.error = result.error or error
         if budgets is not None:
             result.too_large = overflow_reason(budgets, after + self.request_overhead_tokens)
-        self.guard.record_pass(result.tokens_before, after)
+        self.guard.record_pass(result.tokens_before, result.tokens_after)
         return result
 
     def _rehydrate_from(self, found: tuple[str, dict[str, Any]] | None) -> None:

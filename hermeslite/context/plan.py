@@ -9,7 +9,7 @@ from what `/compress` does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,7 @@ class Span:
     last: int = 0
 
     def describe(self) -> str:
+        """The span for the user; `tokens` are the provider's (calibrated), like every figure shown."""
         if not self.count:
             return "none"
         where = f"#{self.first}" if self.first == self.last else f"#{self.first}-#{self.last}"
@@ -130,15 +131,22 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
-def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_tokens: int) -> Preview:
-    """The user's view of `plan`; `checkpoint_tokens` is the expected size of the checkpoint text."""
+def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_tokens: int,
+                  request_tokens: Callable[[int], int], scale: float) -> Preview:
+    """The user's view of `plan`; `checkpoint_tokens` is the expected size of the checkpoint text.
+
+    The plan counts in estimate units; the preview shows what the meter would:
+    `request_tokens` turns the messages' estimate into the whole request in
+    the provider's tokens, and `scale` turns a part of it into the provider's.
+    """
     before = plan.tokens_before
-    pruned_tokens = before - sum(plan.sizes) if plan.pruned.archived else 0
-    common: dict[str, Any] = dict(messages=len(plan.messages), tokens_before=before, target_tokens=target_tokens,
-                  pruned=len(plan.pruned.archived), pruned_tokens=pruned_tokens, focus=plan.focus)
+    pruned_tokens = round((before - sum(plan.sizes)) * scale) if plan.pruned.archived else 0
+    common: dict[str, Any] = dict(messages=len(plan.messages), tokens_before=request_tokens(before),
+                                  target_tokens=target_tokens, pruned=len(plan.pruned.archived),
+                                  pruned_tokens=pruned_tokens, focus=plan.focus)
     if not plan.summarizes:
         after = sum(plan.sizes) if plan.pruned.archived else before
-        return Preview(**common, estimated_after=after,
+        return Preview(**common, estimated_after=request_tokens(after),
                        no_call="the prune is enough" if plan.pruned.archived else "nothing to summarize")
     bounds, tokens = plan.bounds, plan.working_tokens
     assert bounds is not None
@@ -148,22 +156,22 @@ def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_token
     after = kept + FRAME_TOKENS + checkpoint_tokens
     return Preview(
         **common,
-        head=_span(plan, range(0, bounds.head_end), skip_system=True),
-        summarized=_span(plan, middle),
+        head=_span(plan, range(0, bounds.head_end), scale, skip_system=True),
+        summarized=_span(plan, middle, scale),
         tail=_span(plan, ([bounds.lifted_user] if bounds.lifted_user is not None else [])
-                   + list(range(bounds.tail_start, len(plan.working)))),
+                   + list(range(bounds.tail_start, len(plan.working))), scale),
         updates_checkpoint=plan.previous is not None,
-        estimated_after=min(after, before),
+        estimated_after=request_tokens(min(after, before)),
         summary_call=plan.no_call is None,
         no_call=plan.no_call,
     )
 
 
-def _span(plan: CompressionPlan, indices: Iterable[int], *, skip_system: bool = False) -> Span:
+def _span(plan: CompressionPlan, indices: Iterable[int], scale: float, *, skip_system: bool = False) -> Span:
     """The working messages at `indices` as positions in the transcript the user sees."""
     chosen = [i for i in indices if not (skip_system and plan.working[i].get("role") == "system")]
     if not chosen:
         return Span()
     places = [plan.positions[i] + 1 for i in chosen]
-    return Span(count=len(chosen), tokens=sum(plan.working_tokens[i] for i in chosen),
+    return Span(count=len(chosen), tokens=round(sum(plan.working_tokens[i] for i in chosen) * scale),
                 first=min(places), last=max(places))

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from .anchors import render_anchors
 from .failures import describe, should_abort
 from .fallback import fallback_checkpoint, model_written
+from .messages import Message
 from .plan import CompressionPlan
 from .redact import redact_secrets
 from .settings import CompressionConfig
 from .summary_checks import foreign_instruction, reply_problem, user_texts
 from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns
 from .summary_reply import SummaryReply, as_reply
-from .summary_request import LiveRequest, build_instruction, fits
+from .summary_request import LiveRequest, LiveRequests, build_instruction, fits, to_extend
 from .tokens import CHARS_PER_TOKEN, estimate_tokens
 
 # (prompt, model or None for the main one) -> the reply; a bare string is a finished reply.
@@ -54,8 +55,9 @@ class Summarizer:
     input_tokens: int | None      # cap on the excerpt a slow model reads (summary_input_tokens)
     previous: str | None          # the checkpoint this one updates
     today: str
+    scale: float = 1.0            # provider tokens per estimated token: the window is in the provider's
 
-    async def make(self, plan: CompressionPlan, live: LiveRequest | None, *, cooling_down: bool) -> Made:
+    async def make(self, plan: CompressionPlan, live: LiveRequests | None, *, cooling_down: bool) -> Made:
         """A checkpoint for `plan`: the first answer that passes every check, else one built by code."""
         cfg = self.config
         assert plan.budgets is not None
@@ -93,24 +95,24 @@ class Summarizer:
         return (reply_problem(reply, text) or rejection_reason(text, plan.replaced, plan.budgets.summary)
                 or foreign_instruction(text, user_texts(plan.working, self.previous)))
 
-    def calls(self, plan: CompressionPlan, aim: int, live: LiveRequest | None) -> list[Call]:
+    def calls(self, plan: CompressionPlan, aim: int, live: LiveRequests | None) -> list[Call]:
         """The summary requests to try, in order.
 
-        First the cache-aware extension of the live request, when the main model
-        summarizes, reads fast enough to take the whole transcript, and the
-        request fits the window; then the serialized prompt on the summary model
-        and, when that is a separate model, on the main model. The serialized
-        prompt is built only if it is needed.
+        First the cache-aware extension of a live request (see `to_extend` for
+        which one), when the main model summarizes, reads fast enough to take the
+        whole transcript, and the request fits the window; then the serialized
+        prompt on the summary model and, when that is a separate model, on the
+        main model. The serialized prompt is built only if it is needed.
         """
         cfg = self.config
         calls: list[Call] = []
         # A model that reads too slowly for a whole transcript gets a capped excerpt instead.
         if live is not None and not cfg.summary_model and not self.input_tokens:
-            assert plan.bounds is not None
-            instruction = build_instruction(plan.working[plan.bounds.tail_start:], has_previous=bool(self.previous),
-                                            focus=plan.focus, budget_tokens=aim, today=self.today)
-            if fits(live, estimate_tokens(instruction), aim, self.context_length):
-                calls.append(lambda: live.send(instruction))
+            request, shown = extension(plan, live)
+            instruction = build_instruction(shown, has_previous=bool(self.previous), focus=plan.focus,
+                                            budget_tokens=aim, today=self.today)
+            if fits(request, self._provider(estimate_tokens(instruction)), self._provider(aim), self.context_length):
+                calls.append(lambda: request.send(instruction))
         if self.summarize is None:
             return calls
         summarize = self.summarize
@@ -119,15 +121,33 @@ class Summarizer:
         def serialized(model: str | None) -> Call:
             async def call() -> str | SummaryReply:
                 if not built:
-                    max_chars = input_budget_chars(self.context_length, aim)
+                    max_chars = input_budget_chars(int(self.context_length / self.scale), aim)
                     if self.input_tokens:
-                        max_chars = min(max_chars, self.input_tokens * CHARS_PER_TOKEN)
+                        max_chars = min(max_chars, int(self.input_tokens / self.scale) * CHARS_PER_TOKEN)
                     built.append(build_prompt(render_turns(plan.originals, max_chars), previous=self.previous,
                                               focus=plan.focus, budget_tokens=aim, today=self.today))
                 return await summarize(built[0], model)
             return call
 
         return calls + [serialized(model) for model in [cfg.summary_model] + ([None] if cfg.summary_model else [])]
+
+    def _provider(self, estimate: int) -> int:
+        return round(estimate * self.scale)
+
+
+def extension(plan: CompressionPlan, live: LiveRequests) -> tuple[LiveRequest, list[Message]]:
+    """The live request the summary extends, and the kept messages it shows (the instruction says where
+    they start).
+
+    The kept tail starts at working message `tail_start`; `plan.positions` maps
+    it back to the transcript the agent holds, where the live requests' messages are.
+    """
+    assert plan.bounds is not None
+    start = plan.bounds.tail_start
+    cut = plan.positions[start] if start < len(plan.positions) else len(plan.messages)
+    request = to_extend(live, cut)
+    shown = sum(1 for position in plan.positions[start:] if position < len(request.messages))
+    return request, plan.working[start : start + shown]
 
 
 def fallback(plan: CompressionPlan, reason: str) -> Made:

@@ -8,8 +8,19 @@ and messages, byte for byte) with the checkpoint instruction appended as a
 final user turn: the provider then reads the whole conversation from its
 prompt cache.
 
+Which request to extend: the one the agent last sent, not the transcript as
+it is now. By the time a compaction runs, the transcript usually ends with
+turns no request has carried yet (the model's last reply and the user's new
+message, or a tool call and its result); extended, they would be written to
+the cache rather than read from it, and at an 8k window they are up to a
+quarter of the request. So when every message the checkpoint replaces (everything before
+the kept tail) is inside the last request sent, and the transcript still
+begins with that request unchanged, the summary extends it; otherwise (the
+cut lies among the newer messages, the transcript was rewritten since, or no
+request was sent in this process) it extends the current transcript.
+
 The engine decides when that path applies and writes the instruction; the
-agent supplies `LiveRequest`, which knows the request and how to send it.
+agent supplies `LiveRequests`, which know the requests and how to send them.
 A separate `summary_model`, a reactive pass after an overflow, a slow model
 that is given a capped excerpt, or a request that would not fit still use the
 bounded, redacted serialized prompt. Either way the reply goes through the
@@ -18,7 +29,7 @@ same validation, anchors and redaction.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from .messages import Message, text_of
@@ -31,16 +42,42 @@ SNIPPET_CHARS = 80
 
 @dataclass(frozen=True)
 class LiveRequest:
-    """The request the agent last built, which a summary request may extend.
+    """A request the agent built, which a summary request may extend.
 
-    `tokens` is what it carries (system prompt, tool schemas, messages);
-    `send(instruction)` sends it again with `instruction` as one more user
-    turn and returns the reply (its text, or a `SummaryReply` that also says
-    how the model ended it).
+    `messages` are the transcript messages it carries, as the agent holds
+    them (the first of them at the transcript's index 0); `tokens` is what it
+    carries in all (system prompt, tool schemas, messages); `send(instruction)`
+    sends it again with `instruction` as one more user turn and returns the
+    reply (its text, or a `SummaryReply` that also says how the model ended it).
     """
 
+    messages: Sequence[Message]
     tokens: int
     send: Callable[[str], Awaitable[str | SummaryReply]]
+
+
+@dataclass(frozen=True)
+class LiveRequests:
+    """What a summary request may extend: the request the agent would send now (the whole
+    transcript) and the last one it sent, when it sent one in this process."""
+
+    now: LiveRequest
+    sent: LiveRequest | None = None
+
+
+def to_extend(live: LiveRequests, cut: int) -> LiveRequest:
+    """The request a summary request extends when the kept tail starts at transcript index `cut`.
+
+    The last request sent, when the transcript still begins with its
+    messages unchanged and every message before `cut` is among them: its
+    prefix is in the provider's cache up to its last message. Otherwise the
+    request the agent would send now.
+    """
+    sent = live.sent
+    if sent is None or cut > len(sent.messages) or len(sent.messages) > len(live.now.messages):
+        return live.now
+    unchanged = all(a is b or a == b for a, b in zip(sent.messages, live.now.messages, strict=False))  # sent may be the shorter
+    return sent if unchanged else live.now
 
 
 def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: int) -> bool:
@@ -53,9 +90,12 @@ def build_instruction(
 ) -> str:
     """The final user turn of a cache-aware summary request.
 
-    `kept` are the messages that stay in the context after the compaction
-    (the end of the conversation): the model is told where they start, so the
-    checkpoint covers what comes before them.
+    `kept` are the messages the request shows that stay in the context after
+    the compaction (the end of what it shows): the model is told where they
+    start, so the checkpoint covers what comes before them. More kept
+    messages may follow that the request does not show (it is the last one
+    sent, and turns came after it), so the wording holds either way; with
+    none shown, the checkpoint covers everything shown.
     """
     headings = "\n".join(f"## {name}\n({hint})" for name, hint in SECTIONS)
     parts = [
@@ -91,12 +131,15 @@ def build_instruction(
 
 def _scope(kept: list[Message]) -> str:
     if not kept:
-        return "Cover the whole conversation."
+        return ("All of the conversation above goes into this checkpoint; the messages that stay in the context "
+                "after it are later ones, not shown here. Cover everything above in full, and quote the user's most "
+                "recent request above under Active Task.")
     first = kept[0]
     snippet = " ".join(text_of(first.get("content")).split())[:SNIPPET_CHARS]
-    where = f"the {first.get('role')} message that begins \"{redact_secrets(snippet)}\"" if snippet else (
-        f"a {first.get('role')} message")
+    role = str(first.get("role"))
+    where = f"the {role} message that begins \"{redact_secrets(snippet)}\"" if snippet else (
+        f"{'an' if role == 'assistant' else 'a'} {role} message")
     count = "message" if len(kept) == 1 else f"{len(kept)} messages"
-    return (f"The last {count} of the conversation, from {where}, stay in the context after this checkpoint. "
-            "Cover everything before them in full; mention the kept messages only where the active task needs "
-            "it, and quote the user's most recent request under Active Task.")
+    return (f"From {where} on (the last {count} above), the conversation stays in the context after this "
+            "checkpoint. Cover everything before that in full; mention the kept messages only where the active "
+            "task needs it, and quote the user's most recent request under Active Task.")

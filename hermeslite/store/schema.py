@@ -203,7 +203,14 @@ _V6 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
+# v7: our own estimate of each turn request beside the provider's count, so a new process starts
+# with the calibration the session learned (agent/request_size.py). NULL: not a turn request, or a
+# row recorded before v7.
+_V7 = [
+    "ALTER TABLE usage ADD COLUMN estimated_tokens INTEGER",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -5,6 +5,8 @@ flushes. Input is split the way providers bill it: `prompt_tokens` counts all
 of it, of which `cache_read_tokens` came from the prompt cache (a tenth of the
 price on Anthropic) and `cache_write_tokens` were written to it (a premium).
 `cost` is litellm's price for the request, None when it has no price.
+`estimated_tokens` is our own estimate of a turn's request, kept beside the
+provider's count so a resumed session starts calibrated.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class UsageRecord:
     completion_tokens: int = 0
     cost: float | None = None       # USD; None when the model has no known price
     at: float = field(default_factory=time.time)
+    estimated_tokens: int | None = None     # our estimate of the same request (turns only)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -83,16 +86,18 @@ class UsageTotals:
 def insert(conn: sqlite3.Connection, session_id: str, r: UsageRecord) -> None:
     conn.execute(
         """INSERT INTO usage (session_id, at, kind, model, prompt_tokens, cache_read_tokens,
-               cache_write_tokens, completion_tokens, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               cache_write_tokens, completion_tokens, cost, estimated_tokens)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (session_id, r.at, r.kind, r.model, r.prompt_tokens, r.cache_read_tokens, r.cache_write_tokens,
-         r.completion_tokens, r.cost),
+         r.completion_tokens, r.cost, r.estimated_tokens),
     )
 
 
 def select(conn: sqlite3.Connection, session_id: str) -> list[UsageRecord]:
     """Oldest first."""
     rows = conn.execute(
-        """SELECT kind, model, prompt_tokens, cache_read_tokens, cache_write_tokens, completion_tokens, cost, at
+        """SELECT kind, model, prompt_tokens, cache_read_tokens, cache_write_tokens, completion_tokens, cost, at,
+                  estimated_tokens
            FROM usage WHERE session_id = ? ORDER BY id""",
         (session_id,),
     ).fetchall()

@@ -7,10 +7,10 @@ API would, and bills every request against its modelled prompt cache.
 
 from __future__ import annotations
 
-import itertools
 import re
 import time
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -64,8 +64,36 @@ def respond(body: dict) -> Reply:
     return Reply.say("Here is what that part does, step by step. " * 20)
 
 
+def is_turn(body: dict) -> bool:
+    return not is_summary_request(body) and FLUSH_INSTRUCTION not in last_user_text(body)
+
+
+def assert_extends_the_last_turn_request(exchanges: list) -> int:
+    """Each summary request is the last turn request before it, block for block, plus the instruction,
+    and reads all of that request from the cache: only the instruction is billed unread. Returns how
+    many summaries there were."""
+    summaries = 0
+    for i, x in enumerate(exchanges):
+        if not is_summary_request(x.body):
+            continue
+        summaries += 1
+        last = next(t for t in reversed(exchanges[:i]) if is_turn(t.body))
+        sent, extended = flatten(last.body), flatten(x.body)
+        shared = len(sent.blocks)
+        assert len(extended.blocks) == shared + 1 and extended.hashes[shared - 1] == sent.hashes[-1]
+        assert x.usage.cache_read_input_tokens == sent.total
+        assert x.usage.cache_creation_input_tokens + x.usage.input_tokens == extended.blocks[-1].tokens
+    return summaries
+
+
 @pytest.fixture
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def flush() -> bool:
+    """Whether compactions run the memory flush first; a test parametrizes it to False."""
+    return True
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool):
     monkeypatch.setenv(KEY_ENV, "test-key")
     for n in range(40):
         (tmp_path / f"module_{n}.py").write_text(f"def handler_{n}(request):\n    return request  # step {n}\n" * 40)
@@ -73,8 +101,9 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         server.responder = respond
         model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=server.base_url, api_key_env=KEY_ENV,
                             context_window=WINDOW)
-        settings = replace(Settings(), model=model,
-                           memory=replace(Settings().memory, dir=str(tmp_path / "memory"), flush_min_turns=3))
+        base = Settings()
+        settings = replace(base, model=model, compression=replace(base.compression, memory_flush=flush),
+                           memory=replace(base.memory, dir=str(tmp_path / "memory"), flush_min_turns=3))
         store = SessionStore(tmp_path / "sessions.db")
         llm = LiteLLMClient(model, max_retries=0)
         agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=llm, store=store)
@@ -99,24 +128,19 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     compactions = [c for c in rec.of(ev.CompactionFinished) if c.result.changed]
     assert all(c.trigger == "preflight" and not c.result.fallback_used for c in compactions)
 
-    # Summaries were asked as extensions of the live request and read it from the cache.
+    # Summaries were asked as extensions of the last turn request and read all of it from the cache.
     summaries = [x for x in server.accepted if is_summary_request(x.body)]
     assert summaries and all(is_extension_summary(x.body) for x in summaries)
-    for x in summaries:
-        assert x.usage.cache_read_input_tokens >= 0.8 * x.usage.prompt_tokens
-    # The flush went first, and the summary after it read what the flush wrote: all but its instruction.
-    pairs = [(a, b) for a, b in itertools.pairwise(server.accepted)
+    assert assert_extends_the_last_turn_request(server.accepted) == len(summaries)
+    # The flush went just before each summary.
+    pairs = [(a, b) for a, b in pairwise(server.accepted)
              if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)]
     assert len(pairs) == len(summaries)
-    for _, x in pairs:
-        instruction = flatten(x.body).blocks[-1].tokens
-        assert x.usage.cache_creation_input_tokens + x.usage.input_tokens == instruction
     # Each compaction's own requests (summary + flush) were mostly read from the cache.
     assert all(c.usage.requests == 2 and c.usage.cache_hit_rate >= 0.8 for c in compactions)
 
     # Ordinary turns read the previous turn's prefix, and the store agrees with the server.
-    turns = [x for x in server.accepted if not is_summary_request(x.body)
-             and FLUSH_INSTRUCTION not in last_user_text(x.body)]
+    turns = [x for x in server.accepted if is_turn(x.body)]
     assert sum(x.usage.cache_read_input_tokens > 0 for x in turns) >= len(turns) - 4
     recorded = agent.session_usage()
     assert recorded.requests == len(server.accepted)
@@ -124,3 +148,19 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     assert recorded.cache_write_tokens == sum(x.usage.cache_creation_input_tokens for x in server.accepted)
     assert recorded.priced and recorded.cost > 0
     assert recorded.cache_hit_rate > 0.6
+
+
+@pytest.mark.parametrize("flush", [False])
+async def test_with_no_memory_flush_the_summary_still_reads_all_but_its_instruction(session) -> None:
+    agent, rec, server, _ = session
+    turn = 0
+    while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
+        assert turn < 60, "two compactions should have happened by now"
+        assert (await agent.run_turn(f"turn {turn}: {ASK}")).ok, rec.of(ev.ErrorEvent)
+        turn += 1
+    assert server.rejections == []
+    assert not any(FLUSH_INSTRUCTION in last_user_text(x.body) for x in server.accepted)
+    assert assert_extends_the_last_turn_request(server.accepted) >= 2
+    for x in server.accepted:
+        if is_summary_request(x.body):
+            assert x.usage.cache_read_input_tokens >= 0.9 * x.usage.prompt_tokens

@@ -9,6 +9,7 @@ place that shows it.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from hermeslite.agent import controls
 from hermeslite.agent import events as ev
@@ -120,3 +121,22 @@ async def test_a_handoff_says_what_the_new_sessions_meter_then_shows(make_agent,
     successor.carry_calibration(agent)                 # as the app and the line chat do for a new session
     assert format_tokens(successor.request_tokens()) == after
     assert successor.request_tokens() > successor.estimate_request() * 1.2   # in the provider's tokens
+
+
+async def test_a_tokenizer_that_counts_more_still_gets_compactions_that_last(make_agent, scripted_server):
+    # 2.5x our estimate (CJK-heavy text, say): budgets sized in raw estimates would leave the
+    # request over the threshold by the meter's count, and preflight would compact on every turn.
+    provider_counting(scripted_server, 2.5)
+    agent, rec = make_agent(context_window=32_000, compression={"memory_flush": False})
+    threshold = agent.deps.compressor.threshold_tokens
+    compacted_on: list[int] = []
+    for n in range(30):
+        seen = len(rec.of(ev.CompactionFinished))
+        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+        for finished in rec.of(ev.CompactionFinished)[seen:]:
+            assert finished.result.changed and not finished.result.too_large
+            assert finished.tokens_after <= threshold * 0.6, (finished.tokens_after, threshold)
+            compacted_on.append(n)
+    assert len(compacted_on) >= 2, compacted_on
+    assert all(b - a >= 4 for a, b in pairwise(compacted_on)), compacted_on
+    assert not agent.deps.compressor.guard.thrashing()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from hermeslite.agent.request_size import RequestSize
+from hermeslite.agent.request_size import RequestSize, learned_calibration
 from hermeslite.context.calibration import MAX_FACTOR, MIN_FACTOR, Calibration
+from hermeslite.store.usage import UsageRecord
 
 
 class Transcript:
@@ -78,3 +79,24 @@ def test_a_shrinking_edit_lowers_the_count_from_the_base():
     transcript.tokens = 4_000            # the checkpoint was edited shorter
     now = size.now()
     assert now.total == 4_000 and now.estimated == -1_000 and now.reported == 5_000
+
+
+def test_a_saved_session_replays_its_turns_for_the_same_model_only():
+    records = [
+        UsageRecord("turn", "m", 1_200, estimated_tokens=1_000),
+        UsageRecord("summary", "m", 5_000),                          # never estimated
+        UsageRecord("turn", "other", 3_000, estimated_tokens=1_000),  # another tokenizer
+        UsageRecord("turn", "m", 2_600, estimated_tokens=2_000),
+        UsageRecord("turn", "m", 800),                               # recorded before estimates were kept
+    ]
+    learned = learned_calibration(records, "m")
+    assert (learned.factor, learned.samples) == (1.3, 2)
+    assert learned_calibration(records, "unseen") == Calibration()
+
+
+def test_reported_hands_back_the_estimate_it_was_paired_with():
+    size = RequestSize(Transcript(1_000))
+    size.sending()
+    assert size.reported(1_300) == 1_000
+    size.sending()
+    assert size.reported(None) is None

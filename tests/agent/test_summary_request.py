@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.context.messages import strip_private
 from hermeslite.context.summary_prompt import SECTIONS
 from tests.server import Reply
 from tests.summary_requests import is_extension_summary, is_serialized_summary, is_summary_request
@@ -35,21 +36,44 @@ def turn_requests(server) -> list[dict]:
     return [b for b in server.requests if not is_summary_request(b) and not is_flush(b)]
 
 
-async def test_the_summary_request_is_the_last_request_plus_the_instruction(make_agent, scripted_server):
+async def test_the_summary_request_is_the_last_request_sent_plus_the_instruction(make_agent, scripted_server):
     answer(scripted_server)
     agent, rec = make_agent()
     await chat(agent, 6)
     last = turn_requests(scripted_server)[-1]
-    reply = agent.messages[-1]
     await agent.compress_now()
     summaries = [b for b in scripted_server.requests if is_summary_request(b)]
     assert len(summaries) == 1 and is_extension_summary(summaries[0])
     extension = summaries[0]
-    assert extension["messages"][: len(last["messages"])] == last["messages"]
-    assert extension["messages"][len(last["messages"])] == reply
-    assert len(extension["messages"]) == len(last["messages"]) + 2
+    # The model's last reply was never part of a request: the summary leaves it out (it is kept).
+    assert extension["messages"][:-1] == last["messages"]
     assert extension["tools"] == last["tools"]
     assert rec.of(ev.CompactionFinished)[-1].result.summary.startswith("## Active Task")
+
+
+async def test_after_a_compaction_the_summary_extends_the_rewritten_transcript(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, _ = make_agent()
+    await chat(agent, 6)
+    last = turn_requests(scripted_server)[-1]
+    await agent.compress_now()
+    compacted = strip_private(agent.messages)
+    await agent.compress_now()
+    first, second = [b for b in scripted_server.requests if is_summary_request(b)]
+    assert first["messages"][:-1] == last["messages"] and is_extension_summary(second)
+    assert second["messages"][:-1] == compacted and second["messages"][:-1] != last["messages"]
+
+
+async def test_after_a_model_switch_the_summary_extends_the_current_transcript(make_agent, scripted_server):
+    answer(scripted_server)
+    agent, _ = make_agent()
+    await chat(agent, 6)
+    agent.switch_model(agent.deps.llm)
+    last = turn_requests(scripted_server)[-1]
+    reply = agent.messages[-1]
+    await agent.compress_now()
+    extension = [b for b in scripted_server.requests if is_summary_request(b)][-1]
+    assert extension["messages"][:-2] == last["messages"] and extension["messages"][-2] == reply
 
 
 async def test_the_memory_flush_extends_the_live_request_with_the_same_tools(make_agent, scripted_server):

@@ -69,3 +69,22 @@ def test_a_session_written_before_the_usage_table_opens_and_records(tmp_path: Pa
         assert store.usage("old") == []
         store.record_usage("old", turn(700))
         assert [r.prompt_tokens for r in store.usage("old")] == [700]
+
+
+def test_a_turns_estimate_is_kept_and_a_database_from_before_it_opens(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for migration in MIGRATIONS[:6]:      # v6: usage rows without our estimate
+        for statement in migration:
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 6")
+    conn.execute("INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', 0, 0)")
+    conn.execute("INSERT INTO usage (session_id, at, kind, model, prompt_tokens) VALUES ('old', 0, 'turn', 'm', 900)")
+    conn.close()
+    with SessionStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        [old] = store.usage("old")
+        assert (old.prompt_tokens, old.estimated_tokens) == (900, None)
+        new = UsageRecord("turn", "m", 1_300, estimated_tokens=1_000)
+        store.record_usage("old", new)
+        assert store.usage("old") == [old, new]

@@ -36,7 +36,7 @@ def test_a_v5_database_migrates_and_its_sessions_can_learn_a_window(tmp_path: Pa
     path = tmp_path / "sessions.db"
     sid = write_old_database(path, 5)
     with SessionStore(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 6
+        assert store.schema_version == SCHEMA_VERSION >= 6
         assert store.learned_window(sid, "openai/test-model") is None
         assert [m["content"] for m in store.load_transcript(sid)] == ["sys", "old question", "old answer"]
         store.remember_window(sid, "openai/test-model", 4_096)
