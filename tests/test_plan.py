@@ -16,7 +16,7 @@ from .test_properties import COMPRESS_SETTINGS, Scenario, scenarios
 
 
 def state(c: ContextCompressor) -> tuple:
-    return (c.previous_summary, c.anchors.to_dict(), c.compression_count, c.guard.failures,
+    return (c.previous_summary, c.anchors.to_dict(), c.guard.failures,
             c.guard.cooldown_until, c.guard.ineffective)
 
 

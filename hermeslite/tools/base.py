@@ -7,7 +7,7 @@ crash would end the user's turn. Only cancellation propagates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -48,7 +48,6 @@ class ToolContext:
     readable_paths: tuple[Path, ...] = ()  # resolved roots besides cwd read_file may read without asking
     pass_env: tuple[str, ...] = ()        # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()      # more variables never passed (model.api_key_env)
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.boundary is None:
