@@ -60,6 +60,11 @@ class ToolResult:
     is_error: bool = False
     exit_code: int | None = None  # a command's exit code, as data (the text says it too, for the model)
 
+    @classmethod
+    def error(cls, text: str) -> ToolResult:
+        """A failure the model reads and can recover from, marked the one way every tool marks it."""
+        return cls(f"error: {text}", is_error=True)
+
 
 class Tool(Protocol):
     name: str
