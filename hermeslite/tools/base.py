@@ -73,3 +73,9 @@ class Tool(Protocol):
     role: ToolRole | None       # what the compaction engine should know it does (context/tool_roles.py)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def function_schema(tool: Tool) -> dict[str, Any]:
+    """The OpenAI function-tool definition the model is offered for `tool`."""
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                             "parameters": tool.parameters}}

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermeslite.context.tool_roles import ToolRoles
-from hermeslite.tools.base import Tool, ToolContext, ToolResult
+from hermeslite.tools.base import Tool, ToolContext, ToolResult, function_schema
 from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
 from hermeslite.tools.search import SearchFilesTool
 from hermeslite.tools.terminal import TerminalTool
@@ -53,12 +53,7 @@ class ToolRegistry:
 
     def schemas(self, only: set[str] | None = None) -> list[dict[str, Any]]:
         """OpenAI function-tool definitions, in registration order; `only` narrows them (e.g. memory flush)."""
-        return [
-            {"type": "function",
-             "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}
-            for name, tool in self._tools.items()
-            if only is None or name in only
-        ]
+        return [function_schema(tool) for name, tool in self._tools.items() if only is None or name in only]
 
     async def execute(self, name: str, arguments: str | dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call; only cancellation escapes, every other failure is an error result."""
