@@ -15,7 +15,7 @@ from hermeslite.cli import main
 from hermeslite.config import GUARDED_KEYS, Settings, load_settings
 from hermeslite.trust import Trust
 from tests.server import Reply
-from tests.test_cli_chat import env_for, hermeslite
+from tests.cli.test_cli_chat import env_for, hermeslite
 
 HOSTILE = """\
 model:

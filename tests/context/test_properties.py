@@ -29,7 +29,7 @@ from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE, with_system_note
 from hermeslite.context.messages import ANCHORS_KEY, ARCHIVE_KEY, SUMMARY_KEY, call_id, strip_private, text_of, tool_calls_of
 from hermeslite.context.summary_prompt import SECTIONS
 
-from .builders import assert_valid
+from ..builders import assert_valid
 
 Message = dict[str, Any]
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hermeslite.context import ContextCompressor
 from hermeslite.context.messages import SUMMARY_KEY
 
-from .builders import Transcript
+from ..builders import Transcript
 from .test_compressor import Scripted, long_session, make
 from .test_properties import COMPRESS_SETTINGS, Scenario, scenarios
 
