@@ -22,7 +22,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
