@@ -74,12 +74,20 @@ from hermeslite.tui.app import HermesApp
 imported = time.time()
 
 class Probe(HermesApp):
-    def _after_first_frame(self):
-        super()._after_first_frame()
-        Path(sys.argv[1]).write_text(json.dumps({
-            "frame_at": time.time(), "run_at": self.run_at, "import_at": t_import, "imported": imported,
-            "litellm": self.litellm_at_first_frame}))
-        self.exit(0)
+    # Reports when the app starts the agent: it does that right after its first frame.
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        start = self.host.start
+
+        def report_then_start():
+            Path(sys.argv[1]).write_text(json.dumps({
+                "frame_at": time.time(), "run_at": self.run_at, "import_at": t_import, "imported": imported,
+                "litellm": "litellm" in sys.modules}))
+            self.exit(0)
+            return start()
+
+        self.host.start = report_then_start
 
 settings = Settings(model=ModelConfig(name="openai/gpt-4o", api_base="http://127.0.0.1:9/v1"))
 app = Probe(settings, cwd=Path.cwd(), tune_gc=True)

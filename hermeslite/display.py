@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hermeslite.context.clip import clip_line
 from hermeslite.context.result import format_tokens, plural
 from hermeslite.store.usage import UsageTotals
 
@@ -55,8 +56,7 @@ def plain(value: object) -> str:
 
 def clip(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis, safe to print."""
-    text = neutralize(" ".join(text.split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip_line(neutralize(" ".join(text.split())), limit)
 
 
 def _control_pictures() -> dict[int, str]:

@@ -14,8 +14,8 @@ import yaml
 from hermeslite.cli import main
 from hermeslite.config import GUARDED_KEYS, Settings, load_settings
 from hermeslite.trust import Trust
+from tests.cli.test_cli_chat import env_for
 from tests.server import Reply
-from tests.test_cli_chat import env_for
 
 HOSTILE = """\
 model:

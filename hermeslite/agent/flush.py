@@ -27,7 +27,7 @@ from hermeslite.context.messages import strip_private
 from hermeslite.context.summary_prompt import render_turns
 from hermeslite.context.tokens import CHARS_PER_TOKEN, estimate_tokens
 from hermeslite.llm.types import LLMClient, Usage
-from hermeslite.tools.base import Tool, ToolContext
+from hermeslite.tools.base import Tool, ToolContext, function_schema
 
 FLUSH_INSTRUCTION = (
     "[hermeslite: the earlier part of this conversation is about to be condensed to save space. Before that "
@@ -53,11 +53,6 @@ MIN_EXCERPT_CHARS = 2_000
 
 def user_turns(messages: list[dict[str, Any]]) -> int:
     return sum(1 for m in messages if m.get("role") == "user")
-
-
-def _memory_schema(memory_tool: Tool) -> dict[str, Any]:
-    return {"type": "function", "function": {
-        "name": memory_tool.name, "description": memory_tool.description, "parameters": memory_tool.parameters}}
 
 
 def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -100,7 +95,7 @@ async def flush_memories(
     tool's schema is sent. `on_usage` hears what the call consumed. A failed
     call raises its `LLMError`; the caller reports it and compacts anyway.
     """
-    schemas = tools or [_memory_schema(memory_tool)]
+    schemas = tools or [function_schema(memory_tool)]
     completion = await llm.complete(flush_request(messages, window, schemas), tools=schemas, timeout=timeout)
     if on_usage is not None:
         on_usage(completion.usage)

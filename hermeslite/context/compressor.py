@@ -65,7 +65,6 @@ class ContextCompressor:
         self.guard = Guard(clock=clock)
         self.previous_summary: str | None = None
         self.anchors = Anchors()
-        self.compression_count = 0
         # Tokens every request carries besides the messages (tool schemas): the
         # agent sets this so "under the threshold" means the whole request is.
         self.request_overhead_tokens = 0
@@ -131,7 +130,6 @@ class ContextCompressor:
         """A new session: forget the summary, the anchors, the counters and the cooldown."""
         self.previous_summary = None
         self.anchors = Anchors()
-        self.compression_count = 0
         self.guard.reset()
 
     def fresh(self) -> ContextCompressor:
@@ -318,7 +316,6 @@ class ContextCompressor:
         for msg in removed:
             result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
         self.previous_summary, self.anchors = text, anchors
-        self.compression_count += 1
         if not made.fallback:
             self.guard.record_success()
         elif made.error and not made.error.startswith("skipped"):

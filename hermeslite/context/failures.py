@@ -11,11 +11,25 @@ from __future__ import annotations
 
 import re
 
+# Read by the LLM layer's error classifier too (llm/classify.py): one list of what
+# "the account cannot make calls" looks like, kept here because this module is pure.
+AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError"}
+QUOTA_PHRASES = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "quota exceeded",
+    "billing",
+    "insufficient credit",
+    "insufficient balance",
+    "credit balance is too low",
+    "payment required",
+)
+
 ABORT_STATUS = {401, 403}
-ABORT_CLASS_NAMES = {"AuthenticationError", "PermissionDeniedError", "PermissionError", "AuthError"}
+ABORT_CLASS_NAMES = AUTH_CLASSES | {"PermissionError", "AuthError"}
 ABORT_TEXT = re.compile(
-    r"insufficient[_ ]quota|exceeded your current quota|quota exceeded|out of (?:extra )?(?:usage|credits)"
-    r"|billing|credit balance|payment required|no api key|api key (?:not found|missing|is invalid)"
+    r"insufficient[_ ]quota|out of (?:extra )?(?:usage|credits)|credit balance"
+    r"|no api key|api key (?:not found|missing|is invalid)"
     r"|invalid api key|incorrect api key|invalid x-api-key|unauthori[sz]ed|permission denied|forbidden",
     re.IGNORECASE,
 )
@@ -35,7 +49,8 @@ def should_abort(exc: BaseException) -> bool:
     """True for auth, permission and quota errors; False for everything retryable or local."""
     if type(exc).__name__ in ABORT_CLASS_NAMES or _status(exc) in ABORT_STATUS:
         return True
-    return bool(ABORT_TEXT.search(str(exc)[:2_000]))
+    text = str(exc)[:2_000]
+    return any(phrase in text.lower() for phrase in QUOTA_PHRASES) or bool(ABORT_TEXT.search(text))
 
 
 def describe(exc: BaseException) -> str:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from .clip import clip_line
+
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 CJK_RUN = re.compile(f"[{CJK}]+")
@@ -116,11 +118,6 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _instructs(text: str) -> bool:
     words = Text(text)
     return STRONG.found(words) or WEAK.found(words)
@@ -143,7 +140,7 @@ def instruction_in(message: str, limit: int = INSTRUCTION_CHARS) -> str | None:
     if len(text) <= limit:
         return text
     marked = [s for s in SENTENCE_END.split(message) if _instructs(s)]
-    return _clip(" … ".join(" ".join(s.split()) for s in marked), limit) or None
+    return clip_line(" … ".join(" ".join(s.split()) for s in marked), limit) or None
 
 
 def _topic(text: str) -> set[str]:
@@ -182,7 +179,7 @@ def merge_instructions(newer: list[list[str]], older: list[list[str]]) -> list[l
         kept = [k for k in kept if _norm(k[0]) != key]
         for earlier in [k for k in kept if supersedes(text, k[0])]:
             kept.remove(earlier)
-            note = _clip(earlier[0], NOTE_CHARS)
+            note = clip_line(earlier[0], NOTE_CHARS)
         kept.append([text, note])
     return kept[::-1]
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .clip import clip_line
 from .result import plural
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
 
@@ -19,18 +20,6 @@ MATCH_COUNT = re.compile(r"(\d+)\s+(?:matches|match|results|hits)\b", re.IGNOREC
 COUNT_WORDS = ("match", "results", "hits")
 COUNT_WORD = re.compile(r"match(?:es)?\b|results\b|hits\b")
 NUMBER_BEFORE = re.compile(r"(\d+)\s+\Z")
-
-
-def _clip(text: str, limit: int) -> str:
-    """Whitespace collapsed, cut to `limit` chars; only as much of `text` is read as that needs."""
-    text = str(text)
-    size = 4 * limit + 64
-    while True:
-        flat = " ".join(text[:size].split())  # a prefix of the whole text's collapsed form
-        if len(flat) > limit or size >= len(text):
-            break
-        size *= 4
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def reported_count(output: str) -> int | None:
@@ -57,21 +46,21 @@ def _lines(output: str) -> int:
 
 def _command(args: dict[str, Any], output: str, code: int | None) -> str:
     shown = "?" if code is None else str(code)
-    return f"ran `{_clip(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
+    return f"ran `{clip_line(args.get('command', ''), 80)}` -> exit {shown}, {plural(_lines(output), 'line')} output"
 
 
 def _read_file(args: dict[str, Any], output: str) -> str:
     where = f" from line {args['offset']}" if args.get("offset") else ""
-    return f"read {_clip(args.get('path', '?'), 120)}{where} ({len(output)} chars)"
+    return f"read {clip_line(args.get('path', '?'), 120)}{where} ({len(output)} chars)"
 
 
 def _write_file(args: dict[str, Any], output: str) -> str:
     content = str(args.get("content", ""))
-    return f"wrote {_clip(args.get('path', '?'), 120)} ({plural(_lines(content), 'line')})"
+    return f"wrote {clip_line(args.get('path', '?'), 120)} ({plural(_lines(content), 'line')})"
 
 
 def _patch(args: dict[str, Any], output: str) -> str:
-    return f"patched {_clip(args.get('path', '?'), 120)} ({_clip(output, 60)})"
+    return f"patched {clip_line(args.get('path', '?'), 120)} ({clip_line(output, 60)})"
 
 
 def _search(args: dict[str, Any], output: str) -> str:
@@ -79,19 +68,19 @@ def _search(args: dict[str, Any], output: str) -> str:
     count = reported_count(output)
     if count is None:
         count = sum(1 for line in output.splitlines() if line.strip())
-    where = f" in {_clip(args['path'], 80)}" if args.get("path") else ""
-    return f"searched for '{_clip(query, 60)}'{where} -> {count} matches"
+    where = f" in {clip_line(args['path'], 80)}" if args.get("path") else ""
+    return f"searched for '{clip_line(query, 60)}'{where} -> {count} matches"
 
 
 def _recall(args: dict[str, Any], output: str) -> str:
     if args.get("id") or not args.get("query"):
         return f"recalled {args.get('id', '?')} ({len(output)} chars)"
     count = reported_count(output)
-    return f"searched the archive for '{_clip(args['query'], 60)}' -> {count or 0} matches"
+    return f"searched the archive for '{clip_line(args['query'], 60)}' -> {count or 0} matches"
 
 
 def _generic(args: dict[str, Any], output: str) -> str:
-    shown = ", ".join(f"{k}={_clip(v, 40)}" for k, v in list(args.items())[:3])
+    shown = ", ".join(f"{k}={clip_line(v, 40)}" for k, v in list(args.items())[:3])
     return f"{shown} ({len(output)} chars result)".lstrip()
 
 

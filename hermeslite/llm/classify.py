@@ -29,16 +29,15 @@ import asyncio
 import json
 import re
 
+from hermeslite.context.failures import AUTH_CLASSES, QUOTA_PHRASES
 from hermeslite.context.redact import redact_secrets
 
 from .errors import AuthError, ContextOverflow, FatalError, LLMError, RateLimited, TransientError, Unreachable
 from .provider_signals import (
-    AUTH_CLASSES,
     CONNECTION_CLASSES,
     CONNECTION_PHRASES,
     MISSING_KEY_PHRASES,
     OVERFLOW_PHRASES,
-    QUOTA_PHRASES,
     REPETITION_PHRASES,
     SERVER_CLASSES,
     TIMEOUT_CLASSES,

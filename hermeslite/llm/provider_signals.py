@@ -59,16 +59,6 @@ REPETITION_PHRASES = ("repeating the same chunk",)
 REFUSED_PHRASES = ("connection refused", "connect call failed", "errno 111")
 _CONNECT_HOST = re.compile(r"cannot connect to host (\S+?):(\d+)(?:\s|$)", re.IGNORECASE)
 _CONNECT_CALL = re.compile(r"connect call failed \('([^']+)', (\d+)", re.IGNORECASE)
-QUOTA_PHRASES = (
-    "insufficient_quota",
-    "exceeded your current quota",
-    "quota exceeded",
-    "billing",
-    "insufficient credit",
-    "insufficient balance",
-    "credit balance is too low",
-    "payment required",
-)
 CONNECTION_PHRASES = (
     "connection error",
     "connection reset",
@@ -87,7 +77,6 @@ CONNECTION_PHRASES = (
 )
 TIMEOUT_PHRASES = ("timed out", "request timeout", "timeout error", "timeout on reading data")
 
-AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError"}
 TIMEOUT_CLASSES = {"Timeout", "APITimeoutError", "TimeoutError", "ReadTimeout", "ConnectTimeout",
                     "PoolTimeout", "WriteTimeout", "ServerTimeoutError"}
 CONNECTION_CLASSES = {"APIConnectionError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError",

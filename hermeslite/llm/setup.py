@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import os
 import threading
 import warnings
+from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-from hermeslite.tokenizer import bundled_bpe_dir
 
 # litellm's own loggers (see litellm/_logging.py); "LiteLLM Proxy.stdout" propagates to its parent.
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
@@ -43,7 +43,7 @@ def configure_environment() -> None:
       when offline).
     - LITELLM_LOG: its handler level; ERROR keeps INFO/DEBUG chatter away.
     - TIKTOKEN_CACHE_DIR: the BPE tables bundled with litellm, so token
-      counting works offline (same rule as `hermeslite.tokenizer`).
+      counting works offline (tiktoken would download them on first use).
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
@@ -53,8 +53,13 @@ def configure_environment() -> None:
             os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
-def is_loaded() -> bool:
-    return _module is not None
+def bundled_bpe_dir() -> Path | None:
+    """The folder of BPE tables inside the installed litellm package, found without importing it."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.origin:
+        return None
+    folder = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
+    return folder if folder.is_dir() else None
 
 
 def load_litellm() -> ModuleType:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.clip import clip_line
 from hermeslite.context.result import plural
 from hermeslite.paths import data_dir, ensure_dir
 
@@ -68,11 +69,6 @@ def default_memory_dir(configured: str | None = None) -> Path:
 def _norm(text: str) -> str:
     """Whitespace-insensitive form used for duplicate checks and fuzzy matching."""
     return " ".join(text.split())
-
-
-def _preview(text: str) -> str:
-    flat = _norm(text)
-    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
 def parse_entries(text: str) -> list[str]:
@@ -193,7 +189,7 @@ class MemoryStore:
             new = entries[:index] + entries[index + 1:]
             self._write(target, new)
         return MemoryResult(
-            True, f"Removed \"{_preview(entries[index])}\" from {self._name(target)}. {self._usage_line(target, new)}"
+            True, f"Removed \"{clip_line(entries[index], PREVIEW_CHARS)}\" from {self._name(target)}. {self._usage_line(target, new)}"
         )
 
     # ----------------------------------------------------------------- helpers
@@ -249,11 +245,11 @@ class MemoryStore:
             loose = _norm(needle)
             matches = [i for i, entry in enumerate(entries) if loose in _norm(entry)]
         if not matches:
-            return -1, f"no entry in {self._name(target)} contains \"{_preview(needle)}\"."
+            return -1, f"no entry in {self._name(target)} contains \"{clip_line(needle, PREVIEW_CHARS)}\"."
         if len(matches) > 1:
-            listing = "\n".join(f"- \"{_preview(entries[i])}\"" for i in matches)
+            listing = "\n".join(f"- \"{clip_line(entries[i], PREVIEW_CHARS)}\"" for i in matches)
             return -1, (
-                f"\"{_preview(needle)}\" matches {len(matches)} entries in {self._name(target)}:\n"
+                f"\"{clip_line(needle, PREVIEW_CHARS)}\" matches {len(matches)} entries in {self._name(target)}:\n"
                 f"{listing}\nUse a longer, more specific substring that appears in only one of them."
             )
         return matches[0], None

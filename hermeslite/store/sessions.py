@@ -221,7 +221,7 @@ class SessionStore:
         )
         ids = [row[0] for row in rows if row[0].startswith(prefix)]  # LIKE ignores ASCII case
         if not ids:
-            raise SessionNotFound(f"no session matches {prefix!r} (hermeslite --list shows them)")
+            raise SessionNotFound(f"no session matches {prefix!r} (`hermeslite sessions` lists them)")
         if len(ids) > 1:
             shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
             raise SessionNotFound(f"{prefix!r} matches {len(ids)} sessions ({shown}); give more of the id")
@@ -233,11 +233,6 @@ class SessionStore:
             deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
         self.release(session_id)
         return deleted
-
-    def set_title(self, session_id: str, title: str | None) -> None:
-        with self._tx(session_id) as conn:
-            self._generation(conn, session_id)
-            conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
 
     # ------------------------------------------------------------------ transcript
 

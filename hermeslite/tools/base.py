@@ -8,7 +8,7 @@ crash would end the user's turn. Only cancellation propagates.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -49,7 +49,6 @@ class ToolContext:
     readable_paths: tuple[Path, ...] = ()  # resolved roots besides cwd read_file may read without asking
     pass_env: tuple[str, ...] = ()        # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()      # more variables never passed (model.api_key_env)
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.boundary is None:
@@ -68,6 +67,11 @@ class ToolResult:
     is_error: bool = False
     exit_code: int | None = None  # a command's exit code, as data (the text says it too, for the model)
 
+    @classmethod
+    def error(cls, text: str) -> ToolResult:
+        """A failure the model reads and can recover from, marked the one way every tool marks it."""
+        return cls(f"error: {text}", is_error=True)
+
 
 class Tool(Protocol):
     name: str
@@ -76,3 +80,9 @@ class Tool(Protocol):
     role: ToolRole | None                 # what the compaction engine should know it does (context/tool_roles.py)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def function_schema(tool: Tool) -> dict[str, Any]:
+    """The OpenAI function-tool definition the model is offered for `tool`."""
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                             "parameters": tool.parameters}}

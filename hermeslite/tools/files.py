@@ -53,10 +53,6 @@ def shown(ctx: ToolContext, path: Path) -> str:
         return str(path)
 
 
-def _error(text: str) -> ToolResult:
-    return ToolResult(f"error: {text}", is_error=True)
-
-
 async def _refused(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
     refusal = await check_path(ctx, tool, path, write=write)
     return ToolResult(refusal, is_error=True) if refusal else None
@@ -72,11 +68,11 @@ def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        return _error(f"no such file: {name}")
+        return ToolResult.error(f"no such file: {name}")
     except PermissionError:
-        return _error(f"permission denied: {name}")
+        return ToolResult.error(f"permission denied: {name}")
     except OSError as exc:
-        return _error(f"cannot open {name}: {exc.strerror or exc}")
+        return ToolResult.error(f"cannot open {name}: {exc.strerror or exc}")
     mode = os.fstat(fd).st_mode
     problem = None
     if stat.S_ISDIR(mode):
@@ -88,7 +84,7 @@ def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
         problem = f"{name} looks like a binary file (it contains NUL bytes); not shown"
     if problem:
         os.close(fd)
-        return _error(problem)
+        return ToolResult.error(problem)
     return fd
 
 
@@ -142,7 +138,7 @@ class ReadFileTool:
         path = resolve(ctx, args["path"])
         offset, limit = int(args.get("offset") or 1), int(args.get("limit") or MAX_LINES)
         if offset < 1 or limit < 1:
-            return _error("offset and limit must be 1 or more")
+            return ToolResult.error("offset and limit must be 1 or more")
         refused = await _refused(ctx, self.name, path, write=False)
         if refused:
             return refused
@@ -166,7 +162,7 @@ def _numbered(name: str, window: Window, offset: int) -> ToolResult:
     if total == 0:
         return ToolResult(f"{name} is empty")
     if offset > total:
-        return _error(f"offset {offset} is past the end of {name}, which has {plural(total, 'line')}")
+        return ToolResult.error(f"offset {offset} is past the end of {name}, which has {plural(total, 'line')}")
     last = offset + len(window.entries) - 1
     of = str(total) if window.complete else f"at least {total} (counting stopped)"
     out = [f"{name}: lines {offset}-{last} of {of}", *window.entries]
@@ -199,12 +195,12 @@ class WriteFileTool:
         if refused:
             return refused
         if path.is_dir():
-            return _error(f"{shown(ctx, path)} is a directory")
+            return ToolResult.error(f"{shown(ctx, path)} is a directory")
         data = content.encode("utf-8")
         try:
             atomic_write(path, data)
         except PermissionError:
-            return _error(f"permission denied: {shown(ctx, path)}")
+            return ToolResult.error(f"permission denied: {shown(ctx, path)}")
         return ToolResult(f"wrote {plural(_line_count(content), 'line')} ({len(data)} bytes) to {shown(ctx, path)}")
 
 
@@ -231,9 +227,9 @@ class PatchTool:
         path, old, new = resolve(ctx, args["path"]), args["old"], args["new"]
         name = shown(ctx, path)
         if not old:
-            return _error("old is empty; give the exact text to replace (to create a file, use write_file)")
+            return ToolResult.error("old is empty; give the exact text to replace (to create a file, use write_file)")
         if old == new:
-            return _error("old and new are the same; nothing to change")
+            return ToolResult.error("old and new are the same; nothing to change")
         refused = await _refused(ctx, self.name, path, write=True)
         if refused:
             return refused
@@ -242,11 +238,11 @@ class PatchTool:
             return opened
         try:
             if os.fstat(opened).st_size > MAX_PATCH_BYTES:
-                return _error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
+                return ToolResult.error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
             with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
                 before = handle.read()
         except UnicodeDecodeError:
-            return _error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
+            return ToolResult.error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
         finally:
             os.close(opened)
         count = before.count(old)
@@ -254,10 +250,10 @@ class PatchTool:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
             count = before.count(old)
         if count == 0:
-            return _error(f"old text not found in {name}; read the file again and copy the text exactly, "
+            return ToolResult.error(f"old text not found in {name}; read the file again and copy the text exactly, "
                           "including indentation and whitespace")
         if count > 1 and not args.get("replace_all"):
-            return _error(f"old text occurs {count} times in {name}; add surrounding lines to make it "
+            return ToolResult.error(f"old text occurs {count} times in {name}; add surrounding lines to make it "
                           "unique, or set replace_all to true")
         after = before.replace(old, new)
         atomic_write(path, after.encode("utf-8"))

@@ -60,10 +60,10 @@ class MemoryTool:
         try:
             result = await asyncio.to_thread(self._dispatch, args if isinstance(args, dict) else {})
         except OSError as exc:
-            return ToolResult(f"error: could not update memory: {exc.strerror or exc}", is_error=True)
+            return ToolResult.error(f"could not update memory: {exc.strerror or exc}")
         if result.ok:
             return ToolResult(result.message)
-        return ToolResult(f"error: {result.message}", is_error=True)
+        return ToolResult.error(result.message)
 
     def _dispatch(self, args: dict[str, Any]) -> MemoryResult:
         action = args.get("action")

@@ -74,28 +74,24 @@ class RecallTool:
         args = args if isinstance(args, dict) else {}
         ref, query = str(args.get("id") or "").strip(), str(args.get("query") or "").strip()
         if not ref and not query:
-            return ToolResult('error: give query="words to search for" or id="r0123456789"', is_error=True)
+            return ToolResult.error('give query="words to search for" or id="r0123456789"')
         if not ref and not search_terms(query):
-            return ToolResult(f"error: the query {show_query(query)!r} has no words or numbers to search for",
-                              is_error=True)
+            return ToolResult.error(f"the query {show_query(query)!r} has no words or numbers to search for")
         session_id = self.session_id_getter()
         if not session_id:
-            return ToolResult("error: there is no saved session to recall from", is_error=True)
+            return ToolResult.error("there is no saved session to recall from")
         try:
             if ref:
                 return await asyncio.to_thread(self._recall, session_id, as_ref(ref))
             return await asyncio.to_thread(self._search, session_id, query)
         except Exception as exc:  # a locked or broken database must not end the turn
-            return ToolResult(f"error: could not read the session archive: {exc}", is_error=True)
+            return ToolResult.error(f"could not read the session archive: {exc}")
 
     def _recall(self, session_id: str, ref: str) -> ToolResult:
         text = original_text(self.store, session_id, ref, self.limit)
         if text is None:
-            return ToolResult(
-                f"error: nothing archived under {ref!r} in this session; copy the id exactly from the "
-                "placeholder or search result (r followed by 10 hex digits), or search with query=",
-                is_error=True,
-            )
+            return ToolResult.error(f"nothing archived under {ref!r} in this session; copy the id exactly from the "
+                                    "placeholder or search result (r followed by 10 hex digits), or search with query=")
         return ToolResult(text)
 
     def _search(self, session_id: str, query: str) -> ToolResult:

@@ -18,16 +18,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermeslite.context.tool_roles import ToolRoles
-from hermeslite.tools.base import Tool, ToolContext, ToolResult
+from hermeslite.tools.base import Tool, ToolContext, ToolResult, function_schema
 from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
 from hermeslite.tools.search import SearchFilesTool
 from hermeslite.tools.terminal import TerminalTool
 
 _INTEGER = re.compile(r"^\s*-?\d+\s*$")
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult(f"error: {text}", is_error=True)
 
 
 class ToolRegistry:
@@ -57,34 +53,29 @@ class ToolRegistry:
 
     def schemas(self, only: set[str] | None = None) -> list[dict[str, Any]]:
         """OpenAI function-tool definitions, in registration order; `only` narrows them (e.g. memory flush)."""
-        return [
-            {"type": "function",
-             "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}
-            for name, tool in self._tools.items()
-            if only is None or name in only
-        ]
+        return [function_schema(tool) for name, tool in self._tools.items() if only is None or name in only]
 
     async def execute(self, name: str, arguments: str | dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call; only cancellation escapes, every other failure is an error result."""
         tool = self._tools.get(name)
         if tool is None:
-            return _error(f"unknown tool {name!r}; available tools: {', '.join(self._tools) or 'none'}")
+            return ToolResult.error(f"unknown tool {name!r}; available tools: {', '.join(self._tools) or 'none'}")
         args = _parse(name, arguments)
         if isinstance(args, ToolResult):
             return args
         checked = validate(args, tool.parameters)
         if isinstance(checked, str):
-            return _error(f"invalid arguments for {name}: {checked}; expected {signature(tool.parameters)}")
+            return ToolResult.error(f"invalid arguments for {name}: {checked}; expected {signature(tool.parameters)}")
         try:
             result = await tool.run(checked, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a tool bug must not end the user's turn
-            return _error(f"{type(exc).__name__}: {exc}")
+            return ToolResult.error(f"{type(exc).__name__}: {exc}")
         if isinstance(result, str):
             return ToolResult(result)
         if not isinstance(result, ToolResult):
-            return _error(f"tool {name} returned {type(result).__name__} instead of a result")
+            return ToolResult.error(f"tool {name} returned {type(result).__name__} instead of a result")
         return result
 
 
@@ -95,9 +86,9 @@ def _parse(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any] 
         try:
             arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
-            return _error(f"arguments for {name} are not valid JSON ({exc}); send one JSON object")
+            return ToolResult.error(f"arguments for {name} are not valid JSON ({exc}); send one JSON object")
     if not isinstance(arguments, dict):
-        return _error(f"arguments for {name} must be a JSON object, got {_json_kind(arguments)}")
+        return ToolResult.error(f"arguments for {name} must be a JSON object, got {_json_kind(arguments)}")
     return arguments
 
 

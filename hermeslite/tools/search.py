@@ -58,17 +58,17 @@ class SearchFilesTool:
         if refusal:
             return ToolResult(refusal, is_error=True)
         if not root.exists():
-            return ToolResult(f"error: no such file or directory: {given}", is_error=True)
+            return ToolResult.error(f"no such file or directory: {given}")
         search = (_ripgrep(pattern, given, glob, limit, Path(ctx.cwd)) if shutil.which("rg")
                   else _python_search(pattern, root, given, glob, limit))
         try:
             found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
         except TimeoutError:
-            return ToolResult(f"error: search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
-                              "a pattern with nested repetition like (a+)+ can backtrack for hours: simplify it "
-                              "or search a narrower path", is_error=True)
+            return ToolResult.error(f"search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
+                                    "a pattern with nested repetition like (a+)+ can backtrack for hours: "
+                                    "simplify it or search a narrower path")
         if isinstance(found, str):
-            return ToolResult(f"error: {found}", is_error=True)
+            return ToolResult.error(found)
         matches, total = found
         lines = [f"{path}:{line}:{_clip(text)}" for path, line, text in matches]
         more = f" (showing first {len(matches)})" if total > len(matches) else ""

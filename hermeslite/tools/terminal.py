@@ -65,11 +65,11 @@ class TerminalTool:
         command = args["command"]
         asked = float(args.get("timeout") or ctx.terminal_timeout)
         if not command.strip():
-            return ToolResult("error: empty command", is_error=True)
+            return ToolResult.error("empty command")
         if asked <= 0:
-            return ToolResult("error: timeout must be a positive number of seconds", is_error=True)
+            return ToolResult.error("timeout must be a positive number of seconds")
         if not Path(ctx.cwd).is_dir():
-            return ToolResult(f"error: working directory {ctx.cwd} does not exist", is_error=True)
+            return ToolResult.error(f"working directory {ctx.cwd} does not exist")
         env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
         decision = await check_approval(command, ctx, env)
         if decision.refusal:

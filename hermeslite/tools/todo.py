@@ -65,11 +65,11 @@ class TodoTool:
             return ToolResult(self.todo_list.render())
         merge = args.get("merge", False)
         if not isinstance(merge, bool):
-            return ToolResult("error: merge must be true or false", is_error=True)
+            return ToolResult.error("merge must be true or false")
         try:
             self.todo_list.write(todos, merge=merge)
         except TodoError as exc:
-            return ToolResult(f"error: {exc}. The list was not changed.", is_error=True)
+            return ToolResult.error(f"{exc}. The list was not changed.")
         if self.on_change is not None:
             try:
                 self.on_change(self.todo_list)

@@ -19,7 +19,6 @@ brings the focus back before it cancels anything.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -86,8 +85,6 @@ class HermesApp(App[int]):
         self.host = AgentHost(settings, self.cwd, self.feed, session_id=session_id, llm=llm, store=store,
                               on_boot=self._booted)
         self._drawer: asyncio.Task | None = None
-        self.first_frame_at: float | None = None
-        self.litellm_at_first_frame: bool | None = None
         self._cancel_note = ""
         self._last_ctrl_c = 0.0
         self.approvals = Approvals()
@@ -134,8 +131,6 @@ class HermesApp(App[int]):
 
     def _after_first_frame(self) -> None:
         """Only now start loading the model: the first frame never waits for litellm."""
-        self.first_frame_at = time.perf_counter()
-        self.litellm_at_first_frame = "litellm" in sys.modules
         try:
             self.host.start()
         except Exception as exc:  # noqa: BLE001 - e.g. a broken install; the next send tries again

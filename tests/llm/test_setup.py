@@ -115,3 +115,18 @@ def test_loaded_litellm_is_configured_and_failing_calls_are_silent():
     assert report["env"] == ["True", "ERROR", True]
     assert report["stream_handlers"] == []
     assert report["level"] == 40  # logging.ERROR
+
+
+def test_the_bundled_bpe_tables_load_offline_without_importing_litellm():
+    """litellm counts tokens with tiktoken, which would download its tables; the
+    environment points it at the copies in litellm's wheel instead."""
+    code = (
+        "import sys; from hermeslite.llm.setup import configure_environment; configure_environment();"
+        "import tiktoken; n = len(tiktoken.get_encoding('o200k_base').encode('The quick brown fox jumps over the lazy dog.'));"
+        "assert 8 <= n <= 12, n;"
+        "assert 'litellm' not in sys.modules; print(n)"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "NO_PROXY": "*", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr

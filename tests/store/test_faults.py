@@ -77,7 +77,7 @@ def test_damage_found_while_reading_stops_every_later_write(tmp_path: Path):
     with pytest.raises(StoreDamaged):
         store.load_transcript(sid)
     with pytest.raises(StoreDamaged) as err:
-        store.set_title(sid, "would need only the sessions table")
+        store.set_model(sid, "other/model", None)  # would need only the sessions table
     assert "will not write" in one_line(err.value)
     store.close()
     assert digest(path) == before

@@ -268,7 +268,7 @@ def test_id_format_and_prefix_resolution(store: SessionStore):
     assert "matches 2 sessions" in str(err.value) and sid in str(err.value) and other in str(err.value)
     with pytest.raises(SessionNotFound) as err:
         store.resolve_id("19990101")
-    assert "no session matches" in str(err.value)
+    assert "no session matches" in str(err.value) and "`hermeslite sessions` lists them" in str(err.value)
     with pytest.raises(SessionNotFound):
         store.resolve_id("   ")
     with pytest.raises(SessionNotFound):

@@ -111,7 +111,7 @@ async def test_recall_is_scoped_to_the_current_session(store: SessionStore):
     a, b = store.create_session("m", "/w"), store.create_session("m", "/w")
     store.archive(a, {"r0000000abc": {"role": "user", "content": "secret of a"}})
     r = await RecallTool(store, lambda: b).run({"id": "r0000000abc"}, ctx())
-    assert r.is_error
+    assert r.is_error and "nothing archived under 'r0000000abc' in this session" in r.content
 
 
 def test_render_original_mentions_images():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hermeslite.tui.widgets.tool_panel import ToolPanel
+from tests.cli.test_cli_output import HOSTILE_COMMAND, HOSTILE_REPLY
 from tests.server import Reply
-from tests.test_cli_output import HOSTILE_COMMAND, HOSTILE_REPLY
 from tests.test_display import is_control
 from tests.tui.conftest import ready, send
 from tests.tui.screen import drawn_svg, screen_text

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
@@ -15,6 +14,7 @@ from hermeslite.commands import views
 from hermeslite.commands.registry import TUI, UnknownCommand, is_command, parse
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
+from hermeslite.context.result import CompressionResult
 from hermeslite.display import bar, format_token_count, key_argument, plural, short_path
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tui import commands
@@ -186,21 +186,20 @@ def test_context_view_shows_the_sessions_cache_hits_and_cost():
 
 
 def test_compaction_card_outcomes():
-    base = dict(messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48, summary="s",
-                fallback_used=False, aborted=False, pruned_only=False, error=None, saved_ratio=0.78, changed=True,
-                messages_after=12)
+    base = CompressionResult(messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48,
+                             summary="s")
     sizes = (98_000, 23_000)   # the whole request, as the meter counts it, not the result's message estimate
-    state, lines = outcome_lines(SimpleNamespace(**base), *sizes)
+    state, lines = outcome_lines(base, *sizes)
     assert state == "done" and lines == ["48 → 12 messages · ~98k → ~23k tokens (−77%)"]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "fallback_used": True, "error": "timeout"}), *sizes)
+    state, lines = outcome_lines(replace(base, fallback_used=True, error="timeout"), *sizes)
     assert state == "fallback" and "fallback checkpoint" in lines[1] and "timeout" in lines[1]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "aborted": True, "error": "invalid API key"}), *sizes)
+    state, lines = outcome_lines(replace(base, aborted=True, error="invalid API key"), *sizes)
     assert state == "aborted" and lines == ["Aborted, nothing removed: invalid API key"]
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "changed": False}), 98_000, 98_000)
+    state, lines = outcome_lines(replace(base, tokens_after=96_000), 98_000, 98_000)
     assert state == "noop" and lines[0].startswith("No change: 48 messages, ~98k tokens")
     assert started_text(48, 96_000, "database schema") == "Compressing 48 messages (~96k tokens), focus: database schema..."
     assert started_text(1, 200, None) == "Compressing 1 message (~200 tokens)..."
-    state, lines = outcome_lines(SimpleNamespace(**{**base, "messages": [{}], "messages_after": 1}), *sizes)
+    state, lines = outcome_lines(replace(base, messages=[{}]), *sizes)
     assert lines[0].startswith("48 → 1 message · ")
 
 

@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
+from hermeslite.context.result import CompressionResult
 from hermeslite.display import compaction_cost, format_token_count, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
@@ -33,7 +34,7 @@ def started_text(messages: int, tokens: int, focus: str | None) -> str:
     return f"Compressing {plural(messages, 'message')} (~{format_token_count(tokens)} tokens){focus_part}..."
 
 
-def outcome_lines(result, tokens_before: int, tokens_after: int) -> tuple[str, list[str]]:
+def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: int) -> tuple[str, list[str]]:
     """(state, lines) for a CompressionResult: compressed / no-op / fallback / aborted.
 
     `tokens_before` / `tokens_after` are the next request as the meter counts

@@ -31,7 +31,3 @@ class PressureMeter(Static):
         for level in LEVELS:
             self.set_class(level == self.level, f"-{level}")
         self.update(pressure_line(pressure.tokens, pressure.threshold, pressure.context_length))
-
-    def waiting(self, text: str) -> None:
-        """Before the agent exists (litellm still loading) there is nothing to measure yet."""
-        self.update(text)

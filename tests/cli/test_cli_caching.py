@@ -11,9 +11,9 @@ import re
 import subprocess
 import sys
 
+from tests.cli.test_cli_chat import env_for, hermeslite
 from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.server import Reply as OpenAIReply
-from tests.test_cli_chat import env_for, hermeslite
 
 CLAUDE = ["--model", "anthropic/claude-sonnet-4-5"]
 

@@ -6,8 +6,8 @@ import socket
 from pathlib import Path
 
 from hermeslite.agent.loop import INCOMPLETE_REPLY
+from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
-from tests.test_cli_chat import hermeslite, model_args, sessions_db
 
 
 def error_lines(stderr: str) -> list[str]:

@@ -6,8 +6,8 @@ import sqlite3
 import subprocess
 import sys
 
+from tests.cli.test_cli_chat import env_for, hermeslite, model_args, sessions_db
 from tests.server import Reply
-from tests.test_cli_chat import env_for, hermeslite, model_args, sessions_db
 from tests.test_display import is_control
 
 # A reply that, printed raw, would set the window title, put a command on the

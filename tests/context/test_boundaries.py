@@ -3,7 +3,7 @@
 from hermeslite.context.boundaries import find_boundaries, head_end
 from hermeslite.context.tokens import message_tokens
 
-from .builders import Transcript
+from ..builders import Transcript
 
 
 def bounds(msgs, **kw):

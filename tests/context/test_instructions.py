@@ -7,7 +7,7 @@ import pytest
 from hermeslite.context.anchors import extract_anchors, render_anchors
 from hermeslite.context.instructions import instruction_in, is_strong, merge_instructions, supersedes
 
-from .builders import Transcript
+from ..builders import Transcript
 
 
 @pytest.mark.parametrize("message, strong", [

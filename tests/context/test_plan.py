@@ -10,13 +10,13 @@ from hypothesis import given
 from hermeslite.context import ContextCompressor
 from hermeslite.context.messages import SUMMARY_KEY
 
-from .builders import Transcript
+from ..builders import Transcript
 from .test_compressor import Scripted, long_session, make
 from .test_properties import COMPRESS_SETTINGS, Scenario, scenarios
 
 
 def state(c: ContextCompressor) -> tuple:
-    return (c.previous_summary, c.anchors.to_dict(), c.compression_count, c.guard.failures,
+    return (c.previous_summary, c.anchors.to_dict(), c.guard.failures,
             c.guard.cooldown_until, c.guard.ineffective)
 
 

@@ -12,7 +12,7 @@ from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE
 from hermeslite.context.messages import SUMMARY_KEY, strip_private
 from hermeslite.context.summary_prompt import SECTIONS
 
-from .builders import Transcript, agent_session, assert_valid
+from ..builders import Transcript, agent_session, assert_valid
 
 GOOD_SUMMARY = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 

@@ -12,8 +12,8 @@ from hermeslite.context.messages import ANCHORS_KEY
 from hermeslite.context.redact import MARK, redact_slice
 from hermeslite.context.summary_prompt import render_turns
 
-from .builders import Transcript
-from .secret_samples import vendor_samples
+from ..builders import Transcript
+from ..secret_samples import vendor_samples
 from .test_compressor import GOOD_SUMMARY, Scripted, long_session, make
 
 SAMPLES = vendor_samples(11)

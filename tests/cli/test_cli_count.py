@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from tests.agent.test_compaction import CHECKPOINT
+from tests.cli.test_cli_chat import hermeslite, model_args
 from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import is_summary_request
-from tests.test_cli_chat import hermeslite, model_args
 
 
 def test_verbose_ends_with_what_the_next_request_carries(tmp_path, scripted_server):

@@ -21,7 +21,7 @@ from hermeslite.context.handoff import RECOVERY_NOTE
 from hermeslite.context.messages import strip_private, text_of, tool_calls_of
 from hermeslite.context.summary_prompt import SECTIONS
 
-from .builders import Transcript, assert_valid
+from ..builders import Transcript, assert_valid
 
 CONSTRAINT = "From now on always use tabs for indentation and never touch vendor/."
 WRITTEN = "src/http/retry_policy.py"

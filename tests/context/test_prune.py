@@ -6,7 +6,7 @@ from hermeslite.context.messages import ARCHIVE_KEY
 from hermeslite.context.prune import prune
 from hermeslite.context.tool_summaries import summarize_tool_result
 
-from .builders import Transcript, assert_valid
+from ..builders import Transcript, assert_valid
 
 
 def run(msgs, protect=100, minimum=0, force=False, never=frozenset({"memory", "todo"})):

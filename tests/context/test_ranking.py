@@ -13,7 +13,7 @@ from hermeslite.context.result import CompressionResult
 from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.tokens import CHARS_PER_TOKEN
 
-from .builders import Transcript
+from ..builders import Transcript
 
 CONSTRAINT = "Never touch vendor/ and always keep the public API stable."
 FAILING = "pytest tests/test_retry.py -q"

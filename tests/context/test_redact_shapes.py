@@ -160,7 +160,7 @@ def test_one_pass_is_enough_on_glued_fragments():
     """Spans are found on the original text in one pass: redacting the output again finds nothing new."""
     import random
 
-    from .secret_samples import NEGATIVES, vendor_samples
+    from ..secret_samples import NEGATIVES, vendor_samples
 
     pieces = [text for text, _ in SHAPES] + NEGATIVES + [s.key for s in vendor_samples(4)]
     pieces += [MARK, "=", ":", " ", "\n", '"', "'", "\\", "@", "/", "?", "&", "_", "-", "\x1b", "\u200b"]

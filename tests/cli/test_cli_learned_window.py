@@ -8,9 +8,9 @@ learn it again.
 from __future__ import annotations
 
 from tests.agent.test_compaction import CHECKPOINT
+from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
 from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import is_summary_request
-from tests.test_cli_chat import hermeslite, model_args, sessions_db
 
 LIMIT = 5_000  # the server's real window; the unknown test model is assumed to have 8,192
 LEARNED = "Context window: 5,000 tokens, learned from the provider's context-length error; compaction at 3,750."

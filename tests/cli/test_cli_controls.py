@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from hermeslite.context.summary_prompt import SECTIONS
+from tests.cli.test_cli_chat import env_for, hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
-from tests.test_cli_chat import env_for, hermeslite, model_args, sessions_db
 
 CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 FILLER = "lorem ipsum dolor sit amet " * 60

@@ -6,12 +6,13 @@ import re
 
 from hermeslite.context import anchors as anchors_mod
 from hermeslite.context.anchors import MAX_COMMANDS, MAX_OLDER_FAILURES, Anchors, extract_anchors, render_anchors
+from hermeslite.context.clip import clip_line
 from hermeslite.context.fallback import fallback_checkpoint
 from hermeslite.context.messages import reference_id
 from hermeslite.context.summary_prompt import build_prompt, rejection_reason
-from hermeslite.context.tool_summaries import MATCH_COUNT, _clip, reported_count
+from hermeslite.context.tool_summaries import MATCH_COUNT, reported_count
 
-from .builders import Transcript
+from ..builders import Transcript
 
 ROUNDING = "pytest tests/test_invoices.py -k rounding"
 ROUNDING_ERROR = "E   AssertionError: total 10.004 != 10.00"
@@ -123,7 +124,7 @@ def test_fast_clip_and_match_count_agree_with_the_plain_versions():
                                for _ in range(rng.randint(0, 30))))
     for text in samples:
         for limit in (1, 60, 80):
-            assert _clip(text, limit) == _clip_reference(text, limit)
+            assert clip_line(text, limit) == _clip_reference(text, limit)
         found = MATCH_COUNT.search(text)
         assert reported_count(text) == (int(found.group(1)) if found else None), text
 
@@ -146,7 +147,7 @@ from hermeslite.context.messages import SUMMARY_KEY  # noqa: E402
 from hermeslite.context.sanitize import sanitize_tool_pairs  # noqa: E402
 from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
 
-from .builders import assert_valid  # noqa: E402
+from ..builders import assert_valid  # noqa: E402
 
 _CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 

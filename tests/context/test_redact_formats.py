@@ -6,7 +6,7 @@ import pytest
 
 from hermeslite.context.redact import MARK, redact_secrets
 
-from .secret_samples import FORMATS, NEGATIVES, SETTINGS, vendor_samples
+from ..secret_samples import FORMATS, NEGATIVES, SETTINGS, vendor_samples
 
 SAMPLES = vendor_samples(0)
 

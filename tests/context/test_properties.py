@@ -37,7 +37,7 @@ from hermeslite.context.messages import (
 )
 from hermeslite.context.summary_prompt import SECTIONS
 
-from .builders import assert_valid
+from ..builders import assert_valid
 
 Message = dict[str, Any]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.agent.test_compaction import CHECKPOINT
+from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
 from tests.summary_requests import is_summary_request
-from tests.test_cli_chat import hermeslite, model_args, sessions_db
 
 DECODE_ERROR = "unexpected error: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"
 

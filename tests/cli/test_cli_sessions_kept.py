@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hermeslite.context.user_command import INTRO
+from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
 from tests.server import Reply
-from tests.test_cli_chat import hermeslite, model_args, sessions_db
 
 
 def test_a_failed_one_shot_keeps_no_session_and_continue_finds_the_one_before(scripted_server, tmp_path):

@@ -17,9 +17,9 @@ import pytest
 
 from hermeslite.store.schema import SCHEMA_VERSION
 from hermeslite.store.sessions import NO_SAVED_REPLY, SessionStore
+from tests.cli.test_cli_chat import env_for, hermeslite, model_args
 from tests.faults import fill, read_only, small_disk
 from tests.server import Reply, ScriptedServer
-from tests.test_cli_chat import env_for, hermeslite, model_args
 
 
 def start(args: list[str], home: Path, cwd: Path, **kw) -> subprocess.Popen:

@@ -19,7 +19,7 @@ import pytest
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.summary_prompt import SECTIONS
 
-from .builders import Transcript
+from ..builders import Transcript
 
 TOOL_SCHEMAS = 1_150
 

@@ -24,7 +24,7 @@ from hermeslite.context.handoff import (
 from hermeslite.context.messages import SUMMARY_KEY, text_of
 from hermeslite.context.summary_prompt import SECTIONS, clean_reply
 
-from .builders import agent_session, assert_valid
+from ..builders import agent_session, assert_valid
 
 GOOD = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 

@@ -26,7 +26,7 @@ from hermeslite.context.budgets import ANCHOR_MIN, FRAME_TOKENS, SUMMARY_MIN
 from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.tokens import message_tokens
 
-from .builders import Transcript, assert_valid
+from ..builders import Transcript, assert_valid
 
 WINDOWS = st.one_of(st.sampled_from([4_096, 8_192, 32_000, 128_000, 200_000, 1_000_000, 2_000_000]),
                     st.integers(4_096, 2_000_000))
