@@ -110,7 +110,7 @@ class Compaction:
     def flush_wanted(self, messages: list[dict]) -> bool:
         """Whether a compaction of `messages` runs the memory flush first (one more model call)."""
         deps = self.agent.deps
-        wanted = deps.settings.compression.memory_flush and getattr(deps.llm, "supports_tools", True)
+        wanted = deps.settings.compression.memory_flush and deps.llm.supports_tools
         return bool(wanted) and user_turns(messages) >= deps.settings.memory.flush_min_turns
 
     def refresh(self, messages: list[dict]) -> list[dict]:

@@ -119,7 +119,7 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
-        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model,
+        summary_input_tokens=llm.summary_input_tokens, model=llm.model,
         tool_roles=registry.tool_roles())
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,

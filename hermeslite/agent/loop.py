@@ -117,7 +117,7 @@ class Agent:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Schemas sent with each request; none for a model that cannot call tools."""
-        if not getattr(self.deps.llm, "supports_tools", True):
+        if not self.deps.llm.supports_tools:
             return []
         return self.deps.registry.schemas()
 

@@ -47,7 +47,7 @@ class AgentHost:
 
     @property
     def model_name(self) -> str:
-        return getattr(self._llm, "model", None) or self.model_cfg.name or "choosing a model"
+        return (self._llm.model if self._llm is not None else None) or self.model_cfg.name or "choosing a model"
 
     # -- start-up ------------------------------------------------------------------
 
@@ -74,9 +74,7 @@ class AgentHost:
 
         if self._llm is None:
             self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        from hermeslite.agent.model_switch import prepare_client
-
-        await prepare_client(self._llm)
+        await self._llm.prepare()   # litellm imported and the window looked up off the loop
         if self._store is None:
             factory = await self._factory()
             self._store = await asyncio.to_thread(factory.open_store)
@@ -128,7 +126,7 @@ class AgentHost:
         return llm
 
     def window_warning(self) -> str | None:
-        return getattr(self._llm, "context_window_warning", None)
+        return self._llm.context_window_warning if self._llm is not None else None
 
     def sandbox_warning(self) -> str | None:
         """Why terminal commands run without the Landlock sandbox, said once at start-up; None when confined."""
