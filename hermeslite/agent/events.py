@@ -7,12 +7,14 @@ without knowing how they were produced.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.store.usage import UsageTotals
+from hermeslite.tools.base import ApprovalRequest
 
 
 @dataclass(frozen=True)
@@ -108,19 +110,17 @@ class TurnFinished:
     saved: bool = True        # False: the session store could not keep up (reported by an ErrorEvent)
 
 
-Event = Union[
-    TextDelta, ReplyComplete, ToolStarted, ToolFinished, PressureChanged,
-    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
-]
-Subscriber = Callable[[Event], None]
-
-
 @dataclass(frozen=True)
 class ApprovalRequested:
     """A dangerous command needs a yes or no; the subscriber resolves `answer`."""
 
-    request: Any                 # hermeslite.tools.base.ApprovalRequest
-    answer: Any                  # asyncio.Future[bool]
+    request: ApprovalRequest
+    answer: asyncio.Future[bool]
 
 
-Event = Union[Event, ApprovalRequested]
+Event = Union[
+    TextDelta, ReplyComplete, ToolStarted, ToolFinished, PressureChanged,
+    CompactionStarted, CompactionFinished, Notice, ErrorEvent, Retrying, TurnFinished,
+    ApprovalRequested,
+]
+Subscriber = Callable[[Event], None]
