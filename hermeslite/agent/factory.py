@@ -136,6 +136,13 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
     return agent
 
 
+def build_successor(old: Agent, settings: Settings, *, session_id: str | None, store: SessionStore) -> Agent:
+    """An agent on `session_id` (None: a new session) with `old`'s model, working directory and
+    interactivity: what a front end switches to after /new, /resume or /handoff."""
+    return build_agent(settings, cwd=old.deps.cwd, interactive=old.interactive, session_id=session_id,
+                       llm=old.deps.llm, store=store)
+
+
 def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:
     info = store.get_session(session_id)
     return info is not None and info.cwd == str(cwd)

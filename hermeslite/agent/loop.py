@@ -24,7 +24,8 @@ from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
-from hermeslite.store.sessions import CompactionRecord
+from hermeslite.store.memory import MemoryStore
+from hermeslite.store.sessions import CompactionRecord, SessionInfo
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
@@ -380,6 +381,33 @@ class Agent:
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""
         return await self._compact("manual", focus=focus, force=True)
+
+    # -- queries from the front ends ---------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        return self.deps.llm.model
+
+    def session_info(self, session_id: str | None = None) -> SessionInfo | None:
+        """The saved record of a session (this one by default): title, model, when; raises StoreError."""
+        return self.deps.store.get_session(session_id or self.session_id)
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Saved sessions, newest first, for /sessions and the /resume picker."""
+        return self.deps.store.list_sessions()
+
+    def resolve_session(self, prefix: str) -> str:
+        """The id of the one saved session `prefix` names; raises SessionNotFound saying why not."""
+        return self.deps.store.resolve_id(prefix)
+
+    def todo_text(self) -> str:
+        """The todo list as the user reads it."""
+        return self.deps.todos.render()
+
+    @property
+    def memory(self) -> MemoryStore:
+        """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""
+        return self.deps.memory
 
 
 def _name(call: dict[str, Any]) -> str:
