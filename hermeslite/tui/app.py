@@ -101,7 +101,7 @@ class HermesApp(App[int]):
         # Kept as attributes, not queried: `query_one` searches the *current* screen, and agent
         # events keep arriving while a modal (approval, /context) is on top.
         self.header_bar = HeaderBar(id="header")
-        self.chat = ChatView(id="chat")
+        self.chat = ChatView(id="chat", motion=motion)
         self.new_below = NewBelow(id="new-below")
         self.warning_bar = WarningBar(id="warning")
         self.prompt = PromptInput(history.load(), id="prompt")

@@ -60,13 +60,13 @@ def outcome_lines(result, tokens_before: int, tokens_after: int) -> tuple[str, l
 class CompactionCard(Vertical):
     """Starts as a spinner line; `finish(result)` turns it into a collapsed one-line card."""
 
-    def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
+    def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int, *, motion: bool = True) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
         self.focus = neutralize(focus) if focus else focus
         self.state = "running"
         self.details: Collapsible | None = None
-        self._spinner = Spinner(started_text(messages, tokens, self.focus), classes="compaction-status")
+        self._spinner = Spinner(started_text(messages, tokens, self.focus), classes="compaction-status", motion=motion)
 
     def compose(self) -> ComposeResult:
         yield self._spinner
