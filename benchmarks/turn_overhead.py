@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
-from hermeslite.llm.types import Completed, Completion, StreamedText, Usage
+from hermeslite.llm.caching import CachePlan
+from hermeslite.llm.types import Completed, Completion, LLMClient, StreamedText, Usage
 from hermeslite.store.sessions import SessionStore
 
 SIZES = (10, 1_000, 10_000)
@@ -34,11 +35,10 @@ TURNS = 200
 TARGET_MS = 2.0
 
 
-class InstantModel:
+class InstantModel(LLMClient):
     """An LLMClient that answers at once with a short text."""
 
     model = "bench/instant"
-    supports_tools = True
 
     async def stream(self, messages, tools=None):
         yield StreamedText("ok")
@@ -49,6 +49,9 @@ class InstantModel:
 
     def context_window(self) -> int:
         return 100_000_000
+
+    def cache_plan(self) -> CachePlan:
+        return CachePlan("none", detail="a benchmark model")
 
 
 def history(n: int) -> list[dict]:

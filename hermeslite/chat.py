@@ -111,7 +111,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
 
     interactive = sys.stdin.isatty()
     if interactive:
-        sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.deps.llm.model}). /help for commands.\n")
+        sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
     try:
         while not chat.done:

@@ -8,7 +8,8 @@ person at the terminal through stderr. Everything printed passes through
 
 from __future__ import annotations
 
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import Pressure, PressureLevel
@@ -25,11 +26,25 @@ class HeadlessPrinter:
         self.out, self.err = out, err
         self._mid_line = False
         self._level = PressureLevel.NORMAL
+        # Every event class, by class: a renamed or new event fails here or in the test, never
+        # silently. The whole reply arrives as text deltas, and a headless agent asks no approvals.
+        self.handlers: dict[type[ev.Event], Callable[[Any], None]] = {
+            ev.TextDelta: self._on_TextDelta,
+            ev.ReplyComplete: _ignore,
+            ev.ToolStarted: self._on_ToolStarted,
+            ev.ToolFinished: self._on_ToolFinished,
+            ev.PressureChanged: self._on_PressureChanged,
+            ev.CompactionStarted: self._on_CompactionStarted,
+            ev.CompactionFinished: self._on_CompactionFinished,
+            ev.Notice: self._on_Notice,
+            ev.ErrorEvent: self._on_ErrorEvent,
+            ev.Retrying: self._on_Retrying,
+            ev.TurnFinished: self._on_TurnFinished,
+            ev.ApprovalRequested: _ignore,
+        }
 
     def __call__(self, event: ev.Event) -> None:
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler:
-            handler(event)
+        self.handlers[type(event)](event)
 
     def _note(self, text: str) -> None:
         if self._mid_line:
@@ -97,3 +112,7 @@ class HeadlessPrinter:
             self._mid_line = False
         if event.cancelled:
             self._note("(cancelled)")
+
+
+def _ignore(event: ev.Event) -> None:
+    """For the events this front end has nothing to show for."""

@@ -79,13 +79,12 @@ class LineChat:
 
     def open_session(self, session_id: str | None) -> Agent:
         """Go on with `session_id` (None: a new session) on the same model, printer and store."""
-        from hermeslite.agent.factory import build_agent
+        from hermeslite.agent.factory import build_successor
 
         old = self.agent
         old.discard_if_unused()
         settings = replace(self.settings, model=self.model_cfg)   # the model /model switched to, if it did
-        agent = build_agent(settings, cwd=old.deps.cwd, interactive=False, session_id=session_id, store=self.store,
-                            llm=old.deps.llm)
+        agent = build_successor(old, settings, session_id=session_id, store=self.store)
         self.store.release(old.session_id)  # another process may continue it now
         agent.carry_calibration(old)
         for subscriber in old.subscribers:

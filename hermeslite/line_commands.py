@@ -170,39 +170,38 @@ async def _recall(chat: LineSurface, args: str) -> None:
 @handlers.bind("new")
 async def _new(chat: LineSurface, args: str) -> None:
     agent = chat.open_session(None)
-    chat.say(views.session_view(agent.session_id, False, None, agent.deps.llm.model))
+    chat.say(views.session_view(agent.session_id, False, None, agent.model_name))
 
 
 @handlers.bind("resume")
 async def _resume(chat: LineSurface, args: str) -> None:
     """With an id (or a unique prefix), go on with that session; without one, list them (the app
     opens a picker instead: a line interface has nothing to pick with)."""
-    store = chat.agent.deps.store
     if not args:
-        chat.show(views.sessions_view(store.list_sessions(), chat.agent.session_id))
+        chat.show(views.sessions_view(chat.agent.list_sessions(), chat.agent.session_id))
         return
-    session_id = store.resolve_id(args)
+    session_id = chat.agent.resolve_session(args)
     if session_id == chat.agent.session_id:
         chat.say(f"Session {session_id} is the one open.")
         return
-    info = store.get_session(session_id)
+    info = chat.agent.session_info(session_id)
     agent = chat.open_session(session_id)
-    chat.say(views.session_view(agent.session_id, True, info.model if info else None, agent.deps.llm.model))
+    chat.say(views.session_view(agent.session_id, True, info.model if info else None, agent.model_name))
 
 
 @handlers.bind("sessions")
 async def _sessions(chat: LineSurface, args: str) -> None:
-    chat.show(views.sessions_view(chat.agent.deps.store.list_sessions(), chat.agent.session_id))
+    chat.show(views.sessions_view(chat.agent.list_sessions(), chat.agent.session_id))
 
 
 @handlers.bind("memory")
 async def _memory(chat: LineSurface, args: str) -> None:
-    chat.show(views.memory_view(chat.agent.deps.memory))
+    chat.show(views.memory_view(chat.agent.memory))
 
 
 @handlers.bind("todo")
 async def _todo(chat: LineSurface, args: str) -> None:
-    chat.show(views.todo_view(chat.agent.deps.todos))
+    chat.show(chat.agent.todo_text())
 
 
 @handlers.bind("model")
@@ -210,13 +209,13 @@ async def _model(chat: LineSurface, args: str) -> None:
     agent = chat.agent
     if args:
         await chat.switch_model(args)
-    c = agent.deps.compressor
-    model = agent.deps.llm.model
+    window = agent.pressure()
+    model = agent.model_name
     if not args:
-        chat.say(views.model_view(model, c.context_length, c.threshold_tokens))
+        chat.say(views.model_view(model, window.context_length, window.threshold))
         return
-    chat.say(views.switched_view(model, c.context_length, c.threshold_tokens,
-                                 agent.request_tokens() >= c.threshold_tokens))
+    chat.say(views.switched_view(model, window.context_length, window.threshold,
+                                 agent.request_tokens() >= window.threshold))
     for line in agent.startup_notes():
         chat.say(line)
 

@@ -7,6 +7,7 @@ without knowing how they were produced.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.store.usage import UsageTotals
+from hermeslite.tools.base import ApprovalRequest
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,8 @@ class TurnFinished:
 class ApprovalRequested:
     """A dangerous command needs a yes or no; the subscriber resolves `answer`."""
 
-    request: Any                 # hermeslite.tools.base.ApprovalRequest
-    answer: Any                  # asyncio.Future[bool]
+    request: ApprovalRequest
+    answer: asyncio.Future[bool]
 
 
 Event = (

@@ -119,7 +119,7 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
     compressor = ContextCompressor(
         settings.compression, context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
-        summary_input_tokens=getattr(llm, "summary_input_tokens", None), model=llm.model,
+        summary_input_tokens=llm.summary_input_tokens, model=llm.model,
         tool_roles=registry.tool_roles())
     deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
                      memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,
@@ -134,6 +134,13 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
         # A resumed session counts in the provider's tokens from its first meter reading and preflight.
         agent.size.calibration = learned_calibration(store.usage(session_id), llm.model)
     return agent
+
+
+def build_successor(old: Agent, settings: Settings, *, session_id: str | None, store: SessionStore) -> Agent:
+    """An agent on `session_id` (None: a new session) with `old`'s model, working directory and
+    interactivity: what a front end switches to after /new, /resume or /handoff."""
+    return build_agent(settings, cwd=old.deps.cwd, interactive=old.interactive, session_id=session_id,
+                       llm=old.deps.llm, store=store)
 
 
 def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:

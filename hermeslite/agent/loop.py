@@ -19,15 +19,18 @@ from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.redact import redact_secrets
+from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
+from hermeslite.store.memory import MemoryStore
+from hermeslite.store.sessions import CompactionRecord, SessionInfo
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
 from . import events as ev
-from .compaction import Compaction
+from .compaction import Compaction, NextRequest
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
@@ -71,7 +74,7 @@ class Agent:
         self.size = RequestSize(self.estimate_request)   # the one count the meter, /context and preflight read
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[Any, int] | None = None
-        self.compaction = Compaction(self)
+        self.compaction = Compaction(deps, self.emit)
         deps.llm.on_retry = self._retrying
         self.saver = saver  # every write to the session store goes through it
         if interactive:
@@ -117,7 +120,7 @@ class Agent:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Schemas sent with each request; none for a model that cannot call tools."""
-        if not getattr(self.deps.llm, "supports_tools", True):
+        if not self.deps.llm.supports_tools:
             return []
         return self.deps.registry.schemas()
 
@@ -164,6 +167,34 @@ class Agent:
         c = self.deps.compressor
         return measure_pressure(self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at)
 
+    # -- compaction ------------------------------------------------------------
+
+    async def _preflight(self) -> None:
+        """Before a request: compress while the next request (the count the meter shows) is at or
+        over the threshold, up to max_passes."""
+        compressor = self.deps.compressor
+        for _ in range(compressor.config.max_passes):
+            if not compressor.should_compress(self.request_tokens()):
+                return
+            result = await self._compact("preflight")
+            if result.aborted or not result.changed or result.too_large:
+                return
+
+    async def _compact(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
+        """One compaction (see `Compaction`): its rewrite adopted and saved, then reported."""
+        self.measure_for(self.deps.compressor)
+        request = NextRequest(self.build_request(), self.last_sent)
+        done = await self.compaction.run(trigger, request, focus=focus, force=force)
+        result = done.result
+        if done.messages is not None:
+            self.adopt_transcript(done.messages)
+            result.tokens_before, result.tokens_after = done.tokens_before, self.request_tokens()
+            self.saver.compaction(done.messages, result.archived, CompactionRecord.from_result(result, trigger))
+        else:
+            self.saver.record(CompactionRecord.from_result(result, trigger))
+        self.compaction.report(done, self.request_tokens(), self.pressure())
+        return result
+
     # -- the turn --------------------------------------------------------------
 
     async def run_turn(self, text: str) -> ev.TurnFinished:
@@ -171,7 +202,7 @@ class Agent:
         turn = _Turn()
         try:
             self.append({"role": "user", "content": text})
-            await self.compaction.preflight()
+            await self._preflight()
             finished = await self._loop(turn)
         except asyncio.CancelledError:
             self._close_turn(turn, CANCELLED_REPLY)
@@ -197,7 +228,7 @@ class Agent:
             if not calls:
                 return ev.TurnFinished(ok=True)
             await self._run_tools(calls, turn)
-            await self.compaction.preflight()
+            await self._preflight()
         self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
         return ev.TurnFinished(ok=False, reason="max iterations")
 
@@ -218,7 +249,7 @@ class Agent:
                     return None
                 # The provider refused the request, so a pass that would keep everything is no
                 # answer: reactive passes are forced to summarize the middle.
-                result = await self.compaction.run("reactive", force=True)
+                result = await self._compact("reactive", force=True)
                 if result.aborted or not result.changed:
                     self.emit(ev.ErrorEvent(f"{exc} Compression could not make room: try /compress <focus> or /new."))
                     return None
@@ -349,7 +380,34 @@ class Agent:
 
     async def compress_now(self, focus: str | None = None):
         """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""
-        return await self.compaction.run("manual", focus=focus, force=True)
+        return await self._compact("manual", focus=focus, force=True)
+
+    # -- queries from the front ends ---------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        return self.deps.llm.model
+
+    def session_info(self, session_id: str | None = None) -> SessionInfo | None:
+        """The saved record of a session (this one by default): title, model, when; raises StoreError."""
+        return self.deps.store.get_session(session_id or self.session_id)
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Saved sessions, newest first, for /sessions and the /resume picker."""
+        return self.deps.store.list_sessions()
+
+    def resolve_session(self, prefix: str) -> str:
+        """The id of the one saved session `prefix` names; raises SessionNotFound saying why not."""
+        return self.deps.store.resolve_id(prefix)
+
+    def todo_text(self) -> str:
+        """The todo list as the user reads it."""
+        return self.deps.todos.render()
+
+    @property
+    def memory(self) -> MemoryStore:
+        """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""
+        return self.deps.memory
 
 
 def _name(call: dict[str, Any]) -> str:

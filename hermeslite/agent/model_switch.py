@@ -8,7 +8,7 @@ recorded with the session, so `--continue` comes back to it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hermeslite.config import ModelConfig
 from hermeslite.store.errors import StoreError
@@ -16,6 +16,8 @@ from hermeslite.store.errors import StoreError
 from . import events as ev
 
 if TYPE_CHECKING:
+    from hermeslite.llm.types import LLMClient
+
     from .loop import Agent
 
 
@@ -30,14 +32,7 @@ def config_for(current: ModelConfig, name: str) -> ModelConfig:
                    api_key_env=current.api_key_env if same else None)
 
 
-async def prepare_client(llm: Any) -> None:
-    """Load litellm and look the window up without blocking the loop (the local model needs neither)."""
-    prepare = getattr(llm, "prepare", None)
-    if prepare is not None:
-        await prepare()
-
-
-async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retries: int) -> tuple[Any, ModelConfig]:
+async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retries: int) -> tuple[LLMClient, ModelConfig]:
     """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config.
 
     A failure to record the model with the session is a Notice, not an error: the switch happened.
@@ -46,7 +41,7 @@ async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retrie
 
     cfg = config_for(current, name)
     llm = make_client(resolve_model(cfg), max_retries=max_retries)
-    await prepare_client(llm)
+    await llm.prepare()   # litellm imported and the window looked up off the loop
     agent.switch_model(llm)
     try:
         agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)

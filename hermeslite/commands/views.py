@@ -110,10 +110,6 @@ def memory_view(memory) -> str:
     return "\n".join(parts)
 
 
-def todo_view(todos) -> str:
-    return todos.render()
-
-
 def model_view(model: str, window: int, threshold: int) -> str:
     """/model without a name: what the session talks to and where it compacts."""
     return f"Model {model} · window {window:,} tokens · compaction at {threshold:,}. /model <name> switches."

@@ -46,7 +46,7 @@ from .credentials import check_model
 from .errors import FatalError, LLMError, TransientError
 from .retry import RetryPolicy
 from .setup import ensure_loaded, load_litellm
-from .types import Completed, Completion, RetryHook, RetryNotice, StreamedText, StreamEvent
+from .types import Completed, Completion, LLMClient, RetryHook, RetryNotice, StreamedText, StreamEvent
 from .window import lookup_context_window
 
 # What an OpenAI-compatible local server (llama.cpp, vLLM, LM Studio) gets when no key is configured:
@@ -54,7 +54,7 @@ from .window import lookup_context_window
 PLACEHOLDER_API_KEY = "sk-no-key-required"
 
 
-class LiteLLMClient:
+class LiteLLMClient(LLMClient):
     """The agent's model, reached through litellm. See the module docstring for retry and endpoint rules."""
 
     def __init__(
@@ -72,8 +72,8 @@ class LiteLLMClient:
         self.timeout = float(model_cfg.timeout)
         self.retry = RetryPolicy(max(0, max_retries), retry_base_delay, self.timeout)
         self.on_retry = on_retry
-        self.context_window_warning: str | None = None
-        self.learned_window: int | None = None  # what a provider stated in an overflow error, once adopted
+        self.context_window_warning = None
+        self.learned_window = None  # what a provider stated in an overflow error, once adopted
         self._window: int | None = None
         self._checked: set[str] = set()
         self._cache_plans: dict[str, CachePlan] = {}

@@ -40,7 +40,7 @@ from .caching import CachePlan
 from .errors import ContextOverflow, FatalError, LLMError, TransientError
 from .local_convert import reply_budget, to_chat_messages
 from .local_native import import_llama_cpp, load_prints_to_log
-from .types import Completed, Completion, RetryHook, StreamedText, StreamEvent, Usage
+from .types import Completed, Completion, LLMClient, StreamedText, StreamEvent, Usage
 
 LOCAL_MODEL_NAME = "local/smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -168,7 +168,7 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
 _CANCELLED = object()
 
 
-class LocalModelClient:
+class LocalModelClient(LLMClient):
     """`LLMClient` over the embedded SmolLM2. It ignores tools: the model cannot call them."""
 
     # The agent sends no tool schemas to a model that cannot call tools (and skips the memory flush).
@@ -176,8 +176,6 @@ class LocalModelClient:
     # Reading a prompt runs at ~75 tokens/s on two cores: a summary request near the window
     # would take minutes, so the compressor gives this model a short excerpt of the turns.
     summary_input_tokens = 1_500
-    # Part of the LLMClient interface; never called: the embedded model has nothing to retry.
-    on_retry: RetryHook | None = None
 
     def __init__(
         self,
@@ -199,13 +197,9 @@ class LocalModelClient:
     def context_window(self) -> int:
         return self.n_ctx
 
-    # The embedded model's window is its own n_ctx, known exactly: nothing to learn from an error,
-    # nothing guessed.
-    learned_window: int | None = None
-    context_window_warning: str | None = None
-
-    def adopt_context_window(self, tokens: int) -> None:
-        """Part of the LLMClient interface; the overflow this model reports states the n_ctx it already uses."""
+    # The embedded model's window is its own n_ctx, known exactly: nothing to learn from an error
+    # (the overflow it reports states the n_ctx it already uses), nothing guessed: the
+    # LLMClient defaults hold.
 
     def cache_plan(self) -> CachePlan:
         return CachePlan("none", detail="the embedded model runs locally and bills nothing")

@@ -67,14 +67,22 @@ RetryHook = Callable[[RetryNotice], None]
 class LLMClient(Protocol):
     """What the agent needs from a model. Implementations raise only `LLMError` subclasses.
 
-    Optional attributes the agent reads with getattr: `supports_tools` (False: send no
-    tool schemas, skip the memory flush) and `summary_input_tokens` (cap the excerpt a
-    slow model is asked to summarize).
+    Backends inherit from it (explicitly, so they get the defaults below) and
+    override what they do differently: the agent reads every capability
+    directly, never by probing for an attribute.
     """
 
     model: str
     # Told before each retry, so a front end can say why the reply is late; set by the agent.
-    on_retry: RetryHook | None
+    on_retry: RetryHook | None = None
+    # False: the agent sends no tool schemas and skips the memory flush (one call with only the memory tool).
+    supports_tools: bool = True
+    # A cap on the excerpt a slow model is asked to summarize; None: the compressor's own budget.
+    summary_input_tokens: int | None = None
+    # Set by `context_window()` when the window is a guess (an unknown model), saying how to state it.
+    context_window_warning: str | None = None
+    # The window adopted from a provider's overflow error, None while the looked-up one holds.
+    learned_window: int | None = None
 
     def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then exactly one `Completed` with tool calls assembled."""
@@ -95,15 +103,22 @@ class LLMClient(Protocol):
         """Input tokens the model accepts (a learned window, config override, provider metadata, or 8192)."""
         ...
 
-    # The window adopted from a provider's overflow error, None while the looked-up one holds.
-    learned_window: int | None
-    # Set by `context_window()` when the window is a guess (an unknown model), saying how to state it.
-    context_window_warning: str | None
-
-    def adopt_context_window(self, tokens: int) -> None:
-        """Use the window the provider stated (`ContextOverflow.limit`) from now on."""
-        ...
-
     def cache_plan(self) -> CachePlan:
         """How this model's requests use the provider's prompt cache (for the start-up line)."""
         ...
+
+    async def prepare(self) -> int:
+        """Load what the first request needs without blocking the event loop, and return the window.
+
+        Raises the `LLMError` the first request would raise when the model
+        cannot be used, so a front end can refuse a model at once. A backend
+        with nothing to load just answers.
+        """
+        return self.context_window()
+
+    def adopt_context_window(self, tokens: int) -> None:
+        """Use the window the provider stated (`ContextOverflow.limit`) from now on.
+
+        A backend whose window is fixed (the embedded model) keeps its own.
+        """
+        return None

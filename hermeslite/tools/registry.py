@@ -34,9 +34,6 @@ class ToolRegistry:
 
     def register(self, tool: Tool) -> None:
         """Add a tool; a second tool with the same name is a programming error, not a silent override."""
-        for attribute in ("name", "description", "parameters", "run"):
-            if not hasattr(tool, attribute):
-                raise TypeError(f"{tool!r} is not a tool: it has no {attribute}")
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool

@@ -22,7 +22,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -56,6 +56,13 @@ from .widgets.queued import QueuedMessages
 from .widgets.slash_complete import SlashComplete
 from .widgets.warning_bar import WarningBar
 
+if TYPE_CHECKING:   # not at run time: the first frame must not wait for the agent's modules
+    from hermeslite.agent.loop import Agent
+    from hermeslite.context.pressure import Pressure
+    from hermeslite.llm.types import LLMClient
+    from hermeslite.store.sessions import SessionStore
+    from hermeslite.tools.base import ApprovalRequest
+
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
 BUSY_GROUPS = ("turn", "session")   # workers during which what needs an idle agent is queued
@@ -72,7 +79,7 @@ class HermesApp(App[int]):
     activity: reactive[str] = reactive("")
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None, session_id: str | None = None,
-                 llm: Any = None, store: Any = None, motion: bool = True, cwd_label: str | None = None,
+                 llm: LLMClient | None = None, store: SessionStore | None = None, motion: bool = True, cwd_label: str | None = None,
                  tune_gc: bool = False, notices: tuple[str, ...] = (), notes: list[str] | None = None) -> None:
         super().__init__()
         self.notices = notices        # start-up warnings the user must see here: stderr is hidden
@@ -91,7 +98,7 @@ class HermesApp(App[int]):
         # Kept as attributes, not queried: `query_one` searches the *current* screen, and agent
         # events keep arriving while a modal (approval, /context) is on top.
         self.header_bar = HeaderBar(id="header")
-        self.chat = ChatView(id="chat")
+        self.chat = ChatView(id="chat", motion=motion)
         self.new_below = NewBelow(id="new-below")
         self.warning_bar = WarningBar(id="warning")
         self.prompt = PromptInput(history.load(), id="prompt")
@@ -169,7 +176,7 @@ class HermesApp(App[int]):
     async def _on_boot_failed(self, message: BootFailed) -> None:
         await self.report_error(f"Could not start the model: {message.error}")
 
-    async def show_agent(self, agent: Any, *, replay_transcript: bool) -> None:
+    async def show_agent(self, agent: Agent, *, replay_transcript: bool) -> None:
         """Header, meter and (for a resumed session) the transcript of `agent`."""
         if replay_transcript:
             from .replay import replay
@@ -181,7 +188,7 @@ class HermesApp(App[int]):
             await self.chat.add_note(note, kind="warning")
         self._opening_notes = []
         self.header_bar.starting = False
-        self.header_bar.model = agent.deps.llm.model
+        self.header_bar.model = agent.model_name
         self.refresh_header()
         self.show_pressure(agent.pressure())
 
@@ -190,12 +197,12 @@ class HermesApp(App[int]):
         if agent is None:
             return
         try:
-            info = agent.deps.store.get_session(agent.session_id)
+            info = agent.session_info()
         except StoreError:  # already reported by the save that failed; the title can wait
             return
         self.header_bar.session_title = (info.title if info else None) or "new session"
 
-    def show_pressure(self, pressure: Any) -> None:
+    def show_pressure(self, pressure: Pressure) -> None:
         self.meter.show(pressure)
         self.warning_bar.show(pressure)
 
@@ -313,7 +320,7 @@ class HermesApp(App[int]):
                         "Cancelled: compression stopped; the transcript is unchanged.")
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _agent_job(self, job: Callable[[Any], Awaitable[Any]], activity: str, cancelled: str) -> None:
+    async def _agent_job(self, job: Callable[[Agent], Awaitable[object]], activity: str, cancelled: str) -> None:
         """Run `job(agent)` as the one piece of work Esc cancels; a failure is one line.
 
         The agent reports its own cancellations (TurnFinished); what arrives here
@@ -365,7 +372,7 @@ class HermesApp(App[int]):
         yield from super().get_system_commands(screen)
         yield from commands.system_commands(self)
 
-    def ask_approval(self, request: Any, answer: asyncio.Future) -> None:
+    def ask_approval(self, request: ApprovalRequest, answer: asyncio.Future[bool]) -> None:
         self.approvals.ask(self, request, answer)
 
     # -- keys ---------------------------------------------------------------------------

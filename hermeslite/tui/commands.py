@@ -134,11 +134,11 @@ async def switch_session(app: CommandSurface, session_id: str | None) -> None:
     A resumed session goes on with the app's model; the note says so when it was
     recorded with another one.
     """
-    info = (await app.host.ready()).deps.store.get_session(session_id) if session_id else None
+    info = (await app.host.ready()).session_info(session_id) if session_id else None
     agent = await app.host.build(session_id)
     await app.chat.clear()
     await app.show_agent(agent, replay_transcript=session_id is not None)
-    model = agent.deps.llm.model
+    model = agent.model_name
     note = views.session_view(agent.session_id, session_id is not None, info.model if info else None, model)
     await app.chat.add_note(note)
 
@@ -162,48 +162,48 @@ async def _new(app: CommandSurface, args: str) -> None:
 @handlers.bind("resume")
 async def _resume(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    store = agent.deps.store
     if args:
-        await switch_session(app, store.resolve_id(args))
+        await switch_session(app, agent.resolve_session(args))
         return
     from .screens.session_picker import SessionPicker
 
     def chosen(session_id: str | None) -> None:
         if session_id and session_id != agent.session_id:
             app.call_later(app.send, f"/resume {session_id}")
-    app.push_screen(SessionPicker(store.list_sessions(), agent.session_id), chosen)
+    app.push_screen(SessionPicker(agent.list_sessions(), agent.session_id), chosen)
 
 
 @handlers.bind("sessions")
 async def _sessions(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    app.show_view("Sessions", views.sessions_view(agent.deps.store.list_sessions(), agent.session_id))
+    app.show_view("Sessions", views.sessions_view(agent.list_sessions(), agent.session_id))
 
 
 @handlers.bind("memory")
 async def _memory(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    app.show_view("Memory", views.memory_view(agent.deps.memory))
+    app.show_view("Memory", views.memory_view(agent.memory))
 
 
 @handlers.bind("todo")
 async def _todo(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    app.show_view("Todo", views.todo_view(agent.deps.todos))
+    app.show_view("Todo", agent.todo_text())
 
 
 @handlers.bind("model")
 async def _model(app: CommandSurface, args: str) -> None:
     if not args:
         agent = await app.host.ready()
-        c = agent.deps.compressor
-        await app.chat.add_note(views.model_view(agent.deps.llm.model, c.context_length, c.threshold_tokens))
+        window = agent.pressure()
+        await app.chat.add_note(views.model_view(agent.model_name, window.context_length, window.threshold))
         return
     llm = await app.host.switch_model(args)
-    agent, c = app.host.agent, app.host.agent.deps.compressor
+    agent = await app.host.ready()
+    window = agent.pressure()
     app.header_bar.model = llm.model
-    await app.chat.add_note(views.switched_view(llm.model, c.context_length, c.threshold_tokens,
-                                                agent.request_tokens() >= c.threshold_tokens))
+    await app.chat.add_note(views.switched_view(llm.model, window.context_length, window.threshold,
+                                                agent.request_tokens() >= window.threshold))
     for line in agent.startup_notes():
         await app.chat.add_note(line)
     if warning := app.host.window_warning():

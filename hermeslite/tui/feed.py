@@ -17,9 +17,8 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
-from hermeslite.agent.events import TextDelta
+from hermeslite.agent.events import Event, TextDelta
 
 MAX_SLICE = 800   # characters of text handed to the Markdown widget per step
 
@@ -30,13 +29,16 @@ class Settled:
     queued message is sent only after everything the turn said has been drawn."""
 
 
+Drawn = Event | Settled   # what the drawing task takes out of the feed
+
+
 class EventFeed:
     def __init__(self) -> None:
-        self._items: deque[Any] = deque()   # events, or a list[str] of merged text deltas
+        self._items: deque[Drawn | list[str]] = deque()   # events, or a list[str] of merged text deltas
         self._wake = asyncio.Event()
         self.drawing = False                # the drawing task is handling an event
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: Drawn) -> None:
         """The agent subscriber: synchronous and cheap, called from inside a turn."""
         if isinstance(event, TextDelta):
             if self._items and isinstance(self._items[-1], list):
@@ -52,14 +54,15 @@ class EventFeed:
         """Nothing waiting and nothing being drawn (tests wait for this)."""
         return not self._items and not self.drawing
 
-    async def next(self) -> Any:
+    async def next(self) -> Drawn:
         """The next event; merged text comes out as TextDeltas of at most MAX_SLICE characters."""
         while not self._items:
             self._wake.clear()
             await self._wake.wait()
         head = self._items[0]
         if not isinstance(head, list):
-            return self._items.popleft()
+            self._items.popleft()
+            return head
         text = "".join(head)
         if len(text) > MAX_SLICE:
             head[:] = [text[MAX_SLICE:]]

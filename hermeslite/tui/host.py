@@ -19,24 +19,33 @@ import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
 
-Deliver = Callable[[Any], None]
+if TYPE_CHECKING:   # not at run time: the first frame must not wait for the agent's modules
+    from hermeslite.agent.events import Event
+    from hermeslite.agent.loop import Agent
+    from hermeslite.llm.types import LLMClient
+    from hermeslite.store.sessions import SessionStore
+
+Deliver = Callable[["Event"], None]
 Booted = Callable[[asyncio.Task], None]
 
 
 class AgentHost:
     def __init__(self, settings: Settings, cwd: Path, deliver: Deliver, *, session_id: str | None = None,
-                 llm: Any = None, store: Any = None, on_boot: Booted | None = None) -> None:
+                 llm: LLMClient | None = None, store: SessionStore | None = None,
+                 on_boot: Booted | None = None) -> None:
         self.settings = settings
         self.cwd = cwd
         self.deliver = deliver
         self.model_cfg = settings.model     # resolved (a name picked when none is set) by `start`
         self.session_id = session_id
-        self.agent: Any = None
+        self.agent: Agent | None = None
         self._llm = llm
         self._store = store
         self._owns_store = store is None
@@ -44,11 +53,11 @@ class AgentHost:
         self._on_boot = on_boot            # told about every start-up attempt, failed or not
         self._closing = threading.Lock()
         self._closed = False
-        self._newest: Any = None           # the last agent built, current or not yet handed over
+        self._newest: Agent | None = None           # the last agent built, current or not yet handed over
 
     @property
     def model_name(self) -> str:
-        return getattr(self._llm, "model", None) or self.model_cfg.name or "choosing a model"
+        return (self._llm.model if self._llm is not None else None) or self.model_cfg.name or "choosing a model"
 
     # -- start-up ------------------------------------------------------------------
 
@@ -64,46 +73,50 @@ class AgentHost:
                 task.add_done_callback(self._on_boot)
         return task
 
-    async def ready(self) -> Any:
+    async def ready(self) -> Agent:
         """The agent, waiting for the start-up if it is still running; raises what start-up raised."""
         if self.agent is not None:
             return self.agent
         return await asyncio.shield(self.start())
 
-    async def _boot(self) -> Any:
+    async def _boot(self) -> Agent:
         from hermeslite.llm.select import make_client
 
         if self._llm is None:
             self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        from hermeslite.agent.model_switch import prepare_client
-
-        await prepare_client(self._llm)
+        await self._llm.prepare()   # litellm imported and the window looked up off the loop
         if self._store is None:
             factory = await self._factory()
             self._store = await asyncio.to_thread(factory.open_store)
         return await self.build(self.session_id)
 
-    async def _factory(self) -> Any:
+    async def _factory(self) -> ModuleType:
         """`hermeslite.agent.factory`, imported in a thread (it pulls in the tools and the engine)."""
         return await asyncio.to_thread(importlib.import_module, "hermeslite.agent.factory")
 
     # -- sessions and models -----------------------------------------------------
 
-    async def build(self, session_id: str | None) -> Any:
+    @property
+    def _opened_store(self) -> SessionStore:
+        """The session store, which `_boot` has opened before any agent exists."""
+        assert self._store is not None, "the store is opened before the first agent is built"
+        return self._store
+
+    async def build(self, session_id: str | None) -> Agent:
         """A new agent on `session_id` (None: a new session) with the current model and store."""
         factory = await self._factory()
         agent = await asyncio.to_thread(self._build_agent, factory, session_id)
-        agent.subscribe(lambda event, source=agent: self._forward(source, event))
+        agent.subscribe(partial(self._forward, agent))
         previous = self.agent
         if previous is not None:
             agent.carry_calibration(previous)
         self.agent, self.session_id = agent, agent.session_id
         if previous is not None and previous.session_id != agent.session_id:
             previous.discard_if_unused()
-            self._store.release(previous.session_id)  # another process may continue it now
+            self._opened_store.release(previous.session_id)  # another process may continue it now
         return agent
 
-    def _build_agent(self, factory: Any, session_id: str | None) -> Any:
+    def _build_agent(self, factory: ModuleType, session_id: str | None) -> Agent:
         """In a thread, which runs on after the app has quit: then the new session is deleted here
         (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
         settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
@@ -115,11 +128,11 @@ class AgentHost:
             self._newest = agent
         return agent
 
-    def _forward(self, source: Any, event: Any) -> None:
+    def _forward(self, source: Agent, event: Event) -> None:
         if source is self.agent:
             self.deliver(event)
 
-    async def switch_model(self, name: str) -> Any:
+    async def switch_model(self, name: str) -> LLMClient:
         """A client for `name`, prepared off the loop, handed to the agent; returns it (see model_switch)."""
         from hermeslite.agent.model_switch import switch_model
 
@@ -129,7 +142,7 @@ class AgentHost:
         return llm
 
     def window_warning(self) -> str | None:
-        return getattr(self._llm, "context_window_warning", None)
+        return self._llm.context_window_warning if self._llm is not None else None
 
     def sandbox_warning(self) -> str | None:
         """Why terminal commands run without the Landlock sandbox, said once at start-up; None when confined."""

@@ -7,7 +7,12 @@ reply's last fragment is always drawn before its turn is declared finished.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+from hermeslite.agent import events as ev
+
+from .feed import Drawn, Settled
 
 if TYPE_CHECKING:
     from .surface import EventSurface
@@ -17,56 +22,70 @@ class EventRouter:
     def __init__(self, app: EventSurface) -> None:
         self.app = app
         self.chat = app.chat
+        # Every event class, by class: a renamed or new event fails here or in the test, never silently.
+        self.handlers: dict[type[Drawn], Callable[[Any], Awaitable[None]]] = {
+            ev.TextDelta: self._on_TextDelta,
+            ev.ReplyComplete: self._on_ReplyComplete,
+            ev.ToolStarted: self._on_ToolStarted,
+            ev.ToolFinished: self._on_ToolFinished,
+            ev.PressureChanged: self._on_PressureChanged,
+            ev.CompactionStarted: self._on_CompactionStarted,
+            ev.CompactionFinished: self._on_CompactionFinished,
+            ev.Notice: self._on_Notice,
+            ev.ErrorEvent: self._on_ErrorEvent,
+            ev.Retrying: self._on_Retrying,
+            ev.TurnFinished: self._on_TurnFinished,
+            ev.ApprovalRequested: self._on_ApprovalRequested,
+            Settled: self._on_Settled,
+        }
 
-    async def route(self, event: Any) -> None:
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler is not None:
-            await handler(event)
+    async def route(self, event: Drawn) -> None:
+        await self.handlers[type(event)](event)
 
-    async def _on_TextDelta(self, event) -> None:
+    async def _on_TextDelta(self, event: ev.TextDelta) -> None:
         self.app.activity = "streaming the reply"
         self.app.gc.start()
         await self.chat.append_text(event.text)
 
-    async def _on_ReplyComplete(self, event) -> None:
+    async def _on_ReplyComplete(self, event: ev.ReplyComplete) -> None:
         await self.chat.end_reply(event.content)
         self.app.gc.stop()
         self.app.activity = "thinking"
 
-    async def _on_ToolStarted(self, event) -> None:
+    async def _on_ToolStarted(self, event: ev.ToolStarted) -> None:
         self.app.activity = f"running {event.name}"
         await self.chat.tool_started(event.call_id, event.name, event.arguments, expanded=event.by_user)
 
-    async def _on_ToolFinished(self, event) -> None:
+    async def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
         self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code)
         self.app.activity = "thinking"
 
-    async def _on_PressureChanged(self, event) -> None:
+    async def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         self.app.show_pressure(event.pressure)
 
-    async def _on_CompactionStarted(self, event) -> None:
+    async def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         self.app.activity = "compressing"
         await self.chat.compaction_started(event.trigger, event.focus, event.messages, event.tokens)
 
-    async def _on_CompactionFinished(self, event) -> None:
+    async def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
         result = event.result
         await self.chat.compaction_finished(result, event.tokens_before, event.tokens_after, event.usage)
         severity = "warning" if result.aborted or result.fallback_used else "information"
         self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
 
-    async def _on_Notice(self, event) -> None:
+    async def _on_Notice(self, event: ev.Notice) -> None:
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
         self.app.notify(event.text, severity=severity, markup=False)
         await self.chat.add_note(event.text, kind=severity)
 
-    async def _on_ErrorEvent(self, event) -> None:
+    async def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
         await self.app.report_error(event.text)
 
-    async def _on_Retrying(self, event) -> None:
+    async def _on_Retrying(self, event: ev.Retrying) -> None:
         self.app.activity_line.count_down(event.reason, event.attempt, event.max_retries, event.delay,
                                           then=self.app.activity)
 
-    async def _on_TurnFinished(self, event) -> None:
+    async def _on_TurnFinished(self, event: ev.TurnFinished) -> None:
         self.app.gc.stop()
         if event.cancelled:
             await self.chat.cancel_running()
@@ -76,8 +95,8 @@ class EventRouter:
         self.app.activity = ""
         self.app.refresh_header()
 
-    async def _on_ApprovalRequested(self, event) -> None:
+    async def _on_ApprovalRequested(self, event: ev.ApprovalRequested) -> None:
         self.app.ask_approval(event.request, event.answer)
 
-    async def _on_Settled(self, event) -> None:
+    async def _on_Settled(self, event: Settled) -> None:
         await self.app.send_queued()

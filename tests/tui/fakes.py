@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from hermeslite.llm.caching import CachePlan
-from hermeslite.llm.types import Completed, Completion, StreamedText, Usage
+from hermeslite.llm.types import Completed, Completion, LLMClient, StreamedText, Usage
 
 
-class SlowStreamLLM:
+class SlowStreamLLM(LLMClient):
     """Streams `words` one at a time with `delay` seconds between them."""
 
     model = "fake/slow-model"
@@ -17,9 +17,6 @@ class SlowStreamLLM:
         self.words, self.delay, self.window = words, delay, window
         self.started = asyncio.Event()
         self.cancelled = False
-
-    learned_window: int | None = None
-    context_window_warning: str | None = None
 
     def context_window(self) -> int:
         return self.window

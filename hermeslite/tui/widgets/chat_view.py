@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 class ChatView(VerticalScroll, can_focus=False):
     unseen: reactive[bool] = reactive(False)   # something was added below while scrolled up
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, motion: bool = True) -> None:
         super().__init__(id=id)
+        self.motion = motion             # False: tool panels and compaction cards do not spin
         self.reply: AssistantMessage | None = None
         self.tools: dict[str, ToolPanel] = {}
         self.card: CompactionCard | None = None   # the one in progress
@@ -99,7 +100,7 @@ class ChatView(VerticalScroll, can_focus=False):
 
     async def tool_started(self, call_id: str, name: str, arguments: str, *, expanded: bool = False) -> None:
         await self.end_reply()
-        panel = ToolPanel(call_id, name, arguments, collapsed=not expanded)
+        panel = ToolPanel(call_id, name, arguments, collapsed=not expanded, motion=self.motion)
         self.tools[call_id] = panel
         await self._add(panel)
 
@@ -112,7 +113,7 @@ class ChatView(VerticalScroll, can_focus=False):
         from .compaction_card import CompactionCard  # Markdown inside: not needed for the first frame
 
         await self.end_reply()
-        self.card = CompactionCard(trigger, focus, messages, tokens)
+        self.card = CompactionCard(trigger, focus, messages, tokens, motion=self.motion)
         await self._add(self.card)
 
     async def compaction_finished(self, result, tokens_before: int, tokens_after: int, usage=None) -> None:

@@ -61,13 +61,13 @@ def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: i
 class CompactionCard(Vertical):
     """Starts as a spinner line; `finish(result)` turns it into a collapsed one-line card."""
 
-    def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
+    def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int, *, motion: bool = True) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
         self.focus_topic = neutralize(focus) if focus else focus   # not `focus`: that is Widget.focus()
         self.state = "running"
         self.details: Collapsible | None = None
-        self._spinner = Spinner(started_text(messages, tokens, self.focus_topic), classes="compaction-status")
+        self._spinner = Spinner(started_text(messages, tokens, self.focus_topic), classes="compaction-status", motion=motion)
 
     def compose(self) -> ComposeResult:
         yield self._spinner

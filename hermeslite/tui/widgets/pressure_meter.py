@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from hermeslite.context.pressure import Pressure
+
 from ..format import pressure_line
 
 LEVELS = ("normal", "warning", "critical")
 
 
-def level_of(pressure) -> str:
-    level = getattr(pressure.level, "value", pressure.level)
-    return level if level in LEVELS else "normal"
+def level_of(pressure: Pressure) -> str:
+    """The CSS class suffix for `pressure`: normal, warning or critical."""
+    return pressure.level.value
 
 
 class PressureMeter(Static):
@@ -26,7 +28,7 @@ class PressureMeter(Static):
         super().__init__("context: measuring…", markup=False, id=id, classes="-normal")
         self.level = "normal"
 
-    def show(self, pressure) -> None:
+    def show(self, pressure: Pressure) -> None:
         self.level = level_of(pressure)
         for level in LEVELS:
             self.set_class(level == self.level, f"-{level}")

@@ -1,7 +1,8 @@
 """A braille spinner for work in progress (a running tool, a compaction).
 
-It stops itself when the work ends, and apps can switch every spinner off
-(`HermesApp(motion=False)`) so snapshot tests never catch a frame mid-turn.
+It stops itself when the work ends, and is built still (`motion=False`, from
+`HermesApp(motion=False)` through the chat view) so snapshot tests never catch
+a frame mid-turn.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ INTERVAL = 0.1
 class Spinner(Static):
     """Shows `FRAMES[n] label` while spinning, then whatever `stop` is given."""
 
-    def __init__(self, label: str = "", *, classes: str = "") -> None:
+    def __init__(self, label: str = "", *, classes: str = "", motion: bool = True) -> None:
         super().__init__(label, markup=False, classes=classes)
         self.label = label
+        self.motion = motion
         self._frame = 0
         self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._render_frame()
-        if getattr(self.app, "motion", True):
+        if self.motion:
             self._timer = self.set_interval(INTERVAL, self._tick)
 
     def _tick(self) -> None:

@@ -24,8 +24,10 @@ from .spinner import FRAMES, INTERVAL
 class ToolPanel(Collapsible):
     """One tool call; `finish` or `cancel` ends it."""
 
-    def __init__(self, call_id: str, name: str, arguments: str, *, collapsed: bool = True) -> None:
+    def __init__(self, call_id: str, name: str, arguments: str, *, collapsed: bool = True,
+                 motion: bool = True) -> None:
         self.call_id = call_id
+        self.motion = motion            # False: the spinner frame stays still
         self.tool_name = neutralize(name)
         self.argument = key_argument(arguments)
         self.state = "running"          # running | ok | error | cancelled
@@ -36,7 +38,7 @@ class ToolPanel(Collapsible):
 
     def on_mount(self) -> None:
         self.query_one(CollapsibleTitle).can_focus = False
-        if self.state == "running" and getattr(self.app, "motion", True):
+        if self.state == "running" and self.motion:
             self._timer = self.set_interval(INTERVAL, self._tick)
 
     def _label(self, mark: str, outcome: str = "") -> Content:
