@@ -75,10 +75,10 @@ TARGET_MS_5000 = 60.0
 TARGET_RATIO = 5.5
 TARGET_VS_HERMES = 0.5
 
-OUTPUT_MIN, OUTPUT_MAX = 100, 50_000        # tool output bytes, log-uniform
-WRITE_MIN, WRITE_MAX = 2_000, 40_000        # write_file `content` bytes, log-uniform
-REPEAT_SHARE = 0.10                         # outputs that repeat an earlier output verbatim
-PARALLEL_SHARE = 0.12                       # tool-call messages that make 2-3 calls at once
+OUTPUT_MIN, OUTPUT_MAX = 100, 50_000  # tool output bytes, log-uniform
+WRITE_MIN, WRITE_MAX = 2_000, 40_000  # write_file `content` bytes, log-uniform
+REPEAT_SHARE = 0.10  # outputs that repeat an earlier output verbatim
+PARALLEL_SHARE = 0.12  # tool-call messages that make 2-3 calls at once
 # Turn shape, tuned so the 5,000-message transcript lands near 1.6M estimated tokens.
 TOOL_ROUNDS = (0, 0, 1, 1, 1, 2)  # tool-call messages per user turn, drawn uniformly
 CHAT_BETWEEN = (1, 2, 3, 4)  # extra (assistant, user) text exchanges per turn
@@ -91,8 +91,17 @@ WORDS = (
 ).split()
 DIRS = ("src", "lib", "services/billing", "services/auth", "app", "tests", "config", "scripts", "docs")
 COMMANDS = (
-    "pytest -q", "pytest tests/{f}.py -x", "python -m mypy {d}", "ruff check {d}", "git status",
-    "git diff --stat", "ls -la {d}", "npm run build", "make lint", "grep -rn TODO {d}", "cat {d}/{f}.py",
+    "pytest -q",
+    "pytest tests/{f}.py -x",
+    "python -m mypy {d}",
+    "ruff check {d}",
+    "git status",
+    "git diff --stat",
+    "ls -la {d}",
+    "npm run build",
+    "make lint",
+    "grep -rn TODO {d}",
+    "cat {d}/{f}.py",
 )
 
 
@@ -171,14 +180,16 @@ class SessionGenerator:
             self.next_id += 1
             ids.append(f"call_{self.next_id:06d}")
         text = words(self.rng, self.rng.randint(5, 25)) if self.rng.random() < 0.4 else None
-        msgs = [{
-            "role": "assistant",
-            "content": text,
-            "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                for i, (name, args, _) in zip(ids, calls, strict=True)
-            ],
-        }]
+        msgs = [
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                    for i, (name, args, _) in zip(ids, calls, strict=True)
+                ],
+            }
+        ]
         for i, (name, _, out) in zip(ids, calls, strict=True):
             msgs.append({"role": "tool", "tool_call_id": i, "name": name, "content": out})
             self.stats["tool_results"] += 1
@@ -202,20 +213,32 @@ class SessionGenerator:
 
     def session(self, n: int) -> list[dict]:
         """Exactly `n` messages, the last one a user ask (compression runs before it is sent)."""
-        msgs = [{"role": "system", "content": "You are a coding agent working in a git repository. " + words(self.rng, 300)}]
+        msgs = [
+            {"role": "system", "content": "You are a coding agent working in a git repository. " + words(self.rng, 300)}
+        ]
         while n - len(msgs) > 40:
             msgs += self.turn()
-        left = n - len(msgs)          # the last turn ended with an assistant answer
-        if left % 2 == 0:             # user, assistant(2 parallel calls), tool, tool, answer
+        left = n - len(msgs)  # the last turn ended with an assistant answer
+        if left % 2 == 0:  # user, assistant(2 parallel calls), tool, tool, answer
             msgs.append(self.user())
             calls = []
             for _ in range(2):
                 calls.append(self.call())
             ids = [f"call_fill_{k}" for k in range(2)]
-            msgs.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": nm, "arguments": json.dumps(a)}}
-                for i, (nm, a, _) in zip(ids, calls, strict=True)]})
-            msgs += [{"role": "tool", "tool_call_id": i, "name": nm, "content": o} for i, (nm, _, o) in zip(ids, calls, strict=True)]
+            msgs.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": i, "type": "function", "function": {"name": nm, "arguments": json.dumps(a)}}
+                        for i, (nm, a, _) in zip(ids, calls, strict=True)
+                    ],
+                }
+            )
+            msgs += [
+                {"role": "tool", "tool_call_id": i, "name": nm, "content": o}
+                for i, (nm, _, o) in zip(ids, calls, strict=True)
+            ]
             msgs.append(self.answer())
             left -= 5
         while left > 1:
@@ -237,13 +260,14 @@ async def stub_summarize(prompt: str, model: str | None) -> str:
 
 
 def new_compressor() -> ContextCompressor:
-    return ContextCompressor(CompressionConfig(), context_length=CONTEXT_LENGTH, summarize=stub_summarize,
-                             today=lambda: "2026-11-22")
+    return ContextCompressor(
+        CompressionConfig(), context_length=CONTEXT_LENGTH, summarize=stub_summarize, today=lambda: "2026-11-22"
+    )
 
 
 def time_one(loop: asyncio.AbstractEventLoop, msgs: list[dict]) -> tuple[float, float, object]:
     """Wall ms (the measure the targets use), CPU ms of this process (context only), and the result."""
-    compressor = new_compressor()      # fresh state every run: no summary, no anchors, no guard
+    compressor = new_compressor()  # fresh state every run: no summary, no anchors, no guard
     c0, t0 = time.process_time(), time.perf_counter()
     result = loop.run_until_complete(compressor.compress(msgs))
     return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000, result
@@ -264,8 +288,8 @@ def hermes_compressor(path: str) -> Callable[[], object]:
 
     context_compressor.call_llm = stub_call_llm
     return lambda: context_compressor.ContextCompressor(
-        model="anthropic/claude-sonnet-4-5", provider="anthropic", config_context_length=CONTEXT_LENGTH,
-        quiet_mode=True)
+        model="anthropic/claude-sonnet-4-5", provider="anthropic", config_context_length=CONTEXT_LENGTH, quiet_mode=True
+    )
 
 
 def time_hermes(make: Callable[[], object], msgs: list[dict], runs: int) -> tuple[float, float, int]:
@@ -283,11 +307,14 @@ def time_hermes(make: Callable[[], object], msgs: list[dict], runs: int) -> tupl
     return statistics.median(walls), statistics.median(cpus), after
 
 
-def compare_with_hermes(path: str, sessions: dict[int, list[dict]], ours: dict[int, tuple[float, float]],
-                        runs: int) -> None:
+def compare_with_hermes(
+    path: str, sessions: dict[int, list[dict]], ours: dict[int, tuple[float, float]], runs: int
+) -> None:
     make = hermes_compressor(path)
     print(f"\nAgainst Hermes Agent's ContextCompressor ({path}), same transcripts, same stub summary")
-    header = f"{'msgs':>9} {'hermes ms':>10} {'hermes cpu':>11} {'ours ms':>8} {'ours cpu':>9} {'wall x':>7} {'cpu x':>6}"
+    header = (
+        f"{'msgs':>9} {'hermes ms':>10} {'hermes cpu':>11} {'ours ms':>8} {'ours cpu':>9} {'wall x':>7} {'cpu x':>6}"
+    )
     print(header)
     print("-" * len(header))
     cpu_ratio = 0.0
@@ -295,10 +322,14 @@ def compare_with_hermes(path: str, sessions: dict[int, list[dict]], ours: dict[i
         wall, cpu, after = time_hermes(make, sessions[n], runs)
         our_wall, our_cpu = ours[n]
         cpu_ratio = our_cpu / cpu
-        print(f"{n:>9,} {wall:>10.1f} {cpu:>11.1f} {our_wall:>8.1f} {our_cpu:>9.1f} {our_wall / wall:>7.2f} "
-              f"{cpu_ratio:>6.2f}   (Hermes leaves {after} messages)")
-    print(f"  5,000 messages: ours / Hermes = {cpu_ratio:.2f}x CPU   target <= {TARGET_VS_HERMES}x   "
-          f"{verdict(cpu_ratio <= TARGET_VS_HERMES)}")
+        print(
+            f"{n:>9,} {wall:>10.1f} {cpu:>11.1f} {our_wall:>8.1f} {our_cpu:>9.1f} {our_wall / wall:>7.2f} "
+            f"{cpu_ratio:>6.2f}   (Hermes leaves {after} messages)"
+        )
+    print(
+        f"  5,000 messages: ours / Hermes = {cpu_ratio:.2f}x CPU   target <= {TARGET_VS_HERMES}x   "
+        f"{verdict(cpu_ratio <= TARGET_VS_HERMES)}"
+    )
 
 
 def main() -> int:
@@ -309,16 +340,22 @@ def main() -> int:
 
     transcripts = {n: SessionGenerator(random.Random(SEED + n)) for n in SIZES}
     sessions = {n: gen.session(n) for n, gen in transcripts.items()}
-    print(f"compress_bench: context_length={CONTEXT_LENGTH:,}, default CompressionConfig, "
-          f"{args.runs} timed runs per size after 1 warm-up, seed {SEED}")
+    print(
+        f"compress_bench: context_length={CONTEXT_LENGTH:,}, default CompressionConfig, "
+        f"{args.runs} timed runs per size after 1 warm-up, seed {SEED}"
+    )
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} "
-          "(other load inflates both columns; cpu = this process only)\n")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} "
+        "(other load inflates both columns; cpu = this process only)\n"
+    )
     print(f"{'messages':>9} {'tool results':>12} {'repeats':>8} {'parallel':>8} {'write_file':>10} {'chars':>12}")
     for n in SIZES:
         st = transcripts[n].stats
         chars = sum(len(json.dumps(m)) for m in sessions[n])
-        print(f"{n:>9,} {st['tool_results']:>12,} {st['repeats']:>8,} {st['parallel']:>8,} {st['write_files']:>10,} {chars:>12,}")
+        print(
+            f"{n:>9,} {st['tool_results']:>12,} {st['repeats']:>8,} {st['parallel']:>8,} {st['write_files']:>10,} {chars:>12,}"
+        )
     print()
 
     loop = asyncio.new_event_loop()
@@ -337,23 +374,30 @@ def main() -> int:
         medians[n] = statistics.median(times)
         rows.append((n, medians[n], min(times), max(times), statistics.median(cpu), result))
 
-    header = (f"{'msgs':>9} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'cpu ms':>7} {'tokens before':>14} "
-              f"{'tokens after':>13} {'msgs after':>10} {'pruned_only':>11} {'summary':>8}")
+    header = (
+        f"{'msgs':>9} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'cpu ms':>7} {'tokens before':>14} "
+        f"{'tokens after':>13} {'msgs after':>10} {'pruned_only':>11} {'summary':>8}"
+    )
     print(header)
     print("-" * len(header))
     for n, med, lo, hi, cpu_med, r in rows:
         kind = "fallback" if r.fallback_used else ("model" if r.summary else "-")
-        print(f"{n:>9,} {med:>10.2f} {lo:>8.2f} {hi:>8.2f} {cpu_med:>7.2f} {r.tokens_before:>14,} {r.tokens_after:>13,} "
-              f"{r.messages_after:>10,} {r.pruned_only!s:>11} {kind:>8}")
+        print(
+            f"{n:>9,} {med:>10.2f} {lo:>8.2f} {hi:>8.2f} {cpu_med:>7.2f} {r.tokens_before:>14,} {r.tokens_after:>13,} "
+            f"{r.messages_after:>10,} {r.pruned_only!s:>11} {kind:>8}"
+        )
     tokens_5000 = estimate_tokens(sessions[5_000])
     print(f"\n5,000-message transcript: {tokens_5000:,} tokens by estimate_tokens (aim ~1.6M)")
 
     ratio = medians[5_000] / medians[1_000]
     print("\nTargets")
-    print(f"  5,000 messages median {medians[5_000]:.2f} ms   target <= {TARGET_MS_5000:.0f} ms   "
-          f"{verdict(medians[5_000] <= TARGET_MS_5000)}")
-    print(f"  ratio 5,000/1,000     {ratio:.2f}        target <= {TARGET_RATIO}        "
-          f"{verdict(ratio <= TARGET_RATIO)}")
+    print(
+        f"  5,000 messages median {medians[5_000]:.2f} ms   target <= {TARGET_MS_5000:.0f} ms   "
+        f"{verdict(medians[5_000] <= TARGET_MS_5000)}"
+    )
+    print(
+        f"  ratio 5,000/1,000     {ratio:.2f}        target <= {TARGET_RATIO}        {verdict(ratio <= TARGET_RATIO)}"
+    )
     if args.hermes:
         compare_with_hermes(args.hermes, sessions, {n: (med, cpu) for n, med, _, _, cpu, _ in rows}, args.runs)
 
@@ -367,8 +411,9 @@ def main() -> int:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     loop.close()
-    print(f"\nPeak memory delta of one compress() on 5,000 messages (tracemalloc, untimed): "
-          f"{(peak - base) / 1e6:.1f} MB")
+    print(
+        f"\nPeak memory delta of one compress() on 5,000 messages (tracemalloc, untimed): {(peak - base) / 1e6:.1f} MB"
+    )
     return 0
 
 

@@ -30,8 +30,10 @@ from tests.secret_samples import NEGATIVES, SETTINGS, vendor_samples  # noqa: E4
 
 SIZE = 1_000_000
 RUNS = 5
-WORDS = ("the agent ran tests again after reading files and the summary kept every path while the user asked for"
-         " a smaller change to configuration of tokens passwords keys and secrets in docs").split()
+WORDS = (
+    "the agent ran tests again after reading files and the summary kept every path while the user asked for"
+    " a smaller change to configuration of tokens passwords keys and secrets in docs"
+).split()
 
 
 def _code(rng: random.Random) -> str:
@@ -44,14 +46,21 @@ def _log(rng: random.Random) -> str:
     lines = []
     for n in range(400):
         uid = "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}".format(*(rng.getrandbits(b) for b in (32, 16, 16, 16, 48)))
-        lines.append(f"2026-05-01T12:{n % 60:02d}:{rng.randrange(60):02d}Z INFO worker.{rng.choice(WORDS)} request {uid} "
-                     f"took {rng.randrange(900)} ms path=/srv/app/{rng.choice(WORDS)}.py commit {rng.getrandbits(160):040x}")
+        lines.append(
+            f"2026-05-01T12:{n % 60:02d}:{rng.randrange(60):02d}Z INFO worker.{rng.choice(WORDS)} request {uid} "
+            f"took {rng.randrange(900)} ms path=/srv/app/{rng.choice(WORDS)}.py commit {rng.getrandbits(160):040x}"
+        )
     return "\n".join(lines)
 
 
 def _json(rng: random.Random) -> str:
-    result = {"path": f"src/{rng.choice(WORDS)}.py", "lines": [" ".join(rng.choices(WORDS, k=12)) for _ in range(30)],
-              "exit_code": rng.randrange(3), "tokens": rng.randrange(10_000), "key": rng.choice(WORDS)}
+    result = {
+        "path": f"src/{rng.choice(WORDS)}.py",
+        "lines": [" ".join(rng.choices(WORDS, k=12)) for _ in range(30)],
+        "exit_code": rng.randrange(3),
+        "tokens": rng.randrange(10_000),
+        "key": rng.choice(WORDS),
+    }
     return json.dumps({"role": "tool", "content": json.dumps(result)})
 
 
@@ -65,11 +74,17 @@ def _planted(rng: random.Random) -> list[tuple[str, str]]:
     planted = [(rng.choice(SETTINGS).format(key=k.key), k.secret) for k in keys]
     for n in range(10):
         secret = f"pw{rng.getrandbits(48):x}!{n}"
-        planted.append(rng.choice([
-            (f"DB_PASSWORD={secret}\n", secret), (f'{{"client_secret": "{secret}"}}', secret),
-            (f"postgres://app:{secret}@db:5432/app", secret), (f"curl -u admin:{secret} https://x", secret),
-            (f"password: {secret}\n", secret),
-        ]))
+        planted.append(
+            rng.choice(
+                [
+                    (f"DB_PASSWORD={secret}\n", secret),
+                    (f'{{"client_secret": "{secret}"}}', secret),
+                    (f"postgres://app:{secret}@db:5432/app", secret),
+                    (f"curl -u admin:{secret} https://x", secret),
+                    (f"password: {secret}\n", secret),
+                ]
+            )
+        )
     return planted
 
 

@@ -83,11 +83,11 @@ from hermeslite.context.messages import strip_private, text_of, tool_calls_of
 from hermeslite.context.summary_prompt import SECTIONS
 
 SEED = 7
-CONTEXT_LENGTH = 32_000          # threshold 16k tokens: the session is far over it even after pruning
-FILLER_BEFORE = 200              # messages of ordinary work before the needles
-FILLER_AFTER = 200               # ... and after them
-ROUND_FILLER = 160               # messages appended between iterative passes (--round-filler)
-PASSES = 3                       # iterative passes (--passes)
+CONTEXT_LENGTH = 32_000  # threshold 16k tokens: the session is far over it even after pruning
+FILLER_BEFORE = 200  # messages of ordinary work before the needles
+FILLER_AFTER = 200  # ... and after them
+ROUND_FILLER = 160  # messages appended between iterative passes (--round-filler)
+PASSES = 3  # iterative passes (--passes)
 
 CONSTRAINT = "Never use the requests library; use httpx."
 PENDING_ASK = "Also, later, add a CHANGELOG entry for 2.4.1."
@@ -117,8 +117,11 @@ WORDS = (
     "parser config cache retry session token schema handler worker queue client server payload invoice "
     "customer order ledger tax discount currency export import report template fixture migration index"
 ).split()
-PATHS = [f"{d}/{w}.py" for d in ("src/app", "src/core", "services/orders", "services/auth", "lib/util")
-         for w in ("models", "views", "client", "cache", "tasks", "schema", "utils", "api")]
+PATHS = [
+    f"{d}/{w}.py"
+    for d in ("src/app", "src/core", "services/orders", "services/auth", "lib/util")
+    for w in ("models", "views", "client", "cache", "tasks", "schema", "utils", "api")
+]
 TESTS = [f"tests/test_{w}.py" for w in ("orders", "auth", "cache", "client", "models", "api", "tasks", "utils")]
 
 
@@ -144,11 +147,16 @@ class Session:
         for _ in calls:
             self.ids += 1
             ids.append(f"call_{self.ids:05d}")
-        self.messages.append({
-            "role": "assistant", "content": text,
-            "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                           for i, (n, a, _) in zip(ids, calls, strict=True)],
-        })
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                    for i, (n, a, _) in zip(ids, calls, strict=True)
+                ],
+            }
+        )
         for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
 
@@ -158,8 +166,10 @@ class Session:
         for k in range(lines):
             name = f"{self.rng.choice(WORDS)}_{k}"
             if self.rng.random() < 0.15:  # real code mentions errors without being one
-                out.append(f"def {name}(x):\n    try:\n        return lookup[x]\n    except KeyError:\n"
-                           f"        raise ValueError(f\"unknown {self.rng.choice(WORDS)}: {{x}}\")")
+                out.append(
+                    f"def {name}(x):\n    try:\n        return lookup[x]\n    except KeyError:\n"
+                    f'        raise ValueError(f"unknown {self.rng.choice(WORDS)}: {{x}}")'
+                )
             else:
                 out.append(f"def {name}(x):\n    return x  # {self.words(3, 9)}")
         return "\n".join(out)
@@ -172,8 +182,11 @@ class Session:
         if self.rng.random() < 0.5:
             content = self.code(self.rng.randint(10, 50))
             return "write_file", {"path": path, "content": content}, f"Wrote {len(content)} bytes to {path}"
-        return "patch", {"path": path, "old_string": self.words(3, 6), "new_string": self.words(3, 6)}, \
-            f"Applied 1 hunk to {path}"
+        return (
+            "patch",
+            {"path": path, "old_string": self.words(3, 6), "new_string": self.words(3, 6)},
+            f"Applied 1 hunk to {path}",
+        )
 
     def test_run(self, fail: bool) -> tuple[str, dict, str]:
         test = self.rng.choice(TESTS)
@@ -182,9 +195,11 @@ class Session:
         if fail:
             name = f"test_{self.rng.choice(WORDS)}"
             a, b = self.rng.randint(1, 9), self.rng.randint(10, 19)
-            body += (f"\n{test}::{name} FAILED\n\n    def {name}():\n>       assert compute() == {b}\n"
-                     f"E       assert {a} == {b}\n\nFAILED {test}::{name} - assert {a} == {b}\n"
-                     f"1 failed, {n} passed in 0.{self.rng.randint(10, 99)}s\n[exit code: 1]")
+            body += (
+                f"\n{test}::{name} FAILED\n\n    def {name}():\n>       assert compute() == {b}\n"
+                f"E       assert {a} == {b}\n\nFAILED {test}::{name} - assert {a} == {b}\n"
+                f"1 failed, {n} passed in 0.{self.rng.randint(10, 99)}s\n[exit code: 1]"
+            )
         else:
             body += f"\n{n} passed in 0.{self.rng.randint(10, 99)}s\n[exit code: 0]"
         return "terminal", {"command": f"pytest {test} -q"}, body
@@ -194,22 +209,35 @@ class Session:
         kind = self.rng.randrange(5)
         if kind == 0:
             d = self.rng.choice(PATHS).rsplit("/", 1)[0]
-            return "terminal", {"command": f"ls -la {d}"}, "\n".join(
-                f"-rw-r--r-- 1 dev dev {self.rng.randint(100, 9000)} {w}.py" for w in WORDS[:8]) + "\n[exit code: 0]"
+            return (
+                "terminal",
+                {"command": f"ls -la {d}"},
+                "\n".join(f"-rw-r--r-- 1 dev dev {self.rng.randint(100, 9000)} {w}.py" for w in WORDS[:8])
+                + "\n[exit code: 0]",
+            )
         if kind == 1:
-            return "terminal", {"command": self.rng.choice(("git status --short", "git diff --stat", "git log --oneline -5"))}, \
-                "\n".join(f" M {self.rng.choice(PATHS)}" for _ in range(self.rng.randint(1, 6))) + "\n[exit code: 0]"
+            return (
+                "terminal",
+                {"command": self.rng.choice(("git status --short", "git diff --stat", "git log --oneline -5"))},
+                "\n".join(f" M {self.rng.choice(PATHS)}" for _ in range(self.rng.randint(1, 6))) + "\n[exit code: 0]",
+            )
         if kind == 2:
             return "terminal", {"command": f"ruff check {self.rng.choice(PATHS)}"}, "All checks passed!\n[exit code: 0]"
         word = f"{self.rng.choice(WORDS)}_{self.rng.randint(1, 99)}"
         if kind == 3:
             return "terminal", {"command": f"grep -rn {word} src services"}, "[exit code: 1]"
-        return "terminal", {"command": f"python -c 'import {self.rng.choice(WORDS)}; print(\"ok\")'"}, "ok\n[exit code: 0]"
+        return (
+            "terminal",
+            {"command": f"python -c 'import {self.rng.choice(WORDS)}; print(\"ok\")'"},
+            "ok\n[exit code: 0]",
+        )
 
     def search(self) -> tuple[str, dict, str]:
         word = self.rng.choice(WORDS)
-        hits = [f"{self.rng.choice(PATHS)}:{self.rng.randint(1, 300)}: {word} = {self.words(2, 6)}"
-                for _ in range(self.rng.randint(1, 25))]
+        hits = [
+            f"{self.rng.choice(PATHS)}:{self.rng.randint(1, 300)}: {word} = {self.words(2, 6)}"
+            for _ in range(self.rng.randint(1, 25))
+        ]
         return "search_files", {"pattern": word}, "\n".join(hits) + f"\n{len(hits)} matches"
 
     def filler_turn(self) -> None:
@@ -236,25 +264,41 @@ class Session:
 
     def needles(self) -> tuple[int, int]:
         start = len(self.messages)
-        self.user(f"Before you touch the HTTP client code: {CONSTRAINT} The sync wrappers in lib/util/client.py can stay.")
+        self.user(
+            f"Before you touch the HTTP client code: {CONSTRAINT} The sync wrappers in lib/util/client.py can stay."
+        )
         self.assistant("Understood: HTTP calls go through httpx from now on.")
         self.filler(12)
         self.user("Render the invoices from a template instead of concatenating strings, and check the rounding.")
-        toml = "[flags]\ninvoice_templates = true\nlegacy_pdf = false\nrounding_mode = \"half_even\"\n"
+        toml = '[flags]\ninvoice_templates = true\nlegacy_pdf = false\nrounding_mode = "half_even"\n'
         self.calls([("read_file", {"path": READ_PATH}, toml)])
-        renderer = ("from decimal import Decimal, ROUND_HALF_EVEN\n\n\nclass InvoiceRenderer:\n"
-                    + "    def line(self, item):\n        return f\"{item.name}: {item.total}\"\n" * 30)
-        self.calls([("write_file", {"path": WRITTEN_PATH, "content": renderer},
-                     f"Wrote {len(renderer)} bytes to {WRITTEN_PATH}")], text="Writing the renderer.")
-        output = ("tests/test_invoices.py::test_rounding_half_even FAILED\n\n"
-                  "    def test_rounding_half_even():\n        inv = make_invoice([Decimal('3.3345')] * 3)\n"
-                  ">       assert inv.total == Decimal('10.00')\n"
-                  f"{ERROR_LINE}\n\n"
-                  "FAILED tests/test_invoices.py::test_rounding_half_even - AssertionError: total 10.004 != 10.00\n"
-                  "1 failed, 4 passed, 31 deselected in 0.41s\n[exit code: 1]")
+        renderer = (
+            "from decimal import Decimal, ROUND_HALF_EVEN\n\n\nclass InvoiceRenderer:\n"
+            + '    def line(self, item):\n        return f"{item.name}: {item.total}"\n' * 30
+        )
+        self.calls(
+            [
+                (
+                    "write_file",
+                    {"path": WRITTEN_PATH, "content": renderer},
+                    f"Wrote {len(renderer)} bytes to {WRITTEN_PATH}",
+                )
+            ],
+            text="Writing the renderer.",
+        )
+        output = (
+            "tests/test_invoices.py::test_rounding_half_even FAILED\n\n"
+            "    def test_rounding_half_even():\n        inv = make_invoice([Decimal('3.3345')] * 3)\n"
+            ">       assert inv.total == Decimal('10.00')\n"
+            f"{ERROR_LINE}\n\n"
+            "FAILED tests/test_invoices.py::test_rounding_half_even - AssertionError: total 10.004 != 10.00\n"
+            "1 failed, 4 passed, 31 deselected in 0.41s\n[exit code: 1]"
+        )
         self.calls([("terminal", {"command": FAILING_COMMAND}, output)])
-        self.assistant("The renderer is in place, but the rounding test still fails: the total is not quantized "
-                       "to cents before the comparison.")
+        self.assistant(
+            "The renderer is in place, but the rounding test still fails: the total is not quantized "
+            "to cents before the comparison."
+        )
         self.filler(10)
         self.user(f"Looks good so far. {PENDING_ASK}")
         self.assistant("Noted, I will come back to that.")
@@ -286,21 +330,27 @@ def more_turns(messages: list[dict], rng: random.Random, n: int) -> list[dict]:
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
 
-LOSSY = "\n".join(f"## {name}\n{body}" for name, body in (
-    ("Active Task", "Run the full test suite and report failures."),
-    ("Goal", "Keep the billing and orders services healthy while refactoring."),
-    ("Constraints & Preferences", "- Keep the public API stable."),
-    ("Completed Actions", "1. Read and edited several modules under src/ and services/; most test runs passed (exit 0)."),
-    ("Active State", "Tests mostly green."),
-    ("In Progress", "Refactoring continues."),
-    ("Blocked", "None."),
-    ("Key Decisions", "Prefer small patches over rewrites."),
-    ("Resolved Questions", "None."),
-    ("Pending User Asks", "None."),
-    ("Relevant Files", "- src/app/models.py: data models"),
-    ("Remaining Work", "Run the full suite and look at any failures."),
-    ("Critical Values", "None."),
-))
+LOSSY = "\n".join(
+    f"## {name}\n{body}"
+    for name, body in (
+        ("Active Task", "Run the full test suite and report failures."),
+        ("Goal", "Keep the billing and orders services healthy while refactoring."),
+        ("Constraints & Preferences", "- Keep the public API stable."),
+        (
+            "Completed Actions",
+            "1. Read and edited several modules under src/ and services/; most test runs passed (exit 0).",
+        ),
+        ("Active State", "Tests mostly green."),
+        ("In Progress", "Refactoring continues."),
+        ("Blocked", "None."),
+        ("Key Decisions", "Prefer small patches over rewrites."),
+        ("Resolved Questions", "None."),
+        ("Pending User Asks", "None."),
+        ("Relevant Files", "- src/app/models.py: data models"),
+        ("Remaining Work", "Run the full suite and look at any failures."),
+        ("Critical Values", "None."),
+    )
+)
 assert {name for name, _ in SECTIONS} == {line[3:] for line in LOSSY.splitlines() if line.startswith("## ")}
 
 
@@ -309,9 +359,11 @@ async def empty(prompt: str, model: str | None) -> str:
 
 
 async def chatty(prompt: str, model: str | None) -> str:
-    return ("Sure! Here's a quick recap of the conversation so far. The user and the assistant worked through "
-            "a bunch of changes in the billing code, ran the tests a few times and fixed what broke. Overall "
-            "things are in good shape. Let me know if you want more detail on any part!")
+    return (
+        "Sure! Here's a quick recap of the conversation so far. The user and the assistant worked through "
+        "a bunch of changes in the billing code, ran the tests a few times and fixed what broke. Overall "
+        "things are in good shape. Let me know if you want more detail on any part!"
+    )
 
 
 async def echo(prompt: str, model: str | None) -> str:
@@ -319,8 +371,10 @@ async def echo(prompt: str, model: str | None) -> str:
 
 
 async def wrong_template(prompt: str, model: str | None) -> str:
-    return ("# Session notes\n\n## Overview\nRefactoring work on the billing service.\n\n"
-            "## Timeline\n- read some files\n- ran tests\n\n## Next Steps\n- keep going\n")
+    return (
+        "# Session notes\n\n## Overview\nRefactoring work on the billing service.\n\n"
+        "## Timeline\n- read some files\n- ran tests\n\n## Next Steps\n- keep going\n"
+    )
 
 
 async def raises(prompt: str, model: str | None) -> str:
@@ -332,12 +386,17 @@ async def lossy(prompt: str, model: str | None) -> str:
 
 
 SUMMARIZERS: tuple[tuple[str, Summarize], ...] = (
-    ("empty", empty), ("chatty", chatty), ("echo", echo), ("wrong", wrong_template),
-    ("raises", raises), ("lossy", lossy),
+    ("empty", empty),
+    ("chatty", chatty),
+    ("echo", echo),
+    ("wrong", wrong_template),
+    ("raises", raises),
+    ("lossy", lossy),
 )
 
 
 # -- checking -----------------------------------------------------------------------
+
 
 def visible_text(messages: list[dict]) -> str:
     """What the model sees: contents and tool-call arguments of the provider payload."""
@@ -355,8 +414,9 @@ def survival(messages: list[dict]) -> list[bool]:
 
 
 def compressor(summarize: Summarize) -> ContextCompressor:
-    return ContextCompressor(CompressionConfig(), context_length=CONTEXT_LENGTH, summarize=summarize,
-                             today=lambda: "2026-11-22")
+    return ContextCompressor(
+        CompressionConfig(), context_length=CONTEXT_LENGTH, summarize=summarize, today=lambda: "2026-11-22"
+    )
 
 
 def table(title: str, columns: list[str], cells: list[list[bool]]) -> list[float]:
@@ -378,8 +438,10 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     session, (lo, hi) = build_session()
     total = estimate_tokens(session)
     probe = compressor(lossy)
-    print(f"retention: {len(session)} messages, {total:,} tokens; needles planted in messages {lo}-{hi - 1}; "
-          f"context_length={CONTEXT_LENGTH:,} (threshold {probe.threshold_tokens:,})")
+    print(
+        f"retention: {len(session)} messages, {total:,} tokens; needles planted in messages {lo}-{hi - 1}; "
+        f"context_length={CONTEXT_LENGTH:,} (threshold {probe.threshold_tokens:,})"
+    )
     planted = visible_text(session)
     if not all(s in planted for s in (CONSTRAINT, PENDING_ASK, WRITTEN_PATH, READ_PATH, FAILING_COMMAND, ERROR_LINE)):
         print("bug in the benchmark: a needle is missing from the uncompressed session")
@@ -394,10 +456,12 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
         columns.append(name)
         cells.append(survival(r.messages))
         how = "fallback" if r.fallback_used else ("model summary" if r.summary else "no summary")
-        notes.append(f"  {name:<7} {how:<13} pruned_only={r.pruned_only!s:<5} aborted={r.aborted!s:<5} "
-                     f"dropped={r.dropped:<4} {r.messages_before}->{r.messages_after} msgs, "
-                     f"{r.tokens_before:,}->{r.tokens_after:,} tokens, needle turns compacted={in_middle}"
-                     + (f"\n          error: {r.error}" if r.error else ""))
+        notes.append(
+            f"  {name:<7} {how:<13} pruned_only={r.pruned_only!s:<5} aborted={r.aborted!s:<5} "
+            f"dropped={r.dropped:<4} {r.messages_before}->{r.messages_after} msgs, "
+            f"{r.tokens_before:,}->{r.tokens_after:,} tokens, needle turns compacted={in_middle}"
+            + (f"\n          error: {r.error}" if r.error else "")
+        )
     print("\nPer summarizer:")
     print("\n".join(notes))
     print()
@@ -412,29 +476,46 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
         r = await c.compress(msgs)
         rounds.append(f"pass {n}")
         round_cells.append(survival(r.messages))
-        round_notes.append(f"  pass {n}: {r.messages_before}->{r.messages_after} msgs, {r.tokens_before:,}->"
-                           f"{r.tokens_after:,} tokens, pruned_only={r.pruned_only}, fallback={r.fallback_used}, "
-                           f"dropped={r.dropped}")
+        round_notes.append(
+            f"  pass {n}: {r.messages_before}->{r.messages_after} msgs, {r.tokens_before:,}->"
+            f"{r.tokens_after:,} tokens, pruned_only={r.pruned_only}, fallback={r.fallback_used}, "
+            f"dropped={r.dropped}"
+        )
         msgs = more_turns(r.messages, rng, round_filler)
-    print(f"\nIterative: the lossy summarizer {passes} times in a row, "
-          f"{round_filler}+ new messages of work appended between passes")
+    print(
+        f"\nIterative: the lossy summarizer {passes} times in a row, "
+        f"{round_filler}+ new messages of work appended between passes"
+    )
     print("\n".join(round_notes))
     print()
     round_pcts = table("Needle survival after each pass", rounds, round_cells)
 
     worst_drift = await drift_table(SUMMARIZERS, CONTEXT_LENGTH)
     worst_recall, p95 = await recall_tables(
-        SUMMARIZERS, CONTEXT_LENGTH, Session,
-        lambda msgs, n: more_turns(msgs, random.Random(SEED + 10 + n), round_filler), WORDS, SEED + 2)
+        SUMMARIZERS,
+        CONTEXT_LENGTH,
+        Session,
+        lambda msgs, n: more_turns(msgs, random.Random(SEED + 10 + n), round_filler),
+        WORDS,
+        SEED + 2,
+    )
     worst = min(pcts + round_pcts)
-    print(f"\nTarget: 100% survival for every summarizer and every pass. "
-          f"Worst: {worst:.0f}%  {'PASS' if worst == 100.0 else 'MISS'}")
-    print(f"Target: 100% after ten compactions in the drift table. "
-          f"Worst: {worst_drift:.0f}%  {'PASS' if worst_drift == 100.0 else 'MISS'}")
-    print(f"Target: 100% of the compacted needles back with one recall query. "
-          f"Worst: {worst_recall:.0f}%  {'PASS' if worst_recall == 100.0 else 'MISS'}")
-    print(f"Target: recall query p95 under 50 ms on a 20,000-message archive. "
-          f"p95: {p95:.1f} ms  {'PASS' if p95 < 50 else 'MISS'}")
+    print(
+        f"\nTarget: 100% survival for every summarizer and every pass. "
+        f"Worst: {worst:.0f}%  {'PASS' if worst == 100.0 else 'MISS'}"
+    )
+    print(
+        f"Target: 100% after ten compactions in the drift table. "
+        f"Worst: {worst_drift:.0f}%  {'PASS' if worst_drift == 100.0 else 'MISS'}"
+    )
+    print(
+        f"Target: 100% of the compacted needles back with one recall query. "
+        f"Worst: {worst_recall:.0f}%  {'PASS' if worst_recall == 100.0 else 'MISS'}"
+    )
+    print(
+        f"Target: recall query p95 under 50 ms on a 20,000-message archive. "
+        f"p95: {p95:.1f} ms  {'PASS' if p95 < 50 else 'MISS'}"
+    )
     return 0
 
 

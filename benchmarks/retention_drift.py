@@ -60,23 +60,38 @@ class Calls:
     def tool(self, name: str, args: dict, output: str) -> list[dict]:
         self.n += 1
         cid = f"call_drift_{self.n:05d}"
-        return [{"role": "assistant", "content": None, "tool_calls": [
-                    {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
-                {"role": "tool", "tool_call_id": cid, "name": name, "content": output}]
+        return [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": cid, "name": name, "content": output},
+        ]
 
 
 def opening(calls: Calls) -> list[dict]:
     policy = "class RetryPolicy:\n\tmax_retries = 3\n\tbackoff = 0.5\n" * 12
-    output = (f"tests/http/test_retry_policy.py::test_retries_after_503 FAILED\n{ERROR}\n"
-              "1 failed, 6 passed in 0.21s\n[exit code: 1]")
+    output = (
+        f"tests/http/test_retry_policy.py::test_retries_after_503 FAILED\n{ERROR}\n"
+        "1 failed, 6 passed in 0.21s\n[exit code: 1]"
+    )
     return [
         {"role": "system", "content": "You are a coding agent working in the acme-http repository."},
         {"role": "user", "content": CONSTRAINT},
         {"role": "assistant", "content": "Understood: tabs for indentation, and vendor/ stays untouched."},
-        {"role": "user", "content": "Write a retry policy with exponential backoff for the HTTP client, then run its tests."},
+        {
+            "role": "user",
+            "content": "Write a retry policy with exponential backoff for the HTTP client, then run its tests.",
+        },
         *calls.tool("write_file", {"path": WRITTEN, "content": policy}, f"Wrote {len(policy)} bytes to {WRITTEN}"),
         *calls.tool("terminal", {"command": FAILING}, output),
-        {"role": "assistant", "content": "The policy is written, but one test fails: it retries five times after a 503."},
+        {
+            "role": "assistant",
+            "content": "The policy is written, but one test fails: it retries five times after a 503.",
+        },
     ]
 
 
@@ -101,8 +116,13 @@ def visible_text(messages: list[dict]) -> str:
 
 async def drift(summarize: Summarize, context_length: int) -> dict[int, list[bool]]:
     """Survival of each needle after each checkpoint compaction."""
-    c = ContextCompressor(CompressionConfig(), context_length=context_length, summarize=summarize,
-                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    c = ContextCompressor(
+        CompressionConfig(),
+        context_length=context_length,
+        summarize=summarize,
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
     calls = Calls()
     messages = opening(calls)
     survived: dict[int, list[bool]] = {}
@@ -121,11 +141,13 @@ async def drift_table(summarizers: tuple[tuple[str, Summarize], ...], context_le
     results = {name: await drift(fn, context_length) for name, fn in summarizers}
     width = max(len(name) for name, _ in NEEDLES) + 2
     columns = [f"{name}@{k}" for name, _ in summarizers for k in CHECKPOINTS]
-    print(f"\nDrift: {ROUNDS} rounds of {REQUESTS_PER_ROUND} ~200-char requests (each reading another file), "
-          f"a forced compaction after each round; context_length={context_length:,}")
+    print(
+        f"\nDrift: {ROUNDS} rounds of {REQUESTS_PER_ROUND} ~200-char requests (each reading another file), "
+        f"a forced compaction after each round; context_length={context_length:,}"
+    )
     print("columns: summarizer@compactions so far; yes = exact text still visible to the model")
     for start in range(0, len(columns), len(CHECKPOINTS) * 3):
-        chunk = columns[start:start + len(CHECKPOINTS) * 3]
+        chunk = columns[start : start + len(CHECKPOINTS) * 3]
         print(f"\n{'needle':<{width}}" + "".join(f"{c:>11}" for c in chunk))
         print("-" * (width + 11 * len(chunk)))
         for i, (needle, _) in enumerate(NEEDLES):

@@ -48,7 +48,7 @@ Summarize = Callable[[str, "str | None"], Awaitable[str]]
 TOP = 3
 ARCHIVE_MESSAGES = 20_000
 RANDOM_QUERIES = 200
-FILLER = 200          # messages of ordinary work around the needles
+FILLER = 200  # messages of ordinary work around the needles
 
 # (label, value the model needs, the query it would send)
 NEEDLES: tuple[tuple[str, str, str], ...] = (
@@ -66,35 +66,85 @@ def plant(s: Any) -> None:
     """The needles, as one stretch of ordinary agent work (`s` is retention.py's Session)."""
     s.user("Cut a release build and tell me when it is done.")
     build = "\n".join(f"[{n:02d}/14] compiling module_{n}" for n in range(14))
-    s.calls([("terminal", {"command": "make release"},
-              f"{build}\nrelease artifact built: build id 7741-QUASAR\n[exit code: 0]")])
+    s.calls(
+        [
+            (
+                "terminal",
+                {"command": "make release"},
+                f"{build}\nrelease artifact built: build id 7741-QUASAR\n[exit code: 0]",
+            )
+        ]
+    )
     s.assistant("The release build finished.")
     s.filler(6)
     s.user("Before we touch the cache, check how it is configured.")
-    s.calls([("read_file", {"path": "deploy/cache.toml"},
-              '[cache]\nbackend = "redis"\neviction_policy = "lfu-decay"\nmax_entries = 250000\nttl_seconds = 900\n')])
+    s.calls(
+        [
+            (
+                "read_file",
+                {"path": "deploy/cache.toml"},
+                '[cache]\nbackend = "redis"\neviction_policy = "lfu-decay"\nmax_entries = 250000\nttl_seconds = 900\n',
+            )
+        ]
+    )
     s.assistant("The cache is redis-backed with a TTL of 15 minutes.")
     s.filler(6)
     s.user("Is the orders database up?")
-    s.calls([("terminal", {"command": "docker compose ps"},
-              "NAME        IMAGE         STATUS        PORTS\n"
-              "orders-api  orders:dev    Up 3 minutes  0.0.0.0:8080->8080/tcp\n"
-              "orders-db   postgres:16   Up 3 minutes  0.0.0.0:55432->5432/tcp\n[exit code: 0]")])
-    s.calls([("terminal", {"command": "pip install orjson"},
-              "Collecting orjson\n  Downloading orjson-3.10.7-cp311-manylinux.whl (141 kB)\n"
-              "Installing collected packages: orjson\nSuccessfully installed orjson-3.10.7\n[exit code: 0]")])
+    s.calls(
+        [
+            (
+                "terminal",
+                {"command": "docker compose ps"},
+                "NAME        IMAGE         STATUS        PORTS\n"
+                "orders-api  orders:dev    Up 3 minutes  0.0.0.0:8080->8080/tcp\n"
+                "orders-db   postgres:16   Up 3 minutes  0.0.0.0:55432->5432/tcp\n[exit code: 0]",
+            )
+        ]
+    )
+    s.calls(
+        [
+            (
+                "terminal",
+                {"command": "pip install orjson"},
+                "Collecting orjson\n  Downloading orjson-3.10.7-cp311-manylinux.whl (141 kB)\n"
+                "Installing collected packages: orjson\nSuccessfully installed orjson-3.10.7\n[exit code: 0]",
+            )
+        ]
+    )
     s.assistant("The database is up and orjson is installed.")
     s.filler(6)
     s.user("Where is the refund endpoint defined?")
-    s.calls([("search_files", {"pattern": "refund"},
-              "services/orders/api.py:88: ROUTE = '/v2/orders/{id}/refund'\n"
-              "services/orders/tests/test_api.py:12: def test_refund_requires_auth():\n2 matches")])
+    s.calls(
+        [
+            (
+                "search_files",
+                {"pattern": "refund"},
+                "services/orders/api.py:88: ROUTE = '/v2/orders/{id}/refund'\n"
+                "services/orders/tests/test_api.py:12: def test_refund_requires_auth():\n2 matches",
+            )
+        ]
+    )
     constants = "RETRY_BUDGET_MS = 4500\nMAX_REFUND_ATTEMPTS = 3\n"
-    s.calls([("write_file", {"path": "services/orders/limits.py", "content": constants},
-              f"Wrote {len(constants)} bytes to services/orders/limits.py")], text="Adding the limits module.")
-    s.calls([("terminal", {"command": "make preview"},
-              "building preview image... done\npushing... done\n"
-              "deploy preview ready at https://pr-482.preview.acme.test\n[exit code: 0]")])
+    s.calls(
+        [
+            (
+                "write_file",
+                {"path": "services/orders/limits.py", "content": constants},
+                f"Wrote {len(constants)} bytes to services/orders/limits.py",
+            )
+        ],
+        text="Adding the limits module.",
+    )
+    s.calls(
+        [
+            (
+                "terminal",
+                {"command": "make preview"},
+                "building preview image... done\npushing... done\n"
+                "deploy preview ready at https://pr-482.preview.acme.test\n[exit code: 0]",
+            )
+        ]
+    )
     s.assistant("The preview is deployed.")
 
 
@@ -117,8 +167,13 @@ def visible_text(messages: list[dict]) -> str:
 
 
 def compressor(summarize: Summarize, context_length: int) -> ContextCompressor:
-    return ContextCompressor(CompressionConfig(), context_length=context_length, summarize=summarize,
-                             clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    return ContextCompressor(
+        CompressionConfig(),
+        context_length=context_length,
+        summarize=summarize,
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
 
 
 def rank_of(store: SessionStore, session_id: str, value: str, query: str) -> int | None:
@@ -129,8 +184,14 @@ def rank_of(store: SessionStore, session_id: str, value: str, query: str) -> int
     return None
 
 
-async def recovery(summarize: Summarize, session: list[dict], context_length: int, passes: int,
-                   more: Callable[[list[dict], int], list[dict]], db: Path) -> list[str]:
+async def recovery(
+    summarize: Summarize,
+    session: list[dict],
+    context_length: int,
+    passes: int,
+    more: Callable[[list[dict], int], list[dict]],
+    db: Path,
+) -> list[str]:
     """One cell per needle: the rank it was found at, NO, or 'visible' when it was never compacted.
 
     The archive gets what every pass archived, as the agent's store does.
@@ -155,26 +216,37 @@ async def recovery(summarize: Summarize, session: list[dict], context_length: in
         return cells
 
 
-async def recovery_table(summarizers: tuple[tuple[str, Summarize], ...], context_length: int, session_cls: type,
-                         more: Callable[[list[dict], int], list[dict]], seed: int) -> float:
+async def recovery_table(
+    summarizers: tuple[tuple[str, Summarize], ...],
+    context_length: int,
+    session_cls: type,
+    more: Callable[[list[dict], int], list[dict]],
+    seed: int,
+) -> float:
     """Print the recovery table; return the worst recovery percentage over its columns."""
     session = build_session(session_cls, seed)
     columns = [name for name, _ in summarizers] + ["lossy x3"]
     lossy = dict(summarizers)["lossy"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        cells = [await recovery(fn, session, context_length, 1, more, folder / f"{name}.db") for name, fn in summarizers]
+        cells = [
+            await recovery(fn, session, context_length, 1, more, folder / f"{name}.db") for name, fn in summarizers
+        ]
         cells.append(await recovery(lossy, session, context_length, 3, more, folder / "lossy-x3.db"))
     label_w = max(len(label) for label, _, _ in NEEDLES) + 2
     query_w = max(len(query) for _, _, query in NEEDLES) + 4
     col = max(10, *(len(c) + 2 for c in columns))
-    print(f"\nRecovery by query: {len(session)} messages, the needles in the middle; one recall query per needle "
-          f"(its own words, not the value); found = the value is in a top-{TOP} excerpt")
+    print(
+        f"\nRecovery by query: {len(session)} messages, the needles in the middle; one recall query per needle "
+        f"(its own words, not the value); found = the value is in a top-{TOP} excerpt"
+    )
     print(f"{'needle':<{label_w}}{'query':<{query_w}}" + "".join(f"{c:>{col}}" for c in columns))
     print("-" * (label_w + query_w + col * len(columns)))
     for i, (label, _, query) in enumerate(NEEDLES):
-        print(f"{label:<{label_w}}{chr(34) + query + chr(34):<{query_w}}"
-              + "".join(f"{column[i]:>{col}}" for column in cells))
+        print(
+            f"{label:<{label_w}}{chr(34) + query + chr(34):<{query_w}}"
+            + "".join(f"{column[i]:>{col}}" for column in cells)
+        )
     pcts = [100.0 * sum(cell.startswith("top") for cell in column) / len(NEEDLES) for column in cells]
     print("-" * (label_w + query_w + col * len(columns)))
     print(f"{'recovered':<{label_w + query_w}}" + "".join(f"{p:>{col - 1}.0f}%" for p in pcts))
@@ -237,20 +309,31 @@ async def speed_table(session_cls: type, words: list[str], seed: int) -> float:
                 timings["tool wall"].append(1000 * (time.perf_counter() - wall))
                 timings["tool cpu"].append(1000 * (time.process_time() - cpu))
                 found += bool(hits)
-    print(f"\nRecall speed: one session's archive of {len(archived):,} messages ({size / 1e6:.1f} MB of JSON; "
-          f"archived and indexed in {indexing:.1f} s; database {db_mb:.0f} MB), {len(timings['tool wall'])} "
-          f"queries ({found} with results)")
+    print(
+        f"\nRecall speed: one session's archive of {len(archived):,} messages ({size / 1e6:.1f} MB of JSON; "
+        f"archived and indexed in {indexing:.1f} s; database {db_mb:.0f} MB), {len(timings['tool wall'])} "
+        f"queries ({found} with results)"
+    )
     print(f"  {'':<40}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}")
-    for label, key in (("store search (top 5), wall", "search wall"), ("store search (top 5), CPU", "search cpu"),
-                       ("recall tool call (query form), wall", "tool wall"),
-                       ("recall tool call (query form), CPU", "tool cpu")):
+    for label, key in (
+        ("store search (top 5), wall", "search wall"),
+        ("store search (top 5), CPU", "search cpu"),
+        ("recall tool call (query form), wall", "tool wall"),
+        ("recall tool call (query form), CPU", "tool cpu"),
+    ):
         values = timings[key]
         print(f"  {label:<40}{statistics.median(values):>8.1f}{percentile(values, 95):>8.1f}{max(values):>8.1f}")
     return percentile(timings["tool wall"], 95)
 
 
-async def recall_tables(summarizers: tuple[tuple[str, Summarize], ...], context_length: int, session_cls: type,
-                        more: Callable[[list[dict], int], list[dict]], words: list[str], seed: int) -> tuple[float, float]:
+async def recall_tables(
+    summarizers: tuple[tuple[str, Summarize], ...],
+    context_length: int,
+    session_cls: type,
+    more: Callable[[list[dict], int], list[dict]],
+    words: list[str],
+    seed: int,
+) -> tuple[float, float]:
     """Both tables; returns (worst recovery %, p95 ms of the tool call)."""
     worst = await recovery_table(summarizers, context_length, session_cls, more, seed)
     p95 = await speed_table(session_cls, words, seed)

@@ -58,8 +58,14 @@ async def render(out: Path, size: tuple[int, int]) -> None:
         model = ModelConfig(name="openai/gpt-4o", api_base=server.base_url, context_window=100_000)
         settings = replace(Settings(), model=model)
         llm = LiteLLMClient(model, retry_base_delay=0.01)
-        app = HermesApp(settings, cwd=project, cwd_label="~/src/shop", llm=llm, motion=False,
-                        store=SessionStore(Path(tmp) / "sessions.db"))
+        app = HermesApp(
+            settings,
+            cwd=project,
+            cwd_label="~/src/shop",
+            llm=llm,
+            motion=False,
+            store=SessionStore(Path(tmp) / "sessions.db"),
+        )
         async with app.run_test(size=size) as pilot:
             await app.host.ready()
             for text in ("Design the orders table for the shop", "run the order tests"):

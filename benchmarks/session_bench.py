@@ -63,11 +63,19 @@ from tests.summary_requests import is_extension_summary, is_summary_request
 MODEL = "anthropic/claude-sonnet-4-5"
 KEY_ENV = "HERMESLITE_BENCH_ANTHROPIC_KEY"
 SECONDS_PER_REQUEST = 20.0
-PRICE = {"input": 3.00, "write": 3.75, "read": 0.30, "output": 15.00}   # USD per million tokens
+PRICE = {"input": 3.00, "write": 3.75, "read": 0.30, "output": 15.00}  # USD per million tokens
 WINDOWS = {"8k": 8_192, "32k": 32_768, "200k": 200_000, "1m": 1_000_000}
 CHECKPOINT = "\n".join(f"## {name}\n- {name.lower()} as recorded by the benchmark model." for name, _ in SECTIONS)
-TOPICS = ("the retry policy", "the billing export", "the login flow", "the cache layer", "the CLI flags",
-          "the database migrations", "the websocket handler", "the test fixtures")
+TOPICS = (
+    "the retry policy",
+    "the billing export",
+    "the login flow",
+    "the cache layer",
+    "the CLI flags",
+    "the database migrations",
+    "the websocket handler",
+    "the test fixtures",
+)
 
 
 class Clock:
@@ -140,8 +148,11 @@ class Outcome:
     exchanges: list[Exchange]
 
     def tokens(self, which: str, only=lambda x: True) -> int:
-        field_name = {"input": "input_tokens", "write": "cache_creation_input_tokens",
-                      "read": "cache_read_input_tokens"}[which]
+        field_name = {
+            "input": "input_tokens",
+            "write": "cache_creation_input_tokens",
+            "read": "cache_read_input_tokens",
+        }[which]
         return sum(getattr(x.usage, field_name) for x in self.exchanges if x.usage and only(x))
 
     @property
@@ -181,17 +192,28 @@ async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: i
     script = Script(seed, folder, clock)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
         server.responder = script.reply
-        model = ModelConfig(name=MODEL, api_base=server.base_url, api_key_env=KEY_ENV, context_window=window,
-                            prompt_caching="auto" if ours else "off")
+        model = ModelConfig(
+            name=MODEL,
+            api_base=server.base_url,
+            api_key_env=KEY_ENV,
+            context_window=window,
+            prompt_caching="auto" if ours else "off",
+        )
         base = Settings()
-        settings = replace(base, model=model,
-                           compression=replace(base.compression, summary_model=None if ours else MODEL),
-                           memory=replace(base.memory, dir=str(folder / "memory")))
+        settings = replace(
+            base,
+            model=model,
+            compression=replace(base.compression, summary_model=None if ours else MODEL),
+            memory=replace(base.memory, dir=str(folder / "memory")),
+        )
         store = SessionStore(folder / "sessions.db")
-        agent = build_agent(settings, cwd=folder, interactive=False, store=store,
-                            llm=LiteLLMClient(model, max_retries=0))
+        agent = build_agent(
+            settings, cwd=folder, interactive=False, store=store, llm=LiteLLMClient(model, max_retries=0)
+        )
         started: list[str] = []
-        agent.subscribe(lambda event: started.append(event.trigger) if isinstance(event, ev.CompactionStarted) else None)
+        agent.subscribe(
+            lambda event: started.append(event.trigger) if isinstance(event, ev.CompactionStarted) else None
+        )
         compacting, failed, compactions = [], 0, 0
         for turn in range(1, turns + 1):
             started.clear()
@@ -213,10 +235,12 @@ def row(label: str, o: Outcome) -> str:
     per = f"{o.turns / o.compactions:.1f}" if o.compactions else "-"
     shares = f"{100 * o.read_share(extended):.0f}%" if extensions else "-"
     summary_share = f"{shares} ({extensions}/{n_summaries})" if n_summaries else "-"
-    return (f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
-            f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
-            f"{100 * o.read_share():.0f}% | {summary_share} | {o.output:,} | ${o.cost():.2f} | {o.rejected} | "
-            f"{o.failed_turns} |")
+    return (
+        f"| {label} | {o.turns} | {o.compactions} | {per} | {o.longest_run} | "
+        f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
+        f"{100 * o.read_share():.0f}% | {summary_share} | {o.output:,} | ${o.cost():.2f} | {o.rejected} | "
+        f"{o.failed_turns} |"
+    )
 
 
 def _is_flush(x: Exchange) -> bool:
@@ -246,8 +270,10 @@ def summary_split(label: str, o: Outcome) -> str:
             shares = [u.cache_read_input_tokens / u.prompt_tokens for u in group]
             read = sum(u.cache_read_input_tokens for u in group) / sum(u.prompt_tokens for u in group)
             last = sum(_extends_last_turn(accepted, i) for i in at)
-            parts.append(f"{name} {100 * read:.0f}% ({len(group)}, each {100 * min(shares):.0f}-"
-                         f"{100 * max(shares):.0f}%; {last} extend the last turn request)")
+            parts.append(
+                f"{name} {100 * read:.0f}% ({len(group)}, each {100 * min(shares):.0f}-"
+                f"{100 * max(shares):.0f}%; {last} extend the last turn request)"
+            )
     return f"{label} extended summaries: " + ("; ".join(parts) or "none")
 
 
@@ -258,9 +284,11 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
-    print("| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
-          "cache write | cache read | read share | extended summaries read from cache (extended/all) | output | cost | "
-          "rejected | failed turns |")
+    print(
+        "| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
+        "cache write | cache read | read share | extended summaries read from cache (extended/all) | output | cost | "
+        "rejected | failed turns |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios, splits = [], []
     started = time.perf_counter()

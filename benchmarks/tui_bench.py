@@ -105,13 +105,20 @@ def first_frame_once() -> dict:
         master, slave = pty.openpty()
         import fcntl
         import termios
+
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         env = {**os.environ, "HERMESLITE_HOME": tmp, "TERM": "xterm-256color"}
         env.pop("HERMESLITE_CONFIG", None)
         started = time.time()
         child = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(result)],
-            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=tmp, start_new_session=True)
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=tmp,
+            start_new_session=True,
+        )
         os.close(slave)
         deadline = time.time() + 30
         screen = b""
@@ -119,7 +126,7 @@ def first_frame_once() -> dict:
             ready, _, _ = select.select([master], [], [], 0.05)
             if ready:
                 try:
-                    screen += os.read(master, 65536)   # keep the terminal drained, as a real one would be
+                    screen += os.read(master, 65536)  # keep the terminal drained, as a real one would be
                 except OSError:
                     break
         child.wait(timeout=10)
@@ -127,9 +134,13 @@ def first_frame_once() -> dict:
         if not result.exists():
             raise RuntimeError("the app did not report a first frame:\n" + screen.decode(errors="replace")[-3000:])
         data = json.loads(result.read_text())
-    return {"process": data["frame_at"] - started, "run": data["frame_at"] - data["run_at"],
-            "import": data["imported"] - data["import_at"], "python": data["import_at"] - started,
-            "litellm": data["litellm"]}
+    return {
+        "process": data["frame_at"] - started,
+        "run": data["frame_at"] - data["run_at"],
+        "import": data["imported"] - data["import_at"],
+        "python": data["import_at"] - started,
+        "litellm": data["litellm"],
+    }
 
 
 # -- 2. streaming -------------------------------------------------------------------------
@@ -163,6 +174,7 @@ class FastLLM(LLMClient):
 
     def cache_plan(self):
         from hermeslite.llm.caching import CachePlan
+
         return CachePlan("none", detail="a benchmark model")
 
     async def stream(self, messages, tools=None):
@@ -177,6 +189,7 @@ class FastLLM(LLMClient):
 
     async def complete(self, messages, tools=None, *, model=None, timeout=None):
         from hermeslite.llm.types import Completion
+
         return Completion({"role": "assistant", "content": "ok"})
 
 
@@ -191,8 +204,9 @@ async def _stream_bench() -> dict:
     llm = FastLLM(tokens)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HERMESLITE_HOME"] = tmp
-        app = HermesApp(Settings(), cwd=Path(tmp), llm=llm, store=SessionStore(Path(tmp) / "s.db"), motion=False,
-                        tune_gc=True)   # as run_tui starts it
+        app = HermesApp(
+            Settings(), cwd=Path(tmp), llm=llm, store=SessionStore(Path(tmp) / "s.db"), motion=False, tune_gc=True
+        )  # as run_tui starts it
         async with app.run_test(size=(80, 24)) as pilot:
             await app.host.ready()
             await pilot.pause()
@@ -206,7 +220,10 @@ async def _stream_bench() -> dict:
                     await asyncio.sleep(0.005)
                     stalls.append(time.perf_counter() - t - 0.005)
                     if os.environ.get("TUI_BENCH_DEBUG") and stalls[-1] > 0.04:
-                        print(f"stall {stalls[-1] * 1000:.0f} ms at {t - (llm.first_token_at or t):.3f} s", file=sys.stderr)
+                        print(
+                            f"stall {stalls[-1] * 1000:.0f} ms at {t - (llm.first_token_at or t):.3f} s",
+                            file=sys.stderr,
+                        )
 
             async def typist() -> None:
                 n = 0
@@ -224,17 +241,27 @@ async def _stream_bench() -> dict:
             tasks = [asyncio.create_task(probe())]
             await pilot.press("enter")
             tasks.append(asyncio.create_task(typist()))
-            while not (app.chat.query(AssistantMessage) and app.chat.query_one(AssistantMessage).source == expected
-                       and not app.chat.query_one(AssistantMessage).streaming):
+            while not (
+                app.chat.query(AssistantMessage)
+                and app.chat.query_one(AssistantMessage).source == expected
+                and not app.chat.query_one(AssistantMessage).streaming
+            ):
                 await asyncio.sleep(0.01)
             done = time.perf_counter()
             running = False
             await asyncio.gather(*tasks)
             await app.workers.wait_for_complete()
-            await pilot.pause()     # let the last simulated key land before the app closes
+            await pilot.pause()  # let the last simulated key land before the app closes
     elapsed = done - (llm.first_token_at or done)
-    return {"tokens": len(tokens), "seconds": elapsed, "tokens_per_s": len(tokens) / elapsed,
-            "max_stall": max(stalls), "keys": len(keys), "key_max": max(keys), "key_median": statistics.median(keys)}
+    return {
+        "tokens": len(tokens),
+        "seconds": elapsed,
+        "tokens_per_s": len(tokens) / elapsed,
+        "max_stall": max(stalls),
+        "keys": len(keys),
+        "key_max": max(keys),
+        "key_median": statistics.median(keys),
+    }
 
 
 # -- report ------------------------------------------------------------------------------
@@ -255,7 +282,8 @@ def main() -> int:
     litellm_loaded = any(r["litellm"] for r in runs)
     streams = [asyncio.run(_stream_bench()) for _ in range(args.stream_runs)]
     stream = {
-        "tokens": streams[0]["tokens"], "keys": sum(r["keys"] for r in streams),
+        "tokens": streams[0]["tokens"],
+        "keys": sum(r["keys"] for r in streams),
         "tokens_per_s": statistics.median(r["tokens_per_s"] for r in streams),
         "max_stall": max(r["max_stall"] for r in streams),
         "key_max": max(r["key_max"] for r in streams),
@@ -263,25 +291,42 @@ def main() -> int:
     }
 
     rows = [
-        ("first frame: App.run() -> frame", f"{med['run'] * 1000:.0f} ms", f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms",
-         verdict(med["run"] <= FIRST_FRAME_TARGET)),
-        ("first frame: process start -> frame", f"{med['process'] * 1000:.0f} ms",
-         f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms", verdict(med["process"] <= FIRST_FRAME_TARGET)),
+        (
+            "first frame: App.run() -> frame",
+            f"{med['run'] * 1000:.0f} ms",
+            f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms",
+            verdict(med["run"] <= FIRST_FRAME_TARGET),
+        ),
+        (
+            "first frame: process start -> frame",
+            f"{med['process'] * 1000:.0f} ms",
+            f"<= {FIRST_FRAME_TARGET * 1000:.0f} ms",
+            verdict(med["process"] <= FIRST_FRAME_TARGET),
+        ),
         ("  python start-up", f"{med['python'] * 1000:.0f} ms", "", ""),
         ("  import config + hermeslite.tui.app", f"{med['import'] * 1000:.0f} ms", "", ""),
         ("  then App.run() -> frame (above)", f"{med['run'] * 1000:.0f} ms", "", ""),
         ("litellm imported at first frame", "yes" if litellm_loaded else "no", "no", verdict(not litellm_loaded)),
         ("stream: tokens rendered", f"{stream['tokens']:,}", "", ""),
         ("stream: tokens/s rendered (median)", f"{stream['tokens_per_s']:,.0f}", "(report)", ""),
-        ("stream: longest event-loop stall (worst run)", f"{stream['max_stall'] * 1000:.1f} ms",
-         f"< {STALL_TARGET * 1000:.0f} ms",
-         verdict(stream["max_stall"] < STALL_TARGET)),
-        ("stream: key latency max / median", f"{stream['key_max'] * 1000:.1f} / {stream['key_median'] * 1000:.1f} ms",
-         f"({stream['keys']} keys)", ""),
+        (
+            "stream: longest event-loop stall (worst run)",
+            f"{stream['max_stall'] * 1000:.1f} ms",
+            f"< {STALL_TARGET * 1000:.0f} ms",
+            verdict(stream["max_stall"] < STALL_TARGET),
+        ),
+        (
+            "stream: key latency max / median",
+            f"{stream['key_max'] * 1000:.1f} / {stream['key_median'] * 1000:.1f} ms",
+            f"({stream['keys']} keys)",
+            "",
+        ),
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    print(f"hermeslite TUI benchmark: {args.runs} first-frame runs on an 80x24 pty (median), "
-          f"{args.stream_runs} streaming runs of {TOKENS:,} tokens\n")
+    print(
+        f"hermeslite TUI benchmark: {args.runs} first-frame runs on an 80x24 pty (median), "
+        f"{args.stream_runs} streaming runs of {TOKENS:,} tokens\n"
+    )
     print("  ".join(h.ljust(w) for h, w in zip(("measure", "value", "target", ""), widths, strict=True)))
     print("  ".join("-" * w for w in widths))
     for row in rows:

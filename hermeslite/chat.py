@@ -26,8 +26,14 @@ EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
 
 
 def run_chat(
-    settings: Settings, *, prompt: str | None, model: str | None = None, api_base: str | None = None,
-    continue_latest: bool = False, resume: str | None = None, notices: tuple[str, ...] = (),
+    settings: Settings,
+    *,
+    prompt: str | None,
+    model: str | None = None,
+    api_base: str | None = None,
+    continue_latest: bool = False,
+    resume: str | None = None,
+    notices: tuple[str, ...] = (),
     verbose: bool = False,
 ) -> int:
     """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr.
@@ -38,8 +44,9 @@ def run_chat(
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
     with SessionStore(default_sessions_path()) as store:
-        choice = choose_session(store, settings, continue_latest=continue_latest, resume=resume,
-                                model=model, api_base=api_base)
+        choice = choose_session(
+            store, settings, continue_latest=continue_latest, resume=resume, model=model, api_base=api_base
+        )
         if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
             from hermeslite.tui import run_tui
 
@@ -78,7 +85,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         if prompt is not None:
             finished = asyncio.run(agent.run_turn(prompt))
             if not finished.ok and choice.session_id is None:
-                agent.discard_if_unused(need_reply=True)   # a failed one-shot leaves nothing to --continue
+                agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
     except EXPECTED:
@@ -139,6 +146,8 @@ def list_sessions() -> str:
     lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} {'FROM':<24} TITLE"]
     for s in rows:
         when = datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-        lines.append(f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.parent_id or '-':<24} "
-                     f"{s.title or ''}")
+        lines.append(
+            f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.parent_id or '-':<24} "
+            f"{s.title or ''}"
+        )
     return neutralize("\n".join(lines) + "\n")

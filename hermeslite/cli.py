@@ -39,8 +39,8 @@ from hermeslite.trust import Trust, TrustStore
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
-EXIT_READER_GONE = 128 + signal.SIGPIPE   # 141: what a shell reports for a tool that SIGPIPE ended
-MAX_DETAIL = 300                          # characters of an unexpected error's message in its one line
+EXIT_READER_GONE = 128 + signal.SIGPIPE  # 141: what a shell reports for a tool that SIGPIPE ended
+MAX_DETAIL = 300  # characters of an unexpected error's message in its one line
 
 Command = Callable[[argparse.Namespace, LoadedSettings], int]
 
@@ -52,44 +52,60 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _add_config_option(parser, default=None)
-    parser.add_argument("-p", "--prompt", metavar="TEXT",
-                        help="answer one prompt and exit: the reply on stdout, tool activity on stderr")
+    parser.add_argument(
+        "-p",
+        "--prompt",
+        metavar="TEXT",
+        help="answer one prompt and exit: the reply on stdout, tool activity on stderr",
+    )
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server URL, overriding model.api_base")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="without the TUI: also print how prompt caching applies at start, and the session's "
-                        "token use, cache hits and cost at the end (on stderr)")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="without the TUI: also print how prompt caching applies at start, and the session's "
+        "token use, cache hits and cost at the end (on stderr)",
+    )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
-                       help="continue the most recent session")
+    which.add_argument(
+        "-c", "--continue", dest="continue_latest", action="store_true", help="continue the most recent session"
+    )
     which.add_argument("--resume", metavar="ID", help="continue the session with this id (or a unique prefix)")
     parser.set_defaults(run=_run_chat, uses_settings=True)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     config = commands.add_parser(
-        "config", help="show which config file is used and the effective settings",
+        "config",
+        help="show which config file is used and the effective settings",
         description="Print where the settings come from and their effective values, as YAML.",
     )
     _add_config_option(config, default=argparse.SUPPRESS)
     config.set_defaults(run=_run_config)
-    sessions = commands.add_parser("sessions", help="list saved sessions, newest first",
-                                   description="List saved sessions: id, last activity, messages, model, title.")
+    sessions = commands.add_parser(
+        "sessions",
+        help="list saved sessions, newest first",
+        description="List saved sessions: id, last activity, messages, model, title.",
+    )
     _add_config_option(sessions, default=argparse.SUPPRESS)
     sessions.set_defaults(run=_run_sessions)
     trust = commands.add_parser(
-        "trust", help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
+        "trust",
+        help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
         description=f"Trust ./{PROJECT_FILE} as it is now. Until then, the keys in it that choose where "
         "the conversation and your key go, or let tools do more without asking, are ignored. "
         "A changed file needs trusting again.",
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
-    trust.set_defaults(run=_run_trust, uses_settings=False)   # it reads ./hermeslite.yaml itself
+    trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
     return parser
 
 
 def _add_config_option(parser: argparse.ArgumentParser, *, default: object) -> None:
     """`--config` before or after the command; SUPPRESS on subparsers keeps them from erasing the top-level value."""
     parser.add_argument(
-        "--config", metavar="FILE", default=default,
+        "--config",
+        metavar="FILE",
+        default=default,
         help="read settings from FILE (default: $HERMESLITE_CONFIG, else ./hermeslite.yaml, "
         "else config.yaml in the user config directory)",
     )
@@ -125,7 +141,7 @@ def _main(argv: list[str] | None) -> int:
         _complain(str(exc))
         return 1
     except BrokenPipeError:
-        raise   # the reader has gone: `main` ends quietly
+        raise  # the reader has gone: `main` ends quietly
     except Exception as exc:  # a bug or an unforeseen fault: one line; the traceback when asked for
         return _unexpected(exc, verbose=args.verbose)
 
@@ -211,8 +227,9 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from hermeslite.resume import with_overrides
 
     # `hermeslite --model NAME config`: the threshold that model would get under these settings.
-    model, threshold, guessed = configured_threshold(with_overrides(loaded.settings, model=args.model,
-                                                                    api_base=args.api_base))
+    model, threshold, guessed = configured_threshold(
+        with_overrides(loaded.settings, model=args.model, api_base=args.api_base)
+    )
     print(f"# compaction for {model}: {threshold.describe()}")
     if guessed:
         print(neutralize(f"# {guessed}"))
@@ -258,9 +275,16 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """`-p TEXT` answers once; without it, the TUI on a terminal, else a line chat on stdin."""
     from hermeslite.chat import run_chat
 
-    return run_chat(loaded.settings, prompt=args.prompt, model=args.model, api_base=args.api_base,
-                    notices=tuple(loaded.warnings),
-                    continue_latest=args.continue_latest, resume=args.resume, verbose=args.verbose)
+    return run_chat(
+        loaded.settings,
+        prompt=args.prompt,
+        model=args.model,
+        api_base=args.api_base,
+        notices=tuple(loaded.warnings),
+        continue_latest=args.continue_latest,
+        resume=args.resume,
+        verbose=args.verbose,
+    )
 
 
 def _run_sessions(args: argparse.Namespace, loaded: LoadedSettings) -> int:

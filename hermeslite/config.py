@@ -39,8 +39,15 @@ USER_FILE = "config.yaml"
 # provider, so a repository could move a user of a local model onto a cloud one
 # whose key is in the environment), or widen what tools may do without asking.
 GUARDED_KEYS = (
-    "model.name", "model.api_base", "model.api_key_env", "compression.summary_model",
-    "tools.approval", "tools.sandbox", "tools.writable_paths", "tools.readable_paths", "tools.pass_env",
+    "model.name",
+    "model.api_base",
+    "model.api_key_env",
+    "compression.summary_model",
+    "tools.approval",
+    "tools.sandbox",
+    "tools.writable_paths",
+    "tools.readable_paths",
+    "tools.pass_env",
     "memory.dir",
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
@@ -52,26 +59,63 @@ class ModelConfig:
     """Which LLM to talk to. With no name and no provider key in the environment,
     the embedded SmolLM2 model runs locally so hermeslite works with no setup."""
 
-    name: str | None = field(default=None, metadata=spec(
-        "model", "litellm model string (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, ...); "
-        "null picks one from the API keys in the environment, else the embedded local model"))
-    api_base: str | None = field(default=None, metadata=spec(
-        "text_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"))
-    api_key_env: str | None = field(default=None, metadata=spec(
-        "text_or_null", "environment variable that holds the API key; null uses the provider's usual one"))
-    context_window: int | None = field(default=None, metadata=spec(
-        "whole_or_null", "the model's context window in tokens; null looks it up (8192 if unknown)",
-        lo=512, hi=100_000_000))
-    timeout: float = field(default=60, metadata=spec(
-        "number", "seconds to wait for a connection, and for each next piece of a streamed reply, "
-        "before the request counts as timed out", lo=1, hi=3600))
-    prompt_caching: str = field(default="auto", metadata=spec(
-        "choice", "auto marks cache breakpoints for Claude models (system prompt + last 3 messages) and keeps "
-        "the prefix stable for providers that cache by themselves; off sends no cache marks",
-        choices=("auto", "off")))
-    cache_ttl: str = field(default="5m", metadata=spec(
-        "choice", "how long Claude keeps a cached prefix: 5m, or 1h for sessions with long pauses "
-        "(1h cache writes cost 2x input instead of 1.25x)", choices=("5m", "1h")))
+    name: str | None = field(
+        default=None,
+        metadata=spec(
+            "model",
+            "litellm model string (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, ...); "
+            "null picks one from the API keys in the environment, else the embedded local model",
+        ),
+    )
+    api_base: str | None = field(
+        default=None,
+        metadata=spec(
+            "text_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"
+        ),
+    )
+    api_key_env: str | None = field(
+        default=None,
+        metadata=spec(
+            "text_or_null", "environment variable that holds the API key; null uses the provider's usual one"
+        ),
+    )
+    context_window: int | None = field(
+        default=None,
+        metadata=spec(
+            "whole_or_null",
+            "the model's context window in tokens; null looks it up (8192 if unknown)",
+            lo=512,
+            hi=100_000_000,
+        ),
+    )
+    timeout: float = field(
+        default=60,
+        metadata=spec(
+            "number",
+            "seconds to wait for a connection, and for each next piece of a streamed reply, "
+            "before the request counts as timed out",
+            lo=1,
+            hi=3600,
+        ),
+    )
+    prompt_caching: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "auto marks cache breakpoints for Claude models (system prompt + last 3 messages) and keeps "
+            "the prefix stable for providers that cache by themselves; off sends no cache marks",
+            choices=("auto", "off"),
+        ),
+    )
+    cache_ttl: str = field(
+        default="5m",
+        metadata=spec(
+            "choice",
+            "how long Claude keeps a cached prefix: 5m, or 1h for sessions with long pauses "
+            "(1h cache writes cost 2x input instead of 1.25x)",
+            choices=("5m", "1h"),
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
@@ -81,12 +125,17 @@ class ModelConfig:
 class AgentConfig:
     """The turn loop."""
 
-    max_iterations: int = field(default=50, metadata=spec(
-        "whole", "model calls per user turn before the agent stops and reports", lo=1, hi=1000))
-    max_retries: int = field(default=3, metadata=spec(
-        "whole", "retries for rate limits and transient provider errors, with backoff", lo=0, hi=10))
-    instructions: str | None = field(default=None, metadata=spec(
-        "text_or_null", "extra instructions appended to the built-in system prompt"))
+    max_iterations: int = field(
+        default=50,
+        metadata=spec("whole", "model calls per user turn before the agent stops and reports", lo=1, hi=1000),
+    )
+    max_retries: int = field(
+        default=3,
+        metadata=spec("whole", "retries for rate limits and transient provider errors, with backoff", lo=0, hi=10),
+    )
+    instructions: str | None = field(
+        default=None, metadata=spec("text_or_null", "extra instructions appended to the built-in system prompt")
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
@@ -96,25 +145,50 @@ class AgentConfig:
 class ToolsConfig:
     """What tools may do without asking."""
 
-    approval: str = field(default="ask", metadata=spec(
-        "choice", "risky commands and file access outside the project: ask (headless denies), auto "
-        "(destructive commands inside the project run in the sandbox too), allow (no sandbox, no questions), "
-        "or deny", choices=("ask", "auto", "allow", "deny")))
-    sandbox: str = field(default="auto", metadata=spec(
-        "choice", "auto: terminal commands run under Landlock where the kernel has it; off: never",
-        choices=("auto", "off")))
-    writable_paths: list[str] = field(default_factory=list, metadata=spec(
-        "paths", "more directories commands and write_file may write without asking (~ allowed)"))
-    readable_paths: list[str] = field(default_factory=list, metadata=spec(
-        "paths", "more directories read_file may read without asking (~ allowed)"))
-    pass_env: list[str] = field(default_factory=list, metadata=spec(
-        "env_names", "credential variables (such as *_API_KEY) to pass to tool processes anyway"))
-    terminal_timeout: float = field(default=120, metadata=spec(
-        "number", "seconds before a terminal command is killed, and the most the model may ask for",
-        lo=1, hi=86_400))
-    output_limit: int = field(default=30_000, metadata=spec(
-        "whole", "characters of tool output kept per call; longer output keeps its head and tail",
-        lo=1_000, hi=1_000_000))
+    approval: str = field(
+        default="ask",
+        metadata=spec(
+            "choice",
+            "risky commands and file access outside the project: ask (headless denies), auto "
+            "(destructive commands inside the project run in the sandbox too), allow (no sandbox, no questions), "
+            "or deny",
+            choices=("ask", "auto", "allow", "deny"),
+        ),
+    )
+    sandbox: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "auto: terminal commands run under Landlock where the kernel has it; off: never",
+            choices=("auto", "off"),
+        ),
+    )
+    writable_paths: list[str] = field(
+        default_factory=list,
+        metadata=spec("paths", "more directories commands and write_file may write without asking (~ allowed)"),
+    )
+    readable_paths: list[str] = field(
+        default_factory=list, metadata=spec("paths", "more directories read_file may read without asking (~ allowed)")
+    )
+    pass_env: list[str] = field(
+        default_factory=list,
+        metadata=spec("env_names", "credential variables (such as *_API_KEY) to pass to tool processes anyway"),
+    )
+    terminal_timeout: float = field(
+        default=120,
+        metadata=spec(
+            "number", "seconds before a terminal command is killed, and the most the model may ask for", lo=1, hi=86_400
+        ),
+    )
+    output_limit: int = field(
+        default=30_000,
+        metadata=spec(
+            "whole",
+            "characters of tool output kept per call; longer output keeps its head and tail",
+            lo=1_000,
+            hi=1_000_000,
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
@@ -124,14 +198,20 @@ class ToolsConfig:
 class MemoryConfig:
     """MEMORY.md (the agent's notes) and USER.md (about the user)."""
 
-    dir: str | None = field(default=None, metadata=spec(
-        "text_or_null", "folder holding MEMORY.md and USER.md; null means the user data directory"))
-    memory_char_limit: int = field(default=2_200, metadata=spec(
-        "whole", "maximum characters in MEMORY.md", lo=100, hi=1_000_000))
-    user_char_limit: int = field(default=1_375, metadata=spec(
-        "whole", "maximum characters in USER.md", lo=100, hi=1_000_000))
-    flush_min_turns: int = field(default=6, metadata=spec(
-        "whole", "user turns a session needs before compaction first saves memories", lo=0, hi=10_000))
+    dir: str | None = field(
+        default=None,
+        metadata=spec("text_or_null", "folder holding MEMORY.md and USER.md; null means the user data directory"),
+    )
+    memory_char_limit: int = field(
+        default=2_200, metadata=spec("whole", "maximum characters in MEMORY.md", lo=100, hi=1_000_000)
+    )
+    user_char_limit: int = field(
+        default=1_375, metadata=spec("whole", "maximum characters in USER.md", lo=100, hi=1_000_000)
+    )
+    flush_min_turns: int = field(
+        default=6,
+        metadata=spec("whole", "user turns a session needs before compaction first saves memories", lo=0, hi=10_000),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
@@ -169,7 +249,7 @@ class LoadedSettings:
 @dataclass(frozen=True)
 class ConfigSource:
     path: Path
-    project: bool    # ./hermeslite.yaml found by looking, not named by the user: guarded keys need trust
+    project: bool  # ./hermeslite.yaml found by looking, not named by the user: guarded keys need trust
 
 
 def default_config_paths(cwd: Path | None = None) -> list[Path]:
@@ -234,7 +314,7 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
     for dotted in GUARDED_KEYS:
         section, key = dotted.split(".")
         values = asdict(getattr(settings, section))
-        if key not in values:   # a key this version of the settings does not have
+        if key not in values:  # a key this version of the settings does not have
             continue
         value = values[key]
         if value != asdict(getattr(defaults, section))[key] and value not in HARMLESS_VALUES.get(dotted, ()):
@@ -254,8 +334,10 @@ def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
 def _untrusted_warning(path: Path, ignored: list[str], trust: Trust) -> str:
     shown = display_path(path)
     if trust is Trust.CHANGED:
-        return (f"ignored {', '.join(ignored)} from {shown}: it changed since you trusted it; "
-                "run `hermeslite trust` again to use them")
+        return (
+            f"ignored {', '.join(ignored)} from {shown}: it changed since you trusted it; "
+            "run `hermeslite trust` again to use them"
+        )
     return f"ignored {', '.join(ignored)} from {shown}: this folder is not trusted; run `hermeslite trust` to use them"
 
 
@@ -279,7 +361,9 @@ def _settings_from(data: Any, path: Path, warnings: list[str]) -> Settings:
     if data is None:  # empty file, or only comments
         return Settings()
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of sections such as `compression:`, got {_describe(data)}")
+        raise ConfigError(
+            f"{path}: the top level must be a mapping of sections such as `compression:`, got {_describe(data)}"
+        )
     sections = _section_classes()
     warnings.extend(_unknown_key_warning(path, str(key), str(key), sections) for key in data if key not in sections)
     built: dict[str, Any] = {}
@@ -309,9 +393,7 @@ def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[s
     metas = {f.name: f.metadata for f in fields(cls)}
     known = list(metas)
     values = {key: from_yaml(metas[key], value) for key, value in raw.items() if key in known}
-    warnings.extend(
-        _unknown_key_warning(path, f"{name}.{key}", str(key), known) for key in raw if key not in known
-    )
+    warnings.extend(_unknown_key_warning(path, f"{name}.{key}", str(key), known) for key in raw if key not in known)
     candidate = cls()
     for key, value in values.items():
         setattr(candidate, key, value)

@@ -49,7 +49,7 @@ def _duplicate_keys(node: yaml.Node | None, prefix: str = "") -> list[str]:
     lines: dict[str, list[int]] = {}
     problems: list[str] = []
     for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):   # a mapping used as a key: not a config file
+        if not isinstance(key_node, yaml.ScalarNode):  # a mapping used as a key: not a config file
             continue
         name = f"{prefix}{key_node.value}"
         lines.setdefault(name, []).append(key_node.start_mark.line + 1)

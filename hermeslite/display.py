@@ -16,8 +16,19 @@ from hermeslite.context.clip import clip_line
 from hermeslite.context.result import format_tokens, plural
 from hermeslite.store.usage import UsageTotals
 
-__all__ = ["KEY_ARGUMENTS", "bar", "compaction_cost", "format_cost", "format_token_count", "format_tokens", "key_argument", "neutralize",
-           "plural", "session_usage", "short_path"]
+__all__ = [
+    "KEY_ARGUMENTS",
+    "bar",
+    "compaction_cost",
+    "format_cost",
+    "format_token_count",
+    "format_tokens",
+    "key_argument",
+    "neutralize",
+    "plural",
+    "session_usage",
+    "short_path",
+]
 
 # The argument worth showing for each kind of tool call, in order of preference.
 KEY_ARGUMENTS = ("command", "path", "pattern", "query", "id", "action", "target", "todos")
@@ -114,9 +125,11 @@ def compaction_cost(usage: UsageTotals) -> str:
 def session_usage(usage: UsageTotals) -> str:
     """One line for a whole session: requests, cache hits, output and cost."""
     plural = "s" if usage.requests != 1 else ""
-    return (f"{usage.requests} request{plural} · {_cached_share(usage)} "
-            f"({format_tokens(usage.cache_write_tokens)} written to it) · "
-            f"{format_tokens(usage.completion_tokens)} output tokens · cost {format_cost(usage)}")
+    return (
+        f"{usage.requests} request{plural} · {_cached_share(usage)} "
+        f"({format_tokens(usage.cache_write_tokens)} written to it) · "
+        f"{format_tokens(usage.completion_tokens)} output tokens · cost {format_cost(usage)}"
+    )
 
 
 def format_token_count(tokens: int) -> str:
@@ -135,5 +148,5 @@ def short_path(path: Path | str, home: Path | None = None) -> str:
     text = str(path)
     home_text = str(home if home is not None else Path.home())
     if home_text not in ("", "/") and (text == home_text or text.startswith(home_text + "/")):
-        return "~" + text[len(home_text):]
+        return "~" + text[len(home_text) :]
     return text

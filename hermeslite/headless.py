@@ -69,7 +69,9 @@ class HeadlessPrinter:
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""
-        self._note(f"⟳ compressing ({event.trigger}) {plural(event.messages, 'message')}, ~{format_tokens(event.tokens)} tokens{focus}…")
+        self._note(
+            f"⟳ compressing ({event.trigger}) {plural(event.messages, 'message')}, ~{format_tokens(event.tokens)} tokens{focus}…"
+        )
 
     def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
         result = event.result
@@ -86,14 +88,18 @@ class HeadlessPrinter:
         """The end-of-run lines with --verbose: the session's requests, cache hits and cost, and what
         the next request (a `--continue`) carries, counted as the TUI's meter counts it."""
         self._note(f"session: {session_usage(usage)}")
-        self._note(f"context: next request ~{format_tokens(pressure.tokens)} tokens, {pressure.percent}% of the way "
-                   f"to compaction at {format_tokens(pressure.threshold)}")
+        self._note(
+            f"context: next request ~{format_tokens(pressure.tokens)} tokens, {pressure.percent}% of the way "
+            f"to compaction at {format_tokens(pressure.threshold)}"
+        )
 
     def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         p = event.pressure
         if p.level != PressureLevel.NORMAL and p.level != self._level:
-            self._note(f"! context {p.percent}% of the way to compaction ({format_tokens(p.tokens)} / {format_tokens(p.threshold)} tokens)"
-                       " - /compress [focus] to compact now")
+            self._note(
+                f"! context {p.percent}% of the way to compaction ({format_tokens(p.tokens)} / {format_tokens(p.threshold)} tokens)"
+                " - /compress [focus] to compact now"
+            )
         self._level = p.level
 
     def _on_Notice(self, event: ev.Notice) -> None:

@@ -31,9 +31,9 @@ class LineChat:
         self.settings = settings
         self.store = store
         self.out, self.err = out, err
-        self.model_cfg: ModelConfig = settings.model   # follows /model
-        self.failed = False      # a turn or a command failed: the chat exits 1
-        self.done = False        # /quit
+        self.model_cfg: ModelConfig = settings.model  # follows /model
+        self.failed = False  # a turn or a command failed: the chat exits 1
+        self.done = False  # /quit
 
     async def handle(self, text: str) -> None:
         """One non-empty line: a `!command`, a slash command, or a message for the model."""
@@ -83,7 +83,7 @@ class LineChat:
 
         old = self.agent
         old.discard_if_unused()
-        settings = replace(self.settings, model=self.model_cfg)   # the model /model switched to, if it did
+        settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
         agent = build_successor(old, settings, session_id=session_id, store=self.store)
         self.store.release(old.session_id)  # another process may continue it now
         agent.carry_calibration(old)

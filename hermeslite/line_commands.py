@@ -33,9 +33,9 @@ class LineSurface(Protocol):
 
     agent: Agent
 
-    def show(self, text: str) -> None: ...       # stdout: what was asked for
+    def show(self, text: str) -> None: ...  # stdout: what was asked for
 
-    def say(self, text: str) -> None: ...        # stderr: a report
+    def say(self, text: str) -> None: ...  # stderr: a report
 
     def fail(self, text: str = "") -> None: ...  # stderr (if any), and the chat exits 1 at the end
 
@@ -48,8 +48,7 @@ class LineSurface(Protocol):
 
 Handler = Callable[[LineSurface, str], Awaitable[None]]
 handlers: Handlers[Handler] = Handlers(LINE)
-CHAT_HELP = ("Anything else is sent to the model.",
-             *views.SHELL_HELP)
+CHAT_HELP = ("Anything else is sent to the model.", *views.SHELL_HELP)
 
 
 def help_text() -> str:
@@ -67,7 +66,7 @@ async def _compress(chat: LineSurface, args: str) -> None:
         return
     result = await chat.agent.compress_now(focus)
     if result.aborted:
-        chat.fail()          # the printer has said why, from the compaction's events
+        chat.fail()  # the printer has said why, from the compaction's events
 
 
 @handlers.bind("uncompress")
@@ -214,8 +213,9 @@ async def _model(chat: LineSurface, args: str) -> None:
     if not args:
         chat.say(views.model_view(model, window.context_length, window.threshold))
         return
-    chat.say(views.switched_view(model, window.context_length, window.threshold,
-                                 agent.request_tokens() >= window.threshold))
+    chat.say(
+        views.switched_view(model, window.context_length, window.threshold, agent.request_tokens() >= window.threshold)
+    )
     for line in agent.startup_notes():
         chat.say(line)
 

@@ -28,8 +28,8 @@ NO_SESSION = "no session to continue; starting a new one"
 
 @dataclass(frozen=True)
 class SessionChoice:
-    session_id: str | None                         # None: start a new session
-    settings: Settings                             # with the model the session goes on with
+    session_id: str | None  # None: start a new session
+    settings: Settings  # with the model the session goes on with
     notes: list[str] = field(default_factory=list)  # one line each, for the user
 
 
@@ -37,14 +37,19 @@ def with_overrides(settings: Settings, *, model: str | None, api_base: str | Non
     """Command-line flags win over the config file."""
     if not model and not api_base:
         return settings
-    changed = replace(settings.model, name=model or settings.model.name,
-                      api_base=api_base or settings.model.api_base)
+    changed = replace(settings.model, name=model or settings.model.name, api_base=api_base or settings.model.api_base)
     return replace(settings, model=changed)
 
 
 def choose_session(
-    store: SessionStore, settings: Settings, *, continue_latest: bool, resume: str | None,
-    model: str | None = None, api_base: str | None = None, environ: Mapping[str, str] | None = None,
+    store: SessionStore,
+    settings: Settings,
+    *,
+    continue_latest: bool,
+    resume: str | None,
+    model: str | None = None,
+    api_base: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> SessionChoice:
     """The session to open (claimed), the settings to open it with, and what to tell the user."""
     configured = with_overrides(settings, model=model, api_base=api_base)
@@ -55,8 +60,13 @@ def choose_session(
     info = store.get_session(session_id)
     if info is None or not info.model:
         return SessionChoice(session_id, configured)
-    chosen, note = continue_model(info, configured.model, model_given=bool(model), api_base=api_base,
-                                  environ=os.environ if environ is None else environ)
+    chosen, note = continue_model(
+        info,
+        configured.model,
+        model_given=bool(model),
+        api_base=api_base,
+        environ=os.environ if environ is None else environ,
+    )
     return SessionChoice(session_id, replace(configured, model=chosen), [note] if note else [])
 
 
@@ -72,7 +82,11 @@ def _pick(store: SessionStore, *, continue_latest: bool, resume: str | None) -> 
 
 
 def continue_model(
-    info: SessionInfo, configured: ModelConfig, *, model_given: bool, api_base: str | None,
+    info: SessionInfo,
+    configured: ModelConfig,
+    *,
+    model_given: bool,
+    api_base: str | None,
     environ: Mapping[str, str],
 ) -> tuple[ModelConfig, str | None]:
     """The model config a resumed session talks to, and a line for the user when it is worth one."""
@@ -81,25 +95,39 @@ def continue_model(
     recorded = str(info.model)
     current = resolve_model(configured, dict(environ)).name
     if model_given:
-        note = None if current == recorded else (
-            f"session {info.id} was recorded with {recorded}; continuing on {current} as asked (--model)")
+        note = (
+            None
+            if current == recorded
+            else (f"session {info.id} was recorded with {recorded}; continuing on {current} as asked (--model)")
+        )
         return configured, note
     problem = missing_key(recorded, info.api_base or api_base, configured, environ)
     if problem:
-        note = None if current == recorded else (
-            f"session {info.id} was recorded with {recorded}, which cannot be used here ({problem}); "
-            f"continuing on {current}")
+        note = (
+            None
+            if current == recorded
+            else (
+                f"session {info.id} was recorded with {recorded}, which cannot be used here ({problem}); "
+                f"continuing on {current}"
+            )
+        )
         return configured, note
     same_name = recorded == configured.name
     same_provider = provider(recorded) == provider(configured.name)
     chosen = replace(
-        configured, name=recorded,
+        configured,
+        name=recorded,
         api_base=api_base or info.api_base or (configured.api_base if same_name else None),
         api_key_env=configured.api_key_env if same_provider else None,
         context_window=configured.context_window if same_name else None,
     )
-    note = None if current == recorded else (
-        f"session {info.id} continues on its own model {recorded} (the config's is {current}; --model changes it)")
+    note = (
+        None
+        if current == recorded
+        else (
+            f"session {info.id} continues on its own model {recorded} (the config's is {current}; --model changes it)"
+        )
+    )
     return chosen, note
 
 
@@ -122,5 +150,5 @@ def missing_key(name: str, api_base: str | None, configured: ModelConfig, enviro
 
 
 def provider(name: str | None) -> str:
-    """"anthropic" for "anthropic/claude-...", "" for a name without a provider."""
+    """ "anthropic" for "anthropic/claude-...", "" for a name without a provider."""
     return name.split("/", 1)[0] if name and "/" in name else ""

@@ -74,7 +74,9 @@ class TrustStore:
             return {}
         trusted = raw.get("trusted") if isinstance(raw, dict) else None
         if not isinstance(trusted, dict):
-            self.problem = f"the list of trusted projects {self.path} is not in the expected form; no project is trusted"
+            self.problem = (
+                f"the list of trusted projects {self.path} is not in the expected form; no project is trusted"
+            )
             return {}
         return {str(path): str(value) for path, value in trusted.items()}
 
@@ -83,13 +85,15 @@ class TrustStore:
         temporary = self.path.with_name(self.path.name + ".tmp")
         try:
             ensure_dir(self.path.parent)
-            temporary.write_text(json.dumps({"version": VERSION, "trusted": entries}, indent=2) + "\n",
-                                 encoding="utf-8")
+            temporary.write_text(
+                json.dumps({"version": VERSION, "trusted": entries}, indent=2) + "\n", encoding="utf-8"
+            )
             os.chmod(temporary, 0o600)
             os.replace(temporary, self.path)
         except OSError as exc:
-            raise UserFacingError(f"cannot save the list of trusted projects {self.path}: "
-                                  f"{exc.strerror or exc}") from None
+            raise UserFacingError(
+                f"cannot save the list of trusted projects {self.path}: {exc.strerror or exc}"
+            ) from None
 
 
 def _key(config: Path) -> str:

@@ -34,14 +34,16 @@ class Transcript:
 
     def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> Transcript:
         ids = [f"call_{next(_ids)}" for _ in calls]
-        self.messages.append({
-            "role": "assistant",
-            "content": text,
-            "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                for i, (n, a, _) in zip(ids, calls, strict=True)
-            ],
-        })
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                    for i, (n, a, _) in zip(ids, calls, strict=True)
+                ],
+            }
+        )
         for i, (n, _, out) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
         return self
@@ -56,7 +58,11 @@ def agent_session(turns: int, output_chars: int = 3_000, system: str = "You are 
     for n in range(turns):
         t.user(f"Step {n}: please fix the failing test in module_{n}.py")
         t.tool("read_file", {"path": f"src/module_{n}.py"}, f"line {n}\n" * (output_chars // 8))
-        t.tool("terminal", {"command": f"pytest tests/test_{n}.py"}, ("collected 3 items\n" * (output_chars // 18)) + f"[exit code: {n % 2}]")
+        t.tool(
+            "terminal",
+            {"command": f"pytest tests/test_{n}.py"},
+            ("collected 3 items\n" * (output_chars // 18)) + f"[exit code: {n % 2}]",
+        )
         t.assistant(f"Fixed module_{n}.py; the test passes now.")
     return t.build()
 

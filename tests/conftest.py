@@ -28,5 +28,6 @@ def _isolate_user_files(home: Path, workdir: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("HERMESLITE_CONFIG", raising=False)
     monkeypatch.chdir(workdir)
 
+
 from tests.fake_anthropic import fake_anthropic  # noqa: E402,F401  (fixture for every test package)
 from tests.server import scripted_server  # noqa: E402,F401  (fixture for every test package)

@@ -10,8 +10,11 @@ from hermeslite.agent import events as ev
 
 def defined_events() -> set[type]:
     """The dataclasses defined in agent/events.py: what a front end may be sent."""
-    return {obj for obj in vars(ev).values()
-            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == ev.__name__}
+    return {
+        obj
+        for obj in vars(ev).values()
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == ev.__name__
+    }
 
 
 def union_events() -> set[type]:

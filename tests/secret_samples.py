@@ -26,7 +26,7 @@ BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 @dataclass(frozen=True)
 class Sample:
     vendor: str
-    key: str     # the whole credential as it would appear
+    key: str  # the whole credential as it would appear
     secret: str  # the part that must not survive redaction
 
 
@@ -35,11 +35,13 @@ Body = Callable[[random.Random], str]
 
 def chars(alphabet: str, n: int) -> Body:
     """n characters from `alphabet`, with a digit among them when the alphabet has digits."""
+
     def make(rng: random.Random) -> str:
         body = [rng.choice(alphabet) for _ in range(n)]
         if any(c in DIGITS for c in alphabet) and not any(c in DIGITS for c in body):
             body[rng.randrange(n)] = rng.choice(DIGITS)
         return "".join(body)
+
     return make
 
 
@@ -90,11 +92,17 @@ FORMATS: list[tuple[str, str, Body]] = [
     ("Slack bot token", "xoxb-", joined(chars(DIGITS, 12), "-", chars(DIGITS, 13), "-", chars(ALNUM, 24))),
     ("Slack user token", "xoxp-", joined(chars(DIGITS, 12), "-", chars(DIGITS, 13), "-", chars(HEX, 32))),
     ("Slack app token", "xapp-", joined("1-A", chars(UPPER + DIGITS, 10), "-", chars(DIGITS, 13), "-", chars(HEX, 64))),
-    ("Slack webhook", "https://hooks.slack.com/services/", joined("T", chars(UPPER + DIGITS, 8), "/B", chars(UPPER + DIGITS, 10),
-                                                                 "/", chars(ALNUM, 24))),
+    (
+        "Slack webhook",
+        "https://hooks.slack.com/services/",
+        joined("T", chars(UPPER + DIGITS, 8), "/B", chars(UPPER + DIGITS, 10), "/", chars(ALNUM, 24)),
+    ),
     ("Discord webhook", "https://discord.com/api/webhooks/", joined(chars(DIGITS, 18), "/", chars(B64URL, 68))),
-    ("Microsoft Teams webhook", "https://contoso.webhook.office.com/webhookb2/", joined(uuid(), "@", uuid(),
-                                                                                        "/IncomingWebhook/", chars(HEX, 32))),
+    (
+        "Microsoft Teams webhook",
+        "https://contoso.webhook.office.com/webhookb2/",
+        joined(uuid(), "@", uuid(), "/IncomingWebhook/", chars(HEX, 32)),
+    ),
     ("Telegram bot token", "123456789:", chars(B64URL, 35)),
     ("AWS access key", "AKIA", chars(UPPER + DIGITS, 16)),
     ("AWS temporary key", "ASIA", chars(UPPER + DIGITS, 16)),
@@ -131,9 +139,21 @@ FORMATS: list[tuple[str, str, Body]] = [
     ("Sentry user token", "sntryu_", chars(HEX, 64)),
     ("Sentry organization token", "sntrys_", joined("eyJpYXQiOjE2", chars(B64, 120), "=_", chars(B64, 43))),
     ("1Password service account", "ops_eyJ", chars(B64, 300)),
-    ("1Password secret key", "A3-", joined(chars(UPPER + DIGITS, 6), "-", chars(UPPER + DIGITS, 11), "-",
-                                           chars(UPPER + DIGITS, 5), "-", chars(UPPER + DIGITS, 5), "-",
-                                           chars(UPPER + DIGITS, 5))),
+    (
+        "1Password secret key",
+        "A3-",
+        joined(
+            chars(UPPER + DIGITS, 6),
+            "-",
+            chars(UPPER + DIGITS, 11),
+            "-",
+            chars(UPPER + DIGITS, 5),
+            "-",
+            chars(UPPER + DIGITS, 5),
+            "-",
+            chars(UPPER + DIGITS, 5),
+        ),
+    ),
     ("Doppler service token", "dp.st.", chars(ALNUM, 43)),
     ("Doppler personal token", "dp.pt.", chars(ALNUM, 43)),
     ("Vault service token", "hvs.", chars(B64URL, 90)),
@@ -252,7 +272,7 @@ NEGATIVES = [
     "Run `pytest -q`; 48 passed, 2 skipped in 3.21s.",
     "ERROR tokenizer: unexpected token ';' at line 12, column 4",
     "printf 'password: %s\\n' \"$PASSWORD\"",
-    "echo \"token=$TOKEN\" >> \"$GITHUB_ENV\"",
+    'echo "token=$TOKEN" >> "$GITHUB_ENV"',
     "The eos_token is '</s>' and the pad_token is '[PAD]'.",
     "session_key_prefix = 'sess:'",
     "KEYBOARD_LAYOUT=us",
@@ -263,9 +283,9 @@ NEGATIVES = [
     "client = OpenAI(api_key=api_key)",
     "if token == previous_token:",
     "assert secret != ''",
-    "let key = Key::new(\"id\");",
+    'let key = Key::new("id");',
     "Map<String, Token> tokens = new HashMap<>();",
-    "type Token struct { Value string `json:\"token\"` }",
+    'type Token struct { Value string `json:"token"` }',
     "# The API key is read from the OPENAI_API_KEY environment variable.",
     "Set `password` in config.yaml, or pass --password-file.",
     "the authorization model is fully open",
@@ -273,7 +293,7 @@ NEGATIVES = [
     "/metrics?token_count=17&session_id=public",
     "https://git@github.com/user/repo.git",
     "x-api-key: <your-api-key>",
-    "password = \"\"",
+    'password = ""',
     "PASSWORD=",
     "api_key: null",
 ]

@@ -55,7 +55,7 @@ class Reply:
     """One scripted answer. Build with the classmethods, not directly."""
 
     kind: str
-    content: str = ""                   # the assistant text (not `text`: that is the builder below)
+    content: str = ""  # the assistant text (not `text`: that is the builder below)
     chunks: int = 1
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     interleave: bool = False
@@ -72,8 +72,9 @@ class Reply:
     refusal: str | None = None
 
     @classmethod
-    def text(cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None,
-             finish: str | None = None) -> Reply:
+    def text(
+        cls, text: str, chunks: int = 1, *, usage: tuple[int, int] | None = None, finish: str | None = None
+    ) -> Reply:
         """Assistant text, streamed in `chunks` content deltas (or one JSON body when not streaming).
 
         `usage` = (prompt, completion) overrides the estimated counts; `finish`
@@ -87,9 +88,7 @@ class Reply:
         return cls("text", content="", refusal=refusal)
 
     @classmethod
-    def tool_calls(
-        cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False
-    ) -> Reply:
+    def tool_calls(cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False) -> Reply:
         """Parallel tool calls; each call's arguments arrive split over several deltas.
 
         Calls get distinct indices and ids (`call_0`, `call_1`, ...). With
@@ -137,8 +136,9 @@ class Reply:
         return cls("stall", seconds=seconds, inner=reply, after_chunks=after_chunks)
 
     @classmethod
-    def unfinished(cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
-                   ) -> Reply:
+    def unfinished(
+        cls, text: str = "", chunks: int = 1, *, calls: list[tuple[str, dict[str, Any]]] | None = None
+    ) -> Reply:
         """Stream `text` (and `calls`), then end the body cleanly ([DONE] included) with no finish reason."""
         return cls("unfinished", content=text, chunks=chunks, calls=list(calls or []))
 
@@ -165,8 +165,9 @@ class ScriptedServer:
         # Consulted before the queue: return a Reply to answer a request by its content, or None.
         self.responder: Callable[[dict[str, Any]], Reply | None] | None = None
         self._httpd = _QuietHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="scripted-llm-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-llm-server", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -269,8 +270,14 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if reply.kind in ("unfinished", "empty", "stream_error", "stall"):
             return self._stream_oddly(body, reply)
         if reply.kind == "error":
-            payload = {"error": {"message": reply.message, "type": reply.type or _default_type(reply.status),
-                                 "param": None, "code": reply.code}}
+            payload = {
+                "error": {
+                    "message": reply.message,
+                    "type": reply.type or _default_type(reply.status),
+                    "param": None,
+                    "code": reply.code,
+                }
+            }
             return self._send_json(reply.status, payload, reply.headers)
         streaming = bool(body.get("stream"))
         if reply.kind == "disconnect":
@@ -297,8 +304,16 @@ class _ChatHandler(BaseHTTPRequestHandler):
             for chunk in _tool_call_chunks(rid, model, reply):
                 self._sse(chunk)
         elif reply.kind == "empty" and reply.usage is not None:
-            self._sse({"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-                       "choices": [], "usage": _usage(body, reply, "")})
+            self._sse(
+                {
+                    "id": rid,
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [],
+                    "usage": _usage(body, reply, ""),
+                }
+            )
         elif reply.kind == "stream_error":
             self._sse({"error": {"message": reply.message, "type": "proxy_error", "param": None, "code": None}})
         elif reply.kind == "stall":
@@ -307,7 +322,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
             for chunk in chunks[: reply.after_chunks]:
                 self._sse(chunk)
             time.sleep(reply.seconds)
-            for chunk in chunks[reply.after_chunks:]:
+            for chunk in chunks[reply.after_chunks :]:
                 self._sse(chunk)
         self._sse_raw(b"data: [DONE]\n\n")
         self._write_chunk(b"")
@@ -357,8 +372,14 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
 
 def _default_type(status: int) -> str:
-    return {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-            404: "not_found_error", 413: "invalid_request_error", 429: "rate_limit_error"}.get(status, "server_error")
+    return {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "invalid_request_error",
+        429: "rate_limit_error",
+    }.get(status, "server_error")
 
 
 def _ids(body: dict[str, Any]) -> tuple[str, str]:
@@ -374,8 +395,13 @@ def _usage(body: dict[str, Any], reply: Reply, completion_text: str) -> dict[str
 
 
 def _chunk(rid: str, model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    return {
+        "id": rid,
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def _argument_pieces(args: dict[str, Any]) -> list[str]:
@@ -400,15 +426,22 @@ def _stream_chunks(body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any
     yield _chunk(rid, model, {}, finish)
     if (body.get("stream_options") or {}).get("include_usage"):
         completion_text = text + "".join(json.dumps(a) for _, a in reply.calls)
-        yield {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-               "choices": [], "usage": _usage(body, reply, completion_text)}
+        yield {
+            "id": rid,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [],
+            "usage": _usage(body, reply, completion_text),
+        }
 
 
 def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, Any]]:
     streams: list[list[dict[str, Any]]] = []
     for index, (name, args) in enumerate(reply.calls):
-        deltas = [{"index": index, "id": f"call_{index}", "type": "function",
-                   "function": {"name": name, "arguments": ""}}]
+        deltas = [
+            {"index": index, "id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": ""}}
+        ]
         deltas += [{"index": index, "function": {"arguments": piece}} for piece in _argument_pieces(args)]
         streams.append(deltas)
     if reply.interleave:
@@ -440,9 +473,14 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     elif not reply.content and not reply.refusal:
         message["content"] = ""
     completion_text = reply.content + "".join(json.dumps(a) for _, a in reply.calls)
-    return {"id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-            "usage": _usage(body, reply, completion_text)}
+    return {
+        "id": rid,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": _usage(body, reply, completion_text),
+    }
 
 
 @pytest.fixture

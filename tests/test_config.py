@@ -291,19 +291,24 @@ def _assert_commented(lines: list[str], key: str, indent: str) -> None:
 
 
 def test_a_duplicated_section_warns_with_file_and_lines(workdir: Path) -> None:
-    path = write(workdir / "hermeslite.yaml",
-                 "model:\n  context_window: 4096\ncompression:\n  threshold: 0.6\nmodel:\n  context_window: 8192\n")
+    path = write(
+        workdir / "hermeslite.yaml",
+        "model:\n  context_window: 4096\ncompression:\n  threshold: 0.6\nmodel:\n  context_window: 8192\n",
+    )
     loaded = load_settings()
     assert loaded.warnings == [f"{path}: model appears twice (lines 1 and 5); only the last one is used"]
     assert loaded.settings.model.context_window == 8192 and loaded.settings.compression.threshold == 0.6
 
 
 def test_a_duplicated_key_inside_a_section_warns_with_its_dotted_name(workdir: Path) -> None:
-    path = write(workdir / "hermeslite.yaml",
-                 "compression:\n  threshold: 0.6\n  max_passes: 2\n  threshold: 0.7\n  threshold: 0.8\n")
+    path = write(
+        workdir / "hermeslite.yaml",
+        "compression:\n  threshold: 0.6\n  max_passes: 2\n  threshold: 0.7\n  threshold: 0.8\n",
+    )
     loaded = load_settings()
-    assert loaded.warnings == [f"{path}: compression.threshold appears 3 times (lines 2, 4 and 5); "
-                               "only the last one is used"]
+    assert loaded.warnings == [
+        f"{path}: compression.threshold appears 3 times (lines 2, 4 and 5); only the last one is used"
+    ]
     assert loaded.settings.compression.threshold == 0.8
 
 

@@ -34,6 +34,6 @@ def test_the_printer_routes_by_class():
     printer = HeadlessPrinter(out, err)
     printer(ev.TextDelta("the reply"))
     printer(ev.Notice("read this once"))
-    printer(ev.ReplyComplete("the reply"))   # ignored: the text came as deltas
+    printer(ev.ReplyComplete("the reply"))  # ignored: the text came as deltas
     assert out.getvalue() == "the reply\n"
     assert err.getvalue() == "note: read this once\n"

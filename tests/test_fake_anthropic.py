@@ -10,7 +10,7 @@ from tests.fake_anthropic.blocks import flatten
 from tests.fake_anthropic.cache import PromptCache
 from tests.fake_anthropic.validate import problem
 
-LONG = "x" * 4_400    # 1,100 tokens at 4 chars a token, over the 1,024 minimum
+LONG = "x" * 4_400  # 1,100 tokens at 4 chars a token, over the 1,024 minimum
 
 
 def request(messages: list[dict], system: object = "be brief", **extra: object) -> dict:
@@ -36,26 +36,58 @@ def result(i: str) -> dict:
 
 
 def test_a_valid_tool_round_trip_passes() -> None:
-    body = request([{"role": "user", "content": "read it"},
-                    {"role": "assistant", "content": [text("Reading."), use("t1"), use("t2")]},
-                    {"role": "user", "content": [result("t1"), result("t2"), text("thanks")]}])
+    body = request(
+        [
+            {"role": "user", "content": "read it"},
+            {"role": "assistant", "content": [text("Reading."), use("t1"), use("t2")]},
+            {"role": "user", "content": [result("t1"), result("t2"), text("thanks")]},
+        ]
+    )
     assert problem(body) is None
 
 
-@pytest.mark.parametrize(("messages", "wording"), [
-    ([{"role": "assistant", "content": "hi"}], "first message"),
-    ([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "alternate"),
-    ([{"role": "user", "content": [text("")]}], "non-whitespace"),
-    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [use("t1")]},
-      {"role": "user", "content": "no result"}], "without `tool_result`"),
-    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [use("t1")]},
-      {"role": "user", "content": [result("t1"), result("t9")]}], "unexpected `tool_use_id`"),
-    ([{"role": "user", "content": "go"}, {"role": "assistant", "content": [use("t1")]},
-      {"role": "user", "content": [text("first"), result("t1")]}], "must come before"),
-    ([{"role": "user", "content": [text("a", True), text("b", True), text("c", True), text("d", True),
-                                    text("e", True)]}], "A maximum of 4 blocks"),
-    ([{"role": "user", "content": [text("a", True, "5m"), text("b", True, "1h")]}], "must not come after"),
-])
+@pytest.mark.parametrize(
+    ("messages", "wording"),
+    [
+        ([{"role": "assistant", "content": "hi"}], "first message"),
+        ([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "alternate"),
+        ([{"role": "user", "content": [text("")]}], "non-whitespace"),
+        (
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [use("t1")]},
+                {"role": "user", "content": "no result"},
+            ],
+            "without `tool_result`",
+        ),
+        (
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [use("t1")]},
+                {"role": "user", "content": [result("t1"), result("t9")]},
+            ],
+            "unexpected `tool_use_id`",
+        ),
+        (
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [use("t1")]},
+                {"role": "user", "content": [text("first"), result("t1")]},
+            ],
+            "must come before",
+        ),
+        (
+            [
+                {
+                    "role": "user",
+                    "content": [text("a", True), text("b", True), text("c", True), text("d", True), text("e", True)],
+                }
+            ],
+            "A maximum of 4 blocks",
+        ),
+        ([{"role": "user", "content": [text("a", True, "5m"), text("b", True, "1h")]}], "must not come after"),
+    ],
+)
 def test_what_the_real_api_rejects_is_rejected(messages: list[dict], wording: str) -> None:
     found = problem(request(messages))
     assert found is not None and wording in found
@@ -63,8 +95,11 @@ def test_what_the_real_api_rejects_is_rejected(messages: list[dict], wording: st
 
 def test_marks_in_the_system_prompt_and_tools_count_toward_the_four() -> None:
     tools = [{"name": "f", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]
-    body = request([{"role": "user", "content": [text("a", True), text("b", True)]}],
-                   system=[text("s", True), text("t", True)], tools=tools)
+    body = request(
+        [{"role": "user", "content": [text("a", True), text("b", True)]}],
+        system=[text("s", True), text("t", True)],
+        tools=tools,
+    )
     assert "Found 5" in (problem(body) or "")
 
 
@@ -122,8 +157,8 @@ def test_the_lookback_reaches_twenty_blocks_and_no_further() -> None:
     near, far = PromptCache(), PromptCache()
     near.use(flatten(body(1)))
     far.use(flatten(body(1)))
-    assert near.use(flatten(body(20))).cache_read_input_tokens > 0    # 19 blocks after the cached one
-    assert far.use(flatten(body(21))).cache_read_input_tokens == 0    # 20 blocks after: out of reach
+    assert near.use(flatten(body(20))).cache_read_input_tokens > 0  # 19 blocks after the cached one
+    assert far.use(flatten(body(21))).cache_read_input_tokens == 0  # 20 blocks after: out of reach
 
 
 def test_entries_expire_after_their_ttl_and_reads_renew_them() -> None:
@@ -132,7 +167,7 @@ def test_entries_expire_after_their_ttl_and_reads_renew_them() -> None:
     body = request(turns(1), system=[text(LONG, True)])
     cache.use(flatten(body))
     clock.now = 299
-    assert cache.use(flatten(body)).cache_read_input_tokens > 0      # renewed at 299
+    assert cache.use(flatten(body)).cache_read_input_tokens > 0  # renewed at 299
     clock.now = 598
     assert cache.use(flatten(body)).cache_read_input_tokens > 0
     clock.now = 899
@@ -160,10 +195,12 @@ def test_cache_marks_do_not_change_the_prefix_they_mark() -> None:
 def test_errors_use_the_api_shape_and_overlong_prompts_are_refused() -> None:
     with FakeAnthropic(limit_tokens=500) as server:
         headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
-        bad = httpx.post(f"{server.base_url}/v1/messages", headers=headers,
-                         json=request([{"role": "assistant", "content": "hi"}]))
-        long = httpx.post(f"{server.base_url}/v1/messages", headers=headers,
-                          json=request([{"role": "user", "content": LONG}]))
+        bad = httpx.post(
+            f"{server.base_url}/v1/messages", headers=headers, json=request([{"role": "assistant", "content": "hi"}])
+        )
+        long = httpx.post(
+            f"{server.base_url}/v1/messages", headers=headers, json=request([{"role": "user", "content": LONG}])
+        )
         keyless = httpx.post(f"{server.base_url}/v1/messages", json=request([{"role": "user", "content": "hi"}]))
     assert bad.status_code == 400 and bad.json()["error"]["type"] == "invalid_request_error"
     assert long.status_code == 400 and "prompt is too long: 1" in long.json()["error"]["message"]

@@ -17,7 +17,7 @@ LINE_COMMANDS = [spec for spec in COMMANDS if spec.available_in(LINE)]
 
 def chat_on(agent) -> tuple[LineChat, io.StringIO, io.StringIO]:
     out, err = io.StringIO(), io.StringIO()
-    agent.subscribe(HeadlessPrinter(out, err))     # as the line chat runs: events are printed
+    agent.subscribe(HeadlessPrinter(out, err))  # as the line chat runs: events are printed
     return LineChat(agent, agent.deps.settings, agent.deps.store, out, err), out, err
 
 

@@ -38,8 +38,10 @@ def test_continue_goes_back_to_the_recorded_model_and_endpoint(store: SessionSto
     model = choice.settings.model
     assert (choice.session_id, model.name, model.api_base) == (sid, "openai/test-model", LOCAL)
     assert model.api_key_env is None and model.context_window is None  # they belonged to the other model
-    assert choice.notes == [f"session {sid} continues on its own model openai/test-model "
-                            "(the config's is anthropic/claude-sonnet-4-5; --model changes it)"]
+    assert choice.notes == [
+        f"session {sid} continues on its own model openai/test-model "
+        "(the config's is anthropic/claude-sonnet-4-5; --model changes it)"
+    ]
 
 
 def test_same_model_as_the_config_says_nothing_and_keeps_its_settings(store: SessionStore):
@@ -52,36 +54,43 @@ def test_same_model_as_the_config_says_nothing_and_keeps_its_settings(store: Ses
 
 def test_an_explicit_model_wins_and_the_change_is_said(store: SessionStore):
     sid = recorded(store, "openai/test-model", LOCAL)
-    choice = choose_session(store, settings(), continue_latest=True, resume=None,
-                            model="openai/other-model", api_base=LOCAL, environ={})
+    choice = choose_session(
+        store, settings(), continue_latest=True, resume=None, model="openai/other-model", api_base=LOCAL, environ={}
+    )
     assert (choice.settings.model.name, choice.settings.model.api_base) == ("openai/other-model", LOCAL)
-    assert choice.notes == [f"session {sid} was recorded with openai/test-model; "
-                            "continuing on openai/other-model as asked (--model)"]
+    assert choice.notes == [
+        f"session {sid} was recorded with openai/test-model; continuing on openai/other-model as asked (--model)"
+    ]
 
 
 def test_only_a_new_endpoint_keeps_the_recorded_model(store: SessionStore):
     recorded(store, "openai/test-model", "http://old:1/v1")
-    choice = choose_session(store, settings("openai/test-model"), continue_latest=True, resume=None,
-                            api_base=LOCAL, environ={})
+    choice = choose_session(
+        store, settings("openai/test-model"), continue_latest=True, resume=None, api_base=LOCAL, environ={}
+    )
     assert (choice.settings.model.name, choice.settings.model.api_base) == ("openai/test-model", LOCAL)
 
 
 def test_a_recorded_model_whose_key_is_gone_gives_way_to_the_config(store: SessionStore):
     sid = recorded(store, "anthropic/claude-sonnet-4-5")
-    choice = choose_session(store, settings("openai/test-model", LOCAL), continue_latest=True, resume=None,
-                            environ={"OPENAI_API_KEY": "k"})
+    choice = choose_session(
+        store, settings("openai/test-model", LOCAL), continue_latest=True, resume=None, environ={"OPENAI_API_KEY": "k"}
+    )
     assert choice.settings.model.name == "openai/test-model"
-    assert choice.notes == [f"session {sid} was recorded with anthropic/claude-sonnet-4-5, which cannot be used "
-                            "here (ANTHROPIC_API_KEY is not set); continuing on openai/test-model"]
+    assert choice.notes == [
+        f"session {sid} was recorded with anthropic/claude-sonnet-4-5, which cannot be used "
+        "here (ANTHROPIC_API_KEY is not set); continuing on openai/test-model"
+    ]
 
 
 def test_the_configured_key_variable_counts_for_the_same_provider(store: SessionStore):
     recorded(store, "anthropic/claude-opus-4")
     config = settings("anthropic/claude-sonnet-4-5", api_key_env="WORK_ANTHROPIC_KEY")
-    choice = choose_session(store, config, continue_latest=True, resume=None,
-                            environ={"WORK_ANTHROPIC_KEY": "k"})
-    assert (choice.settings.model.name, choice.settings.model.api_key_env) == ("anthropic/claude-opus-4",
-                                                                              "WORK_ANTHROPIC_KEY")
+    choice = choose_session(store, config, continue_latest=True, resume=None, environ={"WORK_ANTHROPIC_KEY": "k"})
+    assert (choice.settings.model.name, choice.settings.model.api_key_env) == (
+        "anthropic/claude-opus-4",
+        "WORK_ANTHROPIC_KEY",
+    )
 
 
 def test_continue_with_no_sessions_says_it_starts_a_new_one(store: SessionStore):

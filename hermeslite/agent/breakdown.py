@@ -33,9 +33,9 @@ class ContextBreakdown:
     parts: list[Part]
     context_length: int
     threshold: int
-    request: RequestTokens    # the next request as the meter counts it, and how it was counted
+    request: RequestTokens  # the next request as the meter counts it, and how it was counted
     threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
-    window_source: str = ""   # where the window came from, when it is not the looked-up one
+    window_source: str = ""  # where the window came from, when it is not the looked-up one
 
     @property
     def total(self) -> int:
@@ -73,6 +73,11 @@ def context_breakdown(agent: Agent) -> ContextBreakdown:
         Part("summary", scale(summary)),
     ]
     threshold = deps.compressor.threshold
-    return ContextBreakdown(parts=parts, context_length=threshold.context_length, threshold=threshold.tokens,
-                            request=request, threshold_rule=threshold.reason(),
-                            window_source=learned_window_note(deps.llm) or "")
+    return ContextBreakdown(
+        parts=parts,
+        context_length=threshold.context_length,
+        threshold=threshold.tokens,
+        request=request,
+        threshold_rule=threshold.reason(),
+        window_source=learned_window_note(deps.llm) or "",
+    )

@@ -35,8 +35,8 @@ THRASH_NOTICE = (
 class NextRequest:
     """What the agent's next request would carry, and the last request the model answered."""
 
-    now: BuiltRequest                # its tokens are the one count (the meter's), tool schemas included
-    last_sent: BuiltRequest | None   # a summary may extend it instead, read from the prompt cache
+    now: BuiltRequest  # its tokens are the one count (the meter's), tool schemas included
+    last_sent: BuiltRequest | None  # a summary may extend it instead, read from the prompt cache
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,9 @@ class Compacted:
 
     trigger: str
     result: CompressionResult
-    spent: UsageTotals               # what its summary and memory-flush requests consumed
-    messages: list[dict[str, Any]] | None   # the rebuilt transcript; None when nothing changed
-    tokens_before: int               # the next request before it, as the meter counted it
+    spent: UsageTotals  # what its summary and memory-flush requests consumed
+    messages: list[dict[str, Any]] | None  # the rebuilt transcript; None when nothing changed
+    tokens_before: int  # the next request before it, as the meter counted it
 
 
 class Compaction:
@@ -58,8 +58,9 @@ class Compaction:
         self.emit = emit
         self._told_thrash = False
 
-    async def run(self, trigger: str, request: NextRequest, *, focus: str | None = None,
-                  force: bool = False) -> Compacted:
+    async def run(
+        self, trigger: str, request: NextRequest, *, focus: str | None = None, force: bool = False
+    ) -> Compacted:
         """The engine's rewrite of `request.messages` with the memory flush before it; reports the start.
 
         The summary extends a live request (the last one sent, when it holds
@@ -79,8 +80,11 @@ class Compaction:
         # The card's before and after, and the saved record's, are the meter's count, so they can be
         # read against each other.
         self.emit(ev.CompactionStarted(trigger, focus, len(before), now.tokens))
-        live = None if trigger == "reactive" else live_requests(
-            deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout)
+        live = (
+            None
+            if trigger == "reactive"
+            else live_requests(deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout)
+        )
         spent_before = deps.usage.totals
         await self._flush(list(now.messages), list(now.tools))
         result = await deps.compressor.compress(before, focus_topic=focus, force=force, live=live)
@@ -108,9 +112,15 @@ class Compaction:
         llm = deps.llm
         try:
             return await flush_memories(
-                llm, messages, deps.memory_tool, deps.tool_ctx, window=deps.compressor.context_length,
-                timeout=deps.settings.compression.summary_timeout, tools=tools,
-                on_usage=lambda usage: deps.usage.record("flush", llm.model, usage))
+                llm,
+                messages,
+                deps.memory_tool,
+                deps.tool_ctx,
+                window=deps.compressor.context_length,
+                timeout=deps.settings.compression.summary_timeout,
+                tools=tools,
+                on_usage=lambda usage: deps.usage.record("flush", llm.model, usage),
+            )
         except LLMError as exc:
             self.emit(ev.Notice(f"{FLUSH_FAILED} {exc}", "warning"))
             return 0

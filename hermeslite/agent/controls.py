@@ -38,7 +38,7 @@ class CompactionPreview:
     """What `/compress [focus]` would do now; nothing was sent and nothing changed."""
 
     preview: Preview
-    memory_flush: bool          # the memory flush would run before it (one more model call)
+    memory_flush: bool  # the memory flush would run before it (one more model call)
 
     def lines(self) -> list[str]:
         lines = self.preview.lines()
@@ -52,18 +52,16 @@ def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
     messages = strip_snapshots(agent.messages)
     compressor = agent.deps.compressor
     agent.measure_for(compressor)  # what every pass measures against
-    return CompactionPreview(compressor.preview(messages, focus, force=True),
-                             agent.compaction.flush_wanted(messages))
+    return CompactionPreview(compressor.preview(messages, focus, force=True), agent.compaction.flush_wanted(messages))
 
 
-UNSAVED = ("the session is not fully saved yet (the error above says why); try again once it is, "
-           "after the next message")
+UNSAVED = "the session is not fully saved yet (the error above says why); try again once it is, after the next message"
 
 
 @dataclass(frozen=True)
 class UndoReport:
     done: bool
-    text: str                   # one line for the user
+    text: str  # one line for the user
 
 
 def uncompress(agent: Agent) -> UndoReport:
@@ -86,10 +84,14 @@ def uncompress(agent: Agent) -> UndoReport:
     deps.compressor.adopt_transcript(restored)
     agent.emit(ev.PressureChanged(agent.pressure()))
     since = f"; the {_count(done.added_since, 'message')} added since follow it" if done.added_since else ""
-    return UndoReport(True, (
-        f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
-        f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.request_tokens())} tokens{since}. "
-        "The next turn compacts again if the context is still over the threshold."))
+    return UndoReport(
+        True,
+        (
+            f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
+            f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.request_tokens())} tokens{since}. "
+            "The next turn compacts again if the context is still over the threshold."
+        ),
+    )
 
 
 def checkpoint(agent: Agent) -> Checkpoint | None:
@@ -125,8 +127,8 @@ def edit_checkpoint(agent: Agent, text: str) -> CheckpointEdit:
 
 @dataclass(frozen=True)
 class HandoffReport:
-    session_id: str | None      # the new session; None when the handoff failed
-    text: str                   # one line for the user
+    session_id: str | None  # the new session; None when the handoff failed
+    text: str  # one line for the user
     result: CompressionResult | None = field(default=None, repr=False)
 
 
@@ -148,17 +150,27 @@ async def hand_off(agent: Agent, focus: str | None = None) -> HandoffReport:
     store = deps.store
     try:
         info = store.get_session(agent.session_id)
-        new_id = store.create_session(model=deps.llm.model, cwd=str(deps.cwd), title=info.title if info else None,
-                                      api_base=deps.settings.model.api_base, parent_id=agent.session_id)
+        new_id = store.create_session(
+            model=deps.llm.model,
+            cwd=str(deps.cwd),
+            title=info.title if info else None,
+            api_base=deps.settings.model.api_base,
+            parent_id=agent.session_id,
+        )
         store.seed_session(new_id, seeded, result.archived, agent.session_id)
         store.save_todos(new_id, deps.todos.to_json())
     except StoreError as exc:
         return HandoffReport(None, f"Handoff failed, no session was created: {exc}.", result)
     todos = len(deps.todos.active())
-    return HandoffReport(new_id, (
-        f"Handed off to session {new_id} with {_carried(result)}, the latest turn and "
-        f"{_count(todos, 'open todo')}: ~{format_tokens(agent.request_tokens_for(seeded))} tokens instead of "
-        f"~{format_tokens(agent.request_tokens())}. Session {agent.session_id} stays saved."), result)
+    return HandoffReport(
+        new_id,
+        (
+            f"Handed off to session {new_id} with {_carried(result)}, the latest turn and "
+            f"{_count(todos, 'open todo')}: ~{format_tokens(agent.request_tokens_for(seeded))} tokens instead of "
+            f"~{format_tokens(agent.request_tokens())}. Session {agent.session_id} stays saved."
+        ),
+        result,
+    )
 
 
 def _carried(result: CompressionResult) -> str:

@@ -36,7 +36,7 @@ class ToolStarted:
     call_id: str
     name: str
     arguments: str
-    by_user: bool = False     # a `!command` the user ran, not a call the model made
+    by_user: bool = False  # a `!command` the user ran, not a call the model made
 
 
 @dataclass(frozen=True)
@@ -55,19 +55,19 @@ class PressureChanged:
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    trigger: str              # preflight | reactive | manual
+    trigger: str  # preflight | reactive | manual
     focus: str | None
     messages: int
-    tokens: int               # the next request, as the meter counts it
+    tokens: int  # the next request, as the meter counts it
 
 
 @dataclass(frozen=True)
 class CompactionFinished:
     trigger: str
     result: CompressionResult
-    tokens_before: int        # the next request before and after, as the meter counts it (the engine's
-    tokens_after: int         # own figures in `result` leave out the tool schemas and the calibration)
-    usage: UsageTotals = field(default_factory=UsageTotals)    # what its summary and memory-flush requests consumed
+    tokens_before: int  # the next request before and after, as the meter counts it (the engine's
+    tokens_after: int  # own figures in `result` leave out the tool schemas and the calibration)
+    usage: UsageTotals = field(default_factory=UsageTotals)  # what its summary and memory-flush requests consumed
 
     @property
     def headline(self) -> str:
@@ -108,7 +108,7 @@ class TurnFinished:
     ok: bool
     cancelled: bool = False
     reason: str | None = None
-    saved: bool = True        # False: the session store could not keep up (reported by an ErrorEvent)
+    saved: bool = True  # False: the session store could not keep up (reported by an ErrorEvent)
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,17 @@ class ApprovalRequested:
 
 
 Event = (
-    TextDelta | ReplyComplete | ToolStarted | ToolFinished | PressureChanged
-    | CompactionStarted | CompactionFinished | Notice | ErrorEvent | Retrying | TurnFinished | ApprovalRequested
+    TextDelta
+    | ReplyComplete
+    | ToolStarted
+    | ToolFinished
+    | PressureChanged
+    | CompactionStarted
+    | CompactionFinished
+    | Notice
+    | ErrorEvent
+    | Retrying
+    | TurnFinished
+    | ApprovalRequested
 )
 Subscriber = Callable[[Event], None]

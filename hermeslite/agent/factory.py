@@ -52,12 +52,17 @@ def tool_context(settings: Settings, cwd: Path) -> ToolContext:
     tools = settings.tools
     writable = expand_paths(tools.writable_paths, cwd)
     return ToolContext(
-        cwd=cwd, approve=deny_all, approval_policy=tools.approval,
-        terminal_timeout=tools.terminal_timeout, output_limit=tools.output_limit,
+        cwd=cwd,
+        approve=deny_all,
+        approval_policy=tools.approval,
+        terminal_timeout=tools.terminal_timeout,
+        output_limit=tools.output_limit,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
         sandbox=sandbox_for(tools.sandbox, tools.writable_paths, cwd),
-        readable_paths=(*expand_paths(tools.readable_paths, cwd), *writable), pass_env=tuple(tools.pass_env),
-        hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else ())
+        readable_paths=(*expand_paths(tools.readable_paths, cwd), *writable),
+        pass_env=tuple(tools.pass_env),
+        hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else (),
+    )
 
 
 def open_store() -> SessionStore:
@@ -80,8 +85,9 @@ def build_agent(
     """
     store = store or open_store()
     if session_id is not None:
-        return _build(settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False,
-                      llm=llm, store=store)
+        return _build(
+            settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False, llm=llm, store=store
+        )
     model = resolve_model(settings.model)
     created = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
     try:
@@ -92,8 +98,16 @@ def build_agent(
         raise
 
 
-def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str, new: bool,
-           llm: LLMClient | None, store: SessionStore) -> Agent:
+def _build(
+    settings: Settings,
+    *,
+    cwd: Path,
+    interactive: bool,
+    session_id: str,
+    new: bool,
+    llm: LLMClient | None,
+    store: SessionStore,
+) -> Agent:
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
     notes: list[str] = []
@@ -107,23 +121,38 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
     todos = TodoList.from_json(store.load_todos(session_id))
     memory = MemoryStore.from_config(settings.memory)
     memory_tool = MemoryTool(memory)
-    registry = default_registry(extra_tools=[
-        memory_tool,
-        TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
-        RecallTool(store, lambda: session_id),
-    ])
+    registry = default_registry(
+        extra_tools=[
+            memory_tool,
+            TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
+            RecallTool(store, lambda: session_id),
+        ]
+    )
     tool_ctx = tool_context(settings, cwd)
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
     settle_window(llm, saver, settings.compression)
     compressor = ContextCompressor(
-        settings.compression, context_length=llm.context_window(),
+        settings.compression,
+        context_length=llm.context_window(),
         summarize=serialized_summarizer(lambda: deps.llm, usage, settings.compression.summary_timeout),
-        summary_input_tokens=llm.summary_input_tokens, model=llm.model,
-        tool_roles=registry.tool_roles())
-    deps = AgentDeps(settings=settings, llm=llm, registry=registry, tool_ctx=tool_ctx, store=store,
-                     memory=memory, memory_tool=memory_tool, todos=todos, compressor=compressor, cwd=cwd,
-                     usage=usage)
+        summary_input_tokens=llm.summary_input_tokens,
+        model=llm.model,
+        tool_roles=registry.tool_roles(),
+    )
+    deps = AgentDeps(
+        settings=settings,
+        llm=llm,
+        registry=registry,
+        tool_ctx=tool_ctx,
+        store=store,
+        memory=memory,
+        memory_tool=memory_tool,
+        todos=todos,
+        compressor=compressor,
+        cwd=cwd,
+        usage=usage,
+    )
     if loaded is None:
         messages = [deps.system_message()]
         store.append_message(session_id, messages[0])
@@ -139,8 +168,9 @@ def _build(settings: Settings, *, cwd: Path, interactive: bool, session_id: str,
 def build_successor(old: Agent, settings: Settings, *, session_id: str | None, store: SessionStore) -> Agent:
     """An agent on `session_id` (None: a new session) with `old`'s model, working directory and
     interactivity: what a front end switches to after /new, /resume or /handoff."""
-    return build_agent(settings, cwd=old.deps.cwd, interactive=old.interactive, session_id=session_id,
-                       llm=old.deps.llm, store=store)
+    return build_agent(
+        settings, cwd=old.deps.cwd, interactive=old.interactive, session_id=session_id, llm=old.deps.llm, store=store
+    )
 
 
 def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:

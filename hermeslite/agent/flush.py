@@ -47,7 +47,7 @@ FLUSH_REPLY_TOKENS = 512
 # Of the window, for everything an excerpt request carries: the excerpt's own text is mostly quoted
 # turns, whose real count runs above the estimate, so it keeps a wider margin.
 EXCERPT_WINDOW_SHARE = 0.85
-CHECKPOINT_SHARE = 0.4         # of the excerpt, at most, for the previous checkpoint
+CHECKPOINT_SHARE = 0.4  # of the excerpt, at most, for the previous checkpoint
 MIN_EXCERPT_CHARS = 2_000
 
 
@@ -65,15 +65,16 @@ def flush_request(messages: list[dict[str, Any]], window: int, tools: list[dict[
         return [*plain, instruction]
     budget = int(window * EXCERPT_WINDOW_SHARE) - fixed
     system = plain[:1] if plain and plain[0].get("role") == "system" else []
-    chars = max(MIN_EXCERPT_CHARS, (budget - estimate_tokens(system) - estimate_tokens(EXCERPT_INTRO))
-                * CHARS_PER_TOKEN)
+    chars = max(
+        MIN_EXCERPT_CHARS, (budget - estimate_tokens(system) - estimate_tokens(EXCERPT_INTRO)) * CHARS_PER_TOKEN
+    )
     parts = [EXCERPT_INTRO]
     previous = find_previous(messages)
     if previous is not None:
         checkpoint = _trim(previous[0], int(chars * CHECKPOINT_SHARE))
         parts.append(f"EARLIER CHECKPOINT:\n<<<\n{checkpoint}\n>>>")
         chars -= len(checkpoint)
-    parts.append(f"LATER TURNS:\n<<<\n{render_turns(messages[len(system):], chars)}\n>>>")
+    parts.append(f"LATER TURNS:\n<<<\n{render_turns(messages[len(system) :], chars)}\n>>>")
     parts.append(FLUSH_INSTRUCTION)
     return [*system, {"role": "user", "content": "\n\n".join(parts)}]
 
@@ -85,8 +86,15 @@ def _trim(text: str, limit: int) -> str:
 
 
 async def flush_memories(
-    llm: LLMClient, messages: list[dict[str, Any]], memory_tool: Tool, ctx: ToolContext, *, window: int,
-    timeout: float, tools: list[dict[str, Any]] | None = None, on_usage: Callable[[Usage], None] | None = None,
+    llm: LLMClient,
+    messages: list[dict[str, Any]],
+    memory_tool: Tool,
+    ctx: ToolContext,
+    *,
+    window: int,
+    timeout: float,
+    tools: list[dict[str, Any]] | None = None,
+    on_usage: Callable[[Usage], None] | None = None,
 ) -> int:
     """Ask the model what to save and apply its memory calls; returns how many were applied.
 

@@ -45,7 +45,7 @@ NO_REPLY = "[no reply: the model call failed]"
 # Text already shown when a call failed is kept (the user read it, the model should know it
 # said it), marked so that neither takes it for a finished answer.
 INCOMPLETE_REPLY = "[incomplete reply: the model call failed before the reply was finished]"
-NOT_REPLIES = (NO_REPLY, CANCELLED_REPLY, None, "")   # assistant messages that are only our own notes
+NOT_REPLIES = (NO_REPLY, CANCELLED_REPLY, None, "")  # assistant messages that are only our own notes
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
 MAX_PARALLEL_TOOLS = 8  # tool calls of one reply that run at once; a model may ask for 150
 
@@ -62,8 +62,16 @@ class _Turn:
 class Agent:
     """One session's conversation with a model and its tools."""
 
-    def __init__(self, deps: AgentDeps, session_id: str, messages: list[dict[str, Any]], saver: SessionSaver, *,
-                 interactive: bool, notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        deps: AgentDeps,
+        session_id: str,
+        messages: list[dict[str, Any]],
+        saver: SessionSaver,
+        *,
+        interactive: bool,
+        notes: Sequence[str] = (),
+    ) -> None:
         self.deps = deps
         self.session_id = session_id
         self.messages = messages
@@ -71,7 +79,7 @@ class Agent:
         self.ledger = TokenLedger(messages)
         self.interactive = interactive
         self._subscribers: list[ev.Subscriber] = []
-        self.size = RequestSize(self.estimate_request)   # the one count the meter, /context and preflight read
+        self.size = RequestSize(self.estimate_request)  # the one count the meter, /context and preflight read
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(deps, self.emit)
@@ -241,8 +249,12 @@ class Agent:
                 turn.partial = ""
                 self._adopt_limit(exc)
                 if not self.deps.compressor.config.enabled:
-                    self.emit(ev.ErrorEvent(f"{exc} Automatic compression is off (compression.enabled: false): "
-                                            "use /compress [focus] or /new."))
+                    self.emit(
+                        ev.ErrorEvent(
+                            f"{exc} Automatic compression is off (compression.enabled: false): "
+                            "use /compress [focus] or /new."
+                        )
+                    )
                     return None
                 if attempt == MAX_REACTIVE:
                     self.emit(ev.ErrorEvent(OVERFLOW_GIVE_UP))
@@ -278,9 +290,13 @@ class Agent:
             c.set_context_length(exc.limit)
             self.deps.llm.adopt_context_window(exc.limit)
             self.saver.remember_window(self.deps.llm.model, exc.limit)
-            self.emit(ev.Notice(
-                f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
-                f"{c.threshold_tokens:,}.", "warning"))
+            self.emit(
+                ev.Notice(
+                    f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
+                    f"{c.threshold_tokens:,}.",
+                    "warning",
+                )
+            )
 
     # -- tools -----------------------------------------------------------------
 
@@ -296,8 +312,15 @@ class Agent:
 
         results = await asyncio.gather(*(run(call) for call in calls))
         for call, result in zip(calls, results, strict=True):  # gather keeps one result per call
-            self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": result.content,
-                         EXIT_CODE_KEY: result.exit_code})
+            self.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": _name(call),
+                    "content": result.content,
+                    EXIT_CODE_KEY: result.exit_code,
+                }
+            )
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
@@ -307,8 +330,15 @@ class Agent:
         result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
         # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
         result = replace(result, content=redact_secrets(result.content))
-        self.emit(ev.ToolFinished(call_id=call["id"], name=name, content=result.content, is_error=result.is_error,
-                                  exit_code=result.exit_code))
+        self.emit(
+            ev.ToolFinished(
+                call_id=call["id"],
+                name=name,
+                content=result.content,
+                is_error=result.is_error,
+                exit_code=result.exit_code,
+            )
+        )
         return result
 
     def _close_turn(self, turn: _Turn, note: str) -> None:
@@ -318,7 +348,9 @@ class Agent:
         if turn.pending_calls:
             for call in turn.pending_calls:
                 if call["id"] not in (turn.answered or set()):
-                    self.append({"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": CANCELLED_TOOL})
+                    self.append(
+                        {"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": CANCELLED_TOOL}
+                    )
         last_role = self.messages[-1].get("role") if self.messages else None
         if turn.partial.strip():
             self.append({"role": "assistant", "content": f"{turn.partial}\n\n{note}"})
@@ -356,8 +388,11 @@ class Agent:
         call would be (approval, output cap, sandbox), its output then added to the transcript as
         a user message for the next turn. No model call. Returns the result, None when cancelled
         (then nothing is added: the user stopped it before it said anything)."""
-        call = {"id": f"user-{secrets.token_hex(4)}", "type": "function",
-                "function": {"name": "terminal", "arguments": json.dumps({"command": command})}}
+        call = {
+            "id": f"user-{secrets.token_hex(4)}",
+            "type": "function",
+            "function": {"name": "terminal", "arguments": json.dumps({"command": command})},
+        }
         try:
             result = await self._run_tool(call, by_user=True)
         except asyncio.CancelledError:
@@ -374,8 +409,10 @@ class Agent:
         deleted."""
         used = any(m.get("role") == "user" for m in self.messages)
         if used and need_reply:
-            used = any(m.get("role") == "assistant" and (m.get("tool_calls") or m.get("content") not in NOT_REPLIES)
-                       for m in self.messages)
+            used = any(
+                m.get("role") == "assistant" and (m.get("tool_calls") or m.get("content") not in NOT_REPLIES)
+                for m in self.messages
+            )
         return not used and self.saver.delete()
 
     async def compress_now(self, focus: str | None = None):

@@ -28,11 +28,18 @@ def provider(name: str | None) -> str:
 def config_for(current: ModelConfig, name: str) -> ModelConfig:
     """`current` with the model `name`: its window looked up again, endpoint and key kept within a provider."""
     same = provider(name) == provider(current.name)
-    return replace(current, name=name, context_window=None, api_base=current.api_base if same else None,
-                   api_key_env=current.api_key_env if same else None)
+    return replace(
+        current,
+        name=name,
+        context_window=None,
+        api_base=current.api_base if same else None,
+        api_key_env=current.api_key_env if same else None,
+    )
 
 
-async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retries: int) -> tuple[LLMClient, ModelConfig]:
+async def switch_model(
+    agent: Agent, current: ModelConfig, name: str, max_retries: int
+) -> tuple[LLMClient, ModelConfig]:
     """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config.
 
     A failure to record the model with the session is a Notice, not an error: the switch happened.
@@ -41,7 +48,7 @@ async def switch_model(agent: Agent, current: ModelConfig, name: str, max_retrie
 
     cfg = config_for(current, name)
     llm = make_client(resolve_model(cfg), max_retries=max_retries)
-    await llm.prepare()   # litellm imported and the window looked up off the loop
+    await llm.prepare()  # litellm imported and the window looked up off the loop
     agent.switch_model(llm)
     try:
         agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)

@@ -33,7 +33,11 @@ with that id if you need the original, or with a query to search everything comp
 
 
 def build_system_prompt(
-    *, cwd: Path, memory_snapshot: str = "", instructions: str | None = None, compacted: bool = False,
+    *,
+    cwd: Path,
+    memory_snapshot: str = "",
+    instructions: str | None = None,
+    compacted: bool = False,
     today: str | None = None,
 ) -> dict:
     """The system message for a session; `compacted` adds the one-time compaction note."""

@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 
 USER_RESULTS = 10
 USER_OPEN_HINT = "/recall <id> shows one whole"
-USAGE = ("/recall <words> searches what compaction removed from this session (best matches first); "
-         "/recall <id> shows one original whole.")
+USAGE = (
+    "/recall <words> searches what compaction removed from this session (best matches first); "
+    "/recall <id> shows one original whole."
+)
 
 
 @dataclass(frozen=True)
 class RecallReport:
-    title: str      # a heading: what was looked up
-    text: str       # the results, the original, or why there is nothing
+    title: str  # a heading: what was looked up
+    text: str  # the results, the original, or why there is nothing
     ok: bool = True  # False when the archive could not be read
 
 

@@ -25,8 +25,8 @@ class RequestTokens:
     """The count and how it was made, for `/context` to say which part is which."""
 
     total: int
-    reported: int | None        # the provider's prompt tokens for the last request, when still the base
-    estimated: int              # calibrated estimate of what was appended since (of everything without a base)
+    reported: int | None  # the provider's prompt tokens for the last request, when still the base
+    estimated: int  # calibrated estimate of what was appended since (of everything without a base)
     calibration: Calibration
 
 
@@ -40,7 +40,7 @@ class RequestSize:
     def __init__(self, estimate: Callable[[], int]) -> None:
         self._estimate = estimate
         self.calibration = Calibration()
-        self._base: tuple[int, int] | None = None    # (reported, our estimate of that request)
+        self._base: tuple[int, int] | None = None  # (reported, our estimate of that request)
         self._in_flight: int | None = None
 
     def sending(self) -> None:
@@ -69,8 +69,9 @@ class RequestSize:
     def now(self) -> RequestTokens:
         estimate = self._estimate()
         if self._base is None:
-            return RequestTokens(self.calibration.scale(estimate), None, self.calibration.scale(estimate),
-                                 self.calibration)
+            return RequestTokens(
+                self.calibration.scale(estimate), None, self.calibration.scale(estimate), self.calibration
+            )
         reported, at_report = self._base
         since = self.calibration.scale(estimate - at_report)
         return RequestTokens(max(0, reported + since), reported, since, self.calibration)

@@ -43,8 +43,9 @@ class SessionSaver:
     def append(self, message: dict[str, Any]) -> None:
         self._write(partial(self.store.append_message, self.session_id, message))
 
-    def compaction(self, messages: list[dict[str, Any]], archived: dict[str, dict[str, Any]],
-                   record: CompactionRecord) -> None:
+    def compaction(
+        self, messages: list[dict[str, Any]], archived: dict[str, dict[str, Any]], record: CompactionRecord
+    ) -> None:
         """The rewritten transcript, the originals it archived and the record, in one transaction."""
         self._write(partial(self.store.apply_compaction, self.session_id, messages, archived, record))
 
@@ -95,6 +96,9 @@ class SessionSaver:
         if self._failing:
             return
         self._failing = True
-        self.emit(ev.ErrorEvent(
-            f"session {self.session_id} is not saved: {exc}. What is on screen stays; "
-            "saving is tried again with the next message"))
+        self.emit(
+            ev.ErrorEvent(
+                f"session {self.session_id} is not saved: {exc}. What is on screen stays; "
+                "saving is tried again with the next message"
+            )
+        )

@@ -61,12 +61,17 @@ class BuiltRequest:
 
 
 def live_requests(
-    llm: LLMClient, now: BuiltRequest, sent: BuiltRequest | None, usage: UsageMeter, timeout: float,
+    llm: LLMClient,
+    now: BuiltRequest,
+    sent: BuiltRequest | None,
+    usage: UsageMeter,
+    timeout: float,
 ) -> LiveRequests:
     """The requests a summary may extend: `now`, the one the agent would send now, and `sent`, the last
     one it sent to this model, if any (the engine picks; see `summary_request.to_extend`)."""
-    return LiveRequests(now=_live(llm, now, usage, timeout),
-                        sent=_live(llm, sent, usage, timeout) if sent is not None else None)
+    return LiveRequests(
+        now=_live(llm, now, usage, timeout), sent=_live(llm, sent, usage, timeout) if sent is not None else None
+    )
 
 
 def _live(llm: LLMClient, request: BuiltRequest, usage: UsageMeter, timeout: float) -> LiveRequest:

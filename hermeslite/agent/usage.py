@@ -26,9 +26,16 @@ class UsageMeter:
         when known; one that reported no usage is skipped."""
         if not usage.prompt_tokens and not usage.completion_tokens:
             return
-        record = UsageRecord(kind, model, usage.prompt_tokens or 0, usage.cache_read_tokens,
-                             usage.cache_write_tokens, usage.completion_tokens or 0, usage.cost,
-                             estimated_tokens=estimated)
+        record = UsageRecord(
+            kind,
+            model,
+            usage.prompt_tokens or 0,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.completion_tokens or 0,
+            usage.cost,
+            estimated_tokens=estimated,
+        )
         self._saver.usage(record)
         self._totals = self._totals + UsageTotals.of([record])
 

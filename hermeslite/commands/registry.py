@@ -29,19 +29,19 @@ EVERYWHERE = frozenset(FRONT_ENDS)
 class Variant:
     """An argument that makes a command do something else, listed on its own (palette, README)."""
 
-    word: str                    # e.g. "--preview"
-    args: str                    # what may follow it, e.g. "[focus]"
+    word: str  # e.g. "--preview"
+    args: str  # what may follow it, e.g. "[focus]"
     help: str
 
 
 @dataclass(frozen=True)
 class CommandSpec:
-    name: str                    # without the slash
-    args: str                    # hint such as "[focus]"; "" when the command takes none
-    help: str                    # one line for /help, the dropdown and the palette; it must read right
-                                 # without the argument (the palette runs commands without one)
+    name: str  # without the slash
+    args: str  # hint such as "[focus]"; "" when the command takes none
+    help: str  # one line for /help, the dropdown and the palette; it must read right
+    # without the argument (the palette runs commands without one)
     aliases: tuple[str, ...] = ()
-    waits: bool = False          # changes the session: typed during a turn, it waits for the turn to end
+    waits: bool = False  # changes the session: typed during a turn, it waits for the turn to end
     front_ends: frozenset[str] = EVERYWHERE
     variants: tuple[Variant, ...] = field(default=())
 
@@ -62,19 +62,30 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("compress", "[--preview] [focus]",
-                "compact the conversation now; a focus topic is kept in most detail; --preview only shows "
-                "what it would do", waits=True,
-                variants=(Variant("--preview", "[focus]",
-                                  "show what /compress would do: nothing is sent or changed"),)),
+    CommandSpec(
+        "compress",
+        "[--preview] [focus]",
+        "compact the conversation now; a focus topic is kept in most detail; --preview only shows what it would do",
+        waits=True,
+        variants=(Variant("--preview", "[focus]", "show what /compress would do: nothing is sent or changed"),),
+    ),
     CommandSpec("uncompress", "", "undo the latest compaction; messages added since are kept", waits=True),
-    CommandSpec("summary", "[edit]", "show the checkpoint the model reads; edit changes it", waits=True,
-                variants=(Variant("edit", "", "edit the checkpoint the model reads"),)),
-    CommandSpec("handoff", "[focus]", "go on in a new session seeded with a fresh checkpoint, the todos and the "
-                "latest turn; a focus topic is kept in most detail", waits=True),
+    CommandSpec(
+        "summary",
+        "[edit]",
+        "show the checkpoint the model reads; edit changes it",
+        waits=True,
+        variants=(Variant("edit", "", "edit the checkpoint the model reads"),),
+    ),
+    CommandSpec(
+        "handoff",
+        "[focus]",
+        "go on in a new session seeded with a fresh checkpoint, the todos and the "
+        "latest turn; a focus topic is kept in most detail",
+        waits=True,
+    ),
     CommandSpec("context", "", "where the tokens go, against window and threshold; cache hits and cost"),
-    CommandSpec("recall", "<words|id>", "search what compaction removed from this session; an id shows one "
-                "original"),
+    CommandSpec("recall", "<words|id>", "search what compaction removed from this session; an id shows one original"),
     CommandSpec("new", "", "start a new session (this one stays saved)", waits=True),
     CommandSpec("resume", "[id]", "resume a saved session, by id or from a list", waits=True),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
@@ -173,6 +184,7 @@ class Handlers(Generic[H]):
         def register(fn: H) -> H:
             self._by_name[name] = fn
             return fn
+
         return register
 
     def names(self) -> set[str]:

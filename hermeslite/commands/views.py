@@ -39,22 +39,29 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     was counted, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
-    lines = [f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"]
+    lines = [
+        f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"
+    ]
     if breakdown.window_source:
         lines.append(f"Window: {breakdown.window_source}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
     for part in breakdown.parts:
-        lines.append(f"  {part.name:<15}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
-                     f"{bar(part.tokens / window if window else 0, BAR)}")
+        lines.append(
+            f"  {part.name:<15}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
+            f"{bar(part.tokens / window if window else 0, BAR)}"
+        )
     total = breakdown.total
     marked = threshold_bar(total / window if window else 0, threshold / window if window else 0)
-    lines += ["  " + "─" * 55,
-              f"  {'next request':<15}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
-              f"  {'threshold':<15}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
-              + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "due now"),
-              "", *counted_lines(breakdown.request)]
+    lines += [
+        "  " + "─" * 55,
+        f"  {'next request':<15}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
+        f"  {'threshold':<15}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
+        + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "due now"),
+        "",
+        *counted_lines(breakdown.request),
+    ]
     if usage is not None and usage.requests:
         lines += ["", *usage_lines(usage)]
     lines += ["", "/compress [focus] compacts now, keeping [focus] in detail."]
@@ -69,8 +76,10 @@ def counted_lines(request) -> list[str]:
         lines = [f"  {'counted':<15}{format_token_count(request.total):>8}  all estimated ({why})"]
     else:
         sign = "+" if request.estimated >= 0 else "−"
-        lines = [f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
-                 f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since"]
+        lines = [
+            f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
+            f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since",
+        ]
     return [*lines, f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
 

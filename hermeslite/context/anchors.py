@@ -29,11 +29,11 @@ from .redact import redact_secrets, redact_slice
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
 
 USER_CHARS = 300
-MAX_USERS = 200           # user messages looked at per compaction (bounded work; `ranking` sets the budget)
-MAX_FILES = 100           # files only read, per compaction
-MAX_WRITTEN = 200         # files written or patched, per compaction
+MAX_USERS = 200  # user messages looked at per compaction (bounded work; `ranking` sets the budget)
+MAX_FILES = 100  # files only read, per compaction
+MAX_WRITTEN = 200  # files written or patched, per compaction
 MAX_COMMANDS = 20
-MAX_OLDER_FAILURES = 10   # failing commands kept beyond the newest 20
+MAX_OLDER_FAILURES = 10  # failing commands kept beyond the newest 20
 MAX_ERRORS = 8
 ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
@@ -60,11 +60,11 @@ def _norm(text: str) -> str:
 
 @dataclass
 class Anchors:
-    users: list[str] = field(default_factory=list)            # newest first; the first is the latest ask
+    users: list[str] = field(default_factory=list)  # newest first; the first is the latest ask
     instructions: list[list[str]] = field(default_factory=list)  # [text, earlier one it replaced or ""], newest first
-    files: list[list[str]] = field(default_factory=list)      # [action, path], newest first
-    commands: list[list[Any]] = field(default_factory=list)   # [command, exit code or None] of its newest run
-    errors: list[str] = field(default_factory=list)           # error lines of tools other than terminal, newest first
+    files: list[list[str]] = field(default_factory=list)  # [action, path], newest first
+    commands: list[list[Any]] = field(default_factory=list)  # [command, exit code or None] of its newest run
+    errors: list[str] = field(default_factory=list)  # error lines of tools other than terminal, newest first
     failures: dict[str, list[str]] = field(default_factory=dict)  # command -> error lines of its failed newest run
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,15 +74,24 @@ class Anchors:
     def from_dict(cls, data: dict[str, Any] | None) -> Anchors:
         """Anchors as the transcript stores them; keys from older versions (todos) are ignored."""
         data = data or {}
+
         def strings(key: str) -> list[str]:
             return [redact_secrets(x) for x in data.get(key) or [] if isinstance(x, str)]
+
         def pairs(key: str) -> list[list[Any]]:
-            return [[redact_secrets(v) if isinstance(v, str) else v for v in x]
-                    for x in data.get(key) or [] if isinstance(x, (list, tuple)) and len(x) == 2]
+            return [
+                [redact_secrets(v) if isinstance(v, str) else v for v in x]
+                for x in data.get(key) or []
+                if isinstance(x, (list, tuple)) and len(x) == 2
+            ]
+
         stored = data.get("failures")
         raw: dict[Any, Any] = stored if isinstance(stored, dict) else {}
-        failures = {redact_secrets(str(k)): [redact_secrets(x) for x in v if isinstance(x, str)]
-                    for k, v in raw.items() if isinstance(v, list)}
+        failures = {
+            redact_secrets(str(k)): [redact_secrets(x) for x in v if isinstance(x, str)]
+            for k, v in raw.items()
+            if isinstance(v, list)
+        }
         instructions = [[str(t), str(n or "")] for t, n in pairs("instructions") if isinstance(t, str)]
         return cls(strings("users"), instructions, pairs("files"), pairs("commands"), strings("errors"), failures)
 
@@ -117,10 +126,13 @@ class Anchors:
         "never touch vendor/" is exactly how such rules get lost.
         """
         flat = _norm(summary)
+
         def present(text: str) -> bool:
             return _norm(text)[:MATCH_PREFIX] in flat
+
         commands = [
-            c for c in self.commands
+            c
+            for c in self.commands
             if not present(str(c[0])) or not all(present(e) for e in self.failures.get(c[0], []))
         ]
         return Anchors(
@@ -175,11 +187,13 @@ def _cap_commands(
     that can still be kept, so a long session costs no more than a short one.
     """
     failures: dict[str, list[str]] = {}
+
     def note(command: list[Any]) -> bool:
         lines = lines_of(command[0])
         if lines:
             failures[command[0]] = lines
         return bool(lines)
+
     kept = commands[:MAX_COMMANDS]
     for command in kept:
         note(command)
@@ -235,8 +249,15 @@ def extract_anchors(messages: Iterable[Message], roles: ToolRoles = DEFAULT_TOOL
             _note_user(anchors, _user_text(msg))
         elif role == "assistant":
             for call in reversed(tool_calls_of(msg)):
-                _note_call(anchors, call, roles.of(call_name(call)), results.get(call_id(call)), files,
-                           seen_commands, failed_output)
+                _note_call(
+                    anchors,
+                    call,
+                    roles.of(call_name(call)),
+                    results.get(call_id(call)),
+                    files,
+                    seen_commands,
+                    failed_output,
+                )
         elif role == "tool" and len(anchors.errors) < MAX_ERRORS:
             name = names.get(str(msg.get("tool_call_id") or "")) or str(msg.get("name") or "")
             if roles.of(name) in OWN_ERROR_LINES:
@@ -247,8 +268,8 @@ def extract_anchors(messages: Iterable[Message], roles: ToolRoles = DEFAULT_TOOL
     anchors.files = files.listed()
     anchors.instructions = merge_instructions(anchors.instructions, [])
     anchors.commands, anchors.failures = _cap_commands(
-        anchors.commands, lambda command: _error_lines(failed_output[command])[:ERRORS_PER_COMMAND]
-        if command in failed_output else None,
+        anchors.commands,
+        lambda command: _error_lines(failed_output[command])[:ERRORS_PER_COMMAND] if command in failed_output else None,
     )
     return anchors
 
@@ -288,8 +309,13 @@ class _Files:
 
 
 def _note_call(
-    anchors: Anchors, call: dict[str, Any], role: ToolRole | None, result: Message | None, files: _Files,
-    seen_commands: set[str], failed_output: dict[str, str],
+    anchors: Anchors,
+    call: dict[str, Any],
+    role: ToolRole | None,
+    result: Message | None,
+    files: _Files,
+    seen_commands: set[str],
+    failed_output: dict[str, str],
 ) -> None:
     action = FILE_ACTIONS.get(role) if role is not None else None
     if action is not None:
@@ -316,7 +342,7 @@ def command_lines(command: list[Any], failures: dict[str, list[str]]) -> list[st
 TITLE = f"{HEADING} (kept verbatim by hermeslite from the compacted turns)"
 SECTION_TITLES = {
     "instructions": "Standing instructions and requests for later from the user, newest first (they hold for the "
-                    "whole session unless the user changes them):",
+    "whole session unless the user changes them):",
     "users": "User messages, newest first:",
     "written": "Files written or patched, newest first:",
     "read": "Files read, newest first:",
@@ -332,7 +358,7 @@ def render_anchors(anchors: Anchors) -> str:
     given = {_norm(text) for pair in anchors.instructions for text in pair if text}  # shown above, or replaced
     sections = {
         "instructions": [render_instruction(text, note) for text, note in anchors.instructions],
-        "users": [f"- \"{u}\"" for u in anchors.users if _norm(u) not in given],
+        "users": [f'- "{u}"' for u in anchors.users if _norm(u) not in given],
         "written": [f"- {action} {path}" for action, path in anchors.files if is_written([action, path])],
         "read": [f"- {action} {path}" for action, path in anchors.files if not is_written([action, path])],
         "commands": [line for command in anchors.commands for line in command_lines(command, anchors.failures)],

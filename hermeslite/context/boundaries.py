@@ -12,18 +12,20 @@ from dataclasses import dataclass
 
 from .messages import Message, is_summary, tool_calls_of
 
-MIN_TAIL_CAP = 8        # the minimum tail never needs more messages than this
-SOFT_CEILING = 1.5      # the tail may overshoot its budget by half to end cleanly
+MIN_TAIL_CAP = 8  # the minimum tail never needs more messages than this
+SOFT_CEILING = 1.5  # the tail may overshoot its budget by half to end cleanly
 
 
 @dataclass(frozen=True)
 class Boundaries:
-    head_end: int              # messages[:head_end] stay verbatim
-    tail_start: int            # messages[tail_start:] stay verbatim
-    lifted_user: int | None    # latest user message found in the middle, kept verbatim
+    head_end: int  # messages[:head_end] stay verbatim
+    tail_start: int  # messages[tail_start:] stay verbatim
+    lifted_user: int | None  # latest user message found in the middle, kept verbatim
 
     def middle(self, messages: list[Message]) -> list[Message]:
-        return [m for i, m in enumerate(messages[self.head_end : self.tail_start], self.head_end) if i != self.lifted_user]
+        return [
+            m for i, m in enumerate(messages[self.head_end : self.tail_start], self.head_end) if i != self.lifted_user
+        ]
 
     @property
     def empty(self) -> bool:
@@ -38,8 +40,9 @@ def _group_end(messages: list[Message], i: int) -> int:
     return j
 
 
-def head_end(messages: list[Message], protect_first_n: int, tokens: list[int] | None = None,
-             cap: int | None = None) -> int:
+def head_end(
+    messages: list[Message], protect_first_n: int, tokens: list[int] | None = None, cap: int | None = None
+) -> int:
     """System prompt plus the first `protect_first_n` messages, never mid-group.
 
     The first kept message after the system prompt must be a user message; a
@@ -61,8 +64,15 @@ def head_end(messages: list[Message], protect_first_n: int, tokens: list[int] | 
     return end
 
 
-def tail_start(messages: list[Message], tokens: list[int], head: int, budget: int, min_messages: int,
-               hard_cap: int | None = None, free: int | None = None) -> int:
+def tail_start(
+    messages: list[Message],
+    tokens: list[int],
+    head: int,
+    budget: int,
+    min_messages: int,
+    hard_cap: int | None = None,
+    free: int | None = None,
+) -> int:
     """Walk back from the newest message until the token budget is spent.
 
     At least `min_messages` are kept if they fit under `hard_cap`; past that, a
@@ -142,7 +152,7 @@ def find_boundaries(
     if user is not None and user < head:
         head = user  # the summary must come before the latest ask, never after it
     min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
-    hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages):head]))
+    hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages) : head]))
     tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, hard, free=user), tail_floor)
     if force and tail <= max(head + 1, tail_floor) and user is not None and user > head:
         tail = max(user, tail_floor)  # everything fits the tail: the manual /compress keeps only the latest turn

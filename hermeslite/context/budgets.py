@@ -25,25 +25,27 @@ from dataclasses import dataclass
 from .handoff import END, MERGE_GAP, OPEN, PREAMBLE, RECOVERY_NOTE, SYSTEM_NOTE
 from .tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 
-AFTER_COMPACTION = 0.60      # the request right after a compaction, as a share of the threshold
-SUMMARY_SHARE = 0.10         # the longest model-written checkpoint accepted
+AFTER_COMPACTION = 0.60  # the request right after a compaction, as a share of the threshold
+SUMMARY_SHARE = 0.10  # the longest model-written checkpoint accepted
 SUMMARY_MIN, SUMMARY_MAX = 160, 12_000
-ANCHOR_SHARE = 0.15          # the recorded facts appended to the checkpoint
+ANCHOR_SHARE = 0.15  # the recorded facts appended to the checkpoint
 ANCHOR_MIN, ANCHOR_MAX = 100, 8_000
-HEAD_SHARE = 0.10            # the opening exchange kept until the first compaction
-SUMMARY_FLOOR_MAX = 2_000    # the length asked for never has to be more than this
+HEAD_SHARE = 0.10  # the opening exchange kept until the first compaction
+SUMMARY_FLOOR_MAX = 2_000  # the length asked for never has to be more than this
 # The frame around a checkpoint (its recovery note included) and the note added to the system prompt.
-FRAME_TOKENS = estimate_tokens(
-    f"{OPEN} {PREAMBLE}\n\n\n\n{RECOVERY_NOTE}\n\n{END}{MERGE_GAP}\n\n{SYSTEM_NOTE}") + MESSAGE_OVERHEAD_TOKENS
+FRAME_TOKENS = (
+    estimate_tokens(f"{OPEN} {PREAMBLE}\n\n\n\n{RECOVERY_NOTE}\n\n{END}{MERGE_GAP}\n\n{SYSTEM_NOTE}")
+    + MESSAGE_OVERHEAD_TOKENS
+)
 
 
 @dataclass(frozen=True)
 class Fixed:
     """What no compaction can shrink, in estimate units."""
 
-    overhead: int     # tool schemas, sent with every request
-    system: int       # the system prompt
-    user: int         # the latest user message, kept verbatim
+    overhead: int  # tool schemas, sent with every request
+    system: int  # the system prompt
+    user: int  # the latest user message, kept verbatim
 
     @property
     def total(self) -> int:
@@ -56,14 +58,14 @@ class Budgets:
     provider's tokens, everything else in estimate units."""
 
     threshold: int
-    target: int       # the whole request after the compaction, at most
-    scale: float      # provider tokens per estimated token
+    target: int  # the whole request after the compaction, at most
+    scale: float  # provider tokens per estimated token
     fixed: Fixed
-    summary: int      # the longest model-written checkpoint accepted
-    anchors: int      # the recorded facts
-    head: int         # the opening exchange (first compaction only)
-    tail: int         # the recent tail, soft
-    tail_cap: int     # head + tail together, hard
+    summary: int  # the longest model-written checkpoint accepted
+    anchors: int  # the recorded facts
+    head: int  # the opening exchange (first compaction only)
+    tail: int  # the recent tail, soft
+    tail_cap: int  # head + tail together, hard
 
     def summary_target(self, replaced_tokens: int) -> int:
         """The length to ask the summarizer for: a fifth of what it replaces, leaving it
@@ -93,7 +95,7 @@ def plan_budgets(threshold: int, target_ratio: float, fixed: Fixed, scale: float
     most half of it (never less than their minimums), and the tail gets the rest.
     """
     target = int(threshold * AFTER_COMPACTION)
-    estimated = int(threshold / scale)      # the threshold in the units the engine counts in
+    estimated = int(threshold / scale)  # the threshold in the units the engine counts in
     room = max(0, int(target / scale) - fixed.total - FRAME_TOKENS)
     summary = _share(estimated, SUMMARY_SHARE, SUMMARY_MIN, SUMMARY_MAX)
     anchors = _share(estimated, ANCHOR_SHARE, ANCHOR_MIN, ANCHOR_MAX)
@@ -103,9 +105,15 @@ def plan_budgets(threshold: int, target_ratio: float, fixed: Fixed, scale: float
         anchors = max(ANCHOR_MIN, int(anchors * shrink))
     tail_cap = max(0, room - summary - anchors)
     return Budgets(
-        threshold=threshold, target=target, scale=scale, fixed=fixed, summary=summary, anchors=anchors,
+        threshold=threshold,
+        target=target,
+        scale=scale,
+        fixed=fixed,
+        summary=summary,
+        anchors=anchors,
         head=min(int(estimated * HEAD_SHARE), tail_cap // 2),
-        tail=min(int(estimated * target_ratio), tail_cap), tail_cap=tail_cap,
+        tail=min(int(estimated * target_ratio), tail_cap),
+        tail_cap=tail_cap,
     )
 
 
@@ -118,14 +126,20 @@ def overflow_reason(budgets: Budgets, after: int) -> str | None:
     tokens = budgets.provider_tokens
     if tokens(after) <= budgets.target:
         return None
-    limit = (f"right after a compaction a request may carry ~{budgets.target:,} tokens "
-             f"({AFTER_COMPACTION:.0%} of the {budgets.threshold:,}-token threshold)")
+    limit = (
+        f"right after a compaction a request may carry ~{budgets.target:,} tokens "
+        f"({AFTER_COMPACTION:.0%} of the {budgets.threshold:,}-token threshold)"
+    )
     fixed, target = budgets.fixed, budgets.target_estimate
     setup = fixed.system + fixed.overhead
     if fixed.user > max(0, target - setup) and fixed.user >= setup:
-        return (f"the latest user message alone is ~{tokens(fixed.user):,} tokens and {limit}: shorten or split "
-                "it, start a /new session, or set model.context_window if the model's window is bigger")
+        return (
+            f"the latest user message alone is ~{tokens(fixed.user):,} tokens and {limit}: shorten or split "
+            "it, start a /new session, or set model.context_window if the model's window is bigger"
+        )
     if fixed.total > target:
-        return (f"the system prompt and tool schemas alone are ~{tokens(setup):,} tokens and {limit}: "
-                "set model.context_window if the model's window is bigger, or use a model with a larger one")
+        return (
+            f"the system prompt and tool schemas alone are ~{tokens(setup):,} tokens and {limit}: "
+            "set model.context_window if the model's window is bigger, or use a model with a larger one"
+        )
     return f"the request is still ~{tokens(after):,} tokens and {limit}"

@@ -26,9 +26,9 @@ WHAT = "the edited checkpoint"
 
 @dataclass(frozen=True)
 class Checkpoint:
-    index: int                  # where the message carrying it stands in the transcript
-    text: str                   # the checkpoint as the model reads it, recorded facts included
-    anchors: dict[str, Any]     # the recorded facts, as stored with it
+    index: int  # where the message carrying it stands in the transcript
+    text: str  # the checkpoint as the model reads it, recorded facts included
+    anchors: dict[str, Any]  # the recorded facts, as stored with it
 
 
 @dataclass(frozen=True)

@@ -135,9 +135,15 @@ class ContextCompressor:
     def fresh(self) -> ContextCompressor:
         """A compressor with the same settings, summarizer and window, and none of this one's state:
         for a pass over another session's transcript (a handoff) that must not touch this one's."""
-        twin = ContextCompressor(self.config, context_length=self._model_context_length, summarize=self.summarize,
-                                 clock=self.guard.clock, today=self._today,
-                                 summary_input_tokens=self.summary_input_tokens, model=self.model)
+        twin = ContextCompressor(
+            self.config,
+            context_length=self._model_context_length,
+            summarize=self.summarize,
+            clock=self.guard.clock,
+            today=self._today,
+            summary_input_tokens=self.summary_input_tokens,
+            model=self.model,
+        )
         twin.request_overhead_tokens = self.request_overhead_tokens
         twin.token_scale = self.token_scale
         return twin
@@ -145,7 +151,10 @@ class ContextCompressor:
     # -- the pass --------------------------------------------------------------
 
     async def compress(
-        self, messages: list[Message], focus_topic: str | None = None, force: bool = False,
+        self,
+        messages: list[Message],
+        focus_topic: str | None = None,
+        force: bool = False,
         live: LiveRequests | None = None,
     ) -> CompressionResult:
         """One compression pass (`plan`, then `execute`); `messages` is never modified.
@@ -161,8 +170,9 @@ class ContextCompressor:
         """
         return await self.execute(self.plan(messages, focus_topic, force=force), live)
 
-    def plan(self, messages: list[Message], focus_topic: str | None = None, *, force: bool = False,
-             handoff: bool = False) -> CompressionPlan:
+    def plan(
+        self, messages: list[Message], focus_topic: str | None = None, *, force: bool = False, handoff: bool = False
+    ) -> CompressionPlan:
         """What a pass over `messages` would do, with no model call and no change to any state.
 
         `handoff` plans the checkpoint that seeds a new session: no opening
@@ -183,7 +193,10 @@ class ContextCompressor:
             roles=self.tool_roles,
         )
         # Per-message counts are reused from here on: prune keeps every message it did not change.
-        sizes = [t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens, strict=False)]
+        sizes = [
+            t if new is old else message_tokens(new)
+            for new, old, t in zip(pruned.messages, original, tokens, strict=False)
+        ]
         plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
         if pruned.archived and not force and self.request_tokens(sum(sizes)) <= self.target_tokens:
             plan.pruned_only = True
@@ -226,8 +239,9 @@ class ContextCompressor:
         plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted + estimate_tokens(previous_body)
         archived = plan.pruned.archived
         plan.originals = [archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in plan.middle]
-        plan.anchors = fit_anchors(extract_anchors(plan.originals, self.tool_roles).merged_with(self._older_anchors(plan)),
-                                   budgets.anchors)
+        plan.anchors = fit_anchors(
+            extract_anchors(plan.originals, self.tool_roles).merged_with(self._older_anchors(plan)), budgets.anchors
+        )
         if self.summarize is None:
             plan.no_call = NO_SUMMARIZER
         elif not plan.force and self.guard.cooling_down():
@@ -249,8 +263,13 @@ class ContextCompressor:
         """
         plan = self.plan(messages, focus_topic, force=force)
         if not plan.summarizes:
-            return describe_plan(plan, self.target_tokens, checkpoint_tokens=0, request_tokens=self.request_tokens,
-                                 scale=self.token_scale)
+            return describe_plan(
+                plan,
+                self.target_tokens,
+                checkpoint_tokens=0,
+                request_tokens=self.request_tokens,
+                scale=self.token_scale,
+            )
         if plan.no_call:
             text = with_missing_anchors(fallback(plan, plan.no_call).text or "", plan.anchors)
             size = estimate_tokens(text)
@@ -258,23 +277,34 @@ class ContextCompressor:
             assert plan.budgets is not None
             aim = min(plan.budgets.summary_target(plan.replaced), plan.replaced // 5)
             size = aim + estimate_tokens(render_anchors(plan.anchors))
-        return describe_plan(plan, self.target_tokens, checkpoint_tokens=size, request_tokens=self.request_tokens,
-                             scale=self.token_scale)
+        return describe_plan(
+            plan, self.target_tokens, checkpoint_tokens=size, request_tokens=self.request_tokens, scale=self.token_scale
+        )
 
     async def execute(self, plan: CompressionPlan, live: LiveRequests | None = None) -> CompressionResult:
         """Carry out `plan`: make the checkpoint, reassemble, and update the iterative state."""
         before = self.request_tokens(plan.tokens_before)
         result = CompressionResult(
-            messages=plan.messages, tokens_before=before, tokens_after=before,
-            messages_before=len(plan.messages), focus_topic=plan.focus, target_tokens=self.target_tokens,
+            messages=plan.messages,
+            tokens_before=before,
+            tokens_after=before,
+            messages_before=len(plan.messages),
+            focus_topic=plan.focus,
+            target_tokens=self.target_tokens,
         )
         result.archived.update(plan.pruned.archived)
         if plan.pruned_only:
             return self._finish(result, plan, plan.pruned.messages, pruned_only=True, after=sum(plan.sizes))
         self._rehydrate_from(plan.previous)
         if not plan.summarizes:
-            return self._finish(result, plan, plan.pruned.messages, pruned_only=bool(result.archived),
-                                after=sum(plan.sizes), budgets=plan.budgets)
+            return self._finish(
+                result,
+                plan,
+                plan.pruned.messages,
+                pruned_only=bool(result.archived),
+                after=sum(plan.sizes),
+                budgets=plan.budgets,
+            )
         return await self._summarize_middle(result, plan, live)
 
     def _budgets(self, working: list[Message], tokens: list[int]) -> Budgets:
@@ -287,12 +317,20 @@ class ContextCompressor:
         )
         return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed, self.token_scale)
 
-    async def _summarize_middle(self, result: CompressionResult, plan: CompressionPlan,
-                                live: LiveRequests | None) -> CompressionResult:
+    async def _summarize_middle(
+        self, result: CompressionResult, plan: CompressionPlan, live: LiveRequests | None
+    ) -> CompressionResult:
         assert plan.bounds is not None and plan.budgets is not None
         budgets, anchors = plan.budgets, plan.anchors
-        summarizer = Summarizer(self.config, self.summarize, self.context_length, self.summary_input_tokens,
-                                self.previous_summary, self._today(), self.token_scale)
+        summarizer = Summarizer(
+            self.config,
+            self.summarize,
+            self.context_length,
+            self.summary_input_tokens,
+            self.previous_summary,
+            self._today(),
+            self.token_scale,
+        )
         made = await summarizer.make(plan, live, cooling_down=self.guard.cooling_down())
         if made.aborted:
             self.guard.record_failure()
@@ -302,16 +340,23 @@ class ContextCompressor:
         rebuilt = assemble(plan.working, plan.bounds, text, anchors.to_dict())
         after = estimate_tokens(rebuilt)
         if after >= plan.tokens_before:
-            return self._finish(result, plan, plan.pruned.messages, pruned_only=bool(result.archived),
-                                after=sum(plan.sizes), error="the summary would not shrink the transcript",
-                                budgets=budgets)
+            return self._finish(
+                result,
+                plan,
+                plan.pruned.messages,
+                pruned_only=bool(result.archived),
+                after=sum(plan.sizes),
+                error="the summary would not shrink the transcript",
+                budgets=budgets,
+            )
         middle = plan.middle
         self._adopt(result, made, text, anchors, middle + plan.handoffs)
         result.dropped = len(middle)
         return self._finish(result, plan, rebuilt, after=after, budgets=budgets)
 
-    def _adopt(self, result: CompressionResult, made: Made, text: str, anchors: Anchors,
-               removed: list[Message]) -> None:
+    def _adopt(
+        self, result: CompressionResult, made: Made, text: str, anchors: Anchors, removed: list[Message]
+    ) -> None:
         """Keep the new checkpoint as state, archive what it replaced, and tell the guard how it went."""
         for msg in removed:
             result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
@@ -323,8 +368,15 @@ class ContextCompressor:
         result.summary, result.fallback_used, result.error = text, made.fallback, made.error
 
     def _finish(
-        self, result: CompressionResult, plan: CompressionPlan, messages: list[Message], *, after: int,
-        pruned_only: bool = False, error: str | None = None, budgets: Budgets | None = None,
+        self,
+        result: CompressionResult,
+        plan: CompressionPlan,
+        messages: list[Message],
+        *,
+        after: int,
+        pruned_only: bool = False,
+        error: str | None = None,
+        budgets: Budgets | None = None,
     ) -> CompressionResult:
         """Settle the result: `after` is the estimate of `messages`; what the result and the guard
         get is the whole request in the provider's tokens, the meter's count."""

@@ -35,7 +35,7 @@ def model_written(previous: str | None, limit_chars: int) -> str | None:
         at = text.find(EARLIER)
         if at < 0 or at > notes[-1].start():
             return None
-        text = text[at + len(EARLIER):notes[-1].start()]
+        text = text[at + len(EARLIER) : notes[-1].start()]
     at = text.find(HEADING)
     if at >= 0:
         text = text[:at]

@@ -31,8 +31,9 @@ KIND_WORDS = {
 }
 
 
-def spec(kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None,
-         choices: tuple[str, ...] = ()) -> dict[str, Any]:
+def spec(
+    kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None, choices: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Field metadata: `kind` is a key of KIND_WORDS; `choices` only for kind "choice"."""
     return {"kind": kind, "help": help_text, "min": lo, "max": hi, "choices": choices}
 
@@ -48,7 +49,8 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return value in choices
     if kind == "fractions":
         return isinstance(value, dict) and all(
-            isinstance(k, str) and k.strip() and _is_number(v) for k, v in value.items())
+            isinstance(k, str) and k.strip() and _is_number(v) for k, v in value.items()
+        )
     if kind in ("whole_or_auto", "number_or_auto") and value == AUTO:
         return True
     if kind == "whole_or_null" and value is None:

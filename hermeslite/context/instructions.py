@@ -70,45 +70,197 @@ class Text:
 
 
 STRONG = Markers(
-    ("always", "never", "from now on", "going forward", "from here on", "in the future", "in future",
-     "every time", "whenever", "by default", "no longer", "at all times", "under no circumstances",
-     "ab jetzt", "von nun an", "immer", "niemals", "nie", "künftig", "zukünftig",
-     "désormais", "dorénavant", "à partir de maintenant", "toujours", "jamais",
-     "a partir de ahora", "de ahora en adelante", "siempre", "nunca", "jamás"),
-    ("从现在开始", "从今以后", "以后", "今后", "总是", "始终", "永远", "一律", "绝不", "从不", "今後", "常に", "必ず", "絶対に"),
+    (
+        "always",
+        "never",
+        "from now on",
+        "going forward",
+        "from here on",
+        "in the future",
+        "in future",
+        "every time",
+        "whenever",
+        "by default",
+        "no longer",
+        "at all times",
+        "under no circumstances",
+        "ab jetzt",
+        "von nun an",
+        "immer",
+        "niemals",
+        "nie",
+        "künftig",
+        "zukünftig",
+        "désormais",
+        "dorénavant",
+        "à partir de maintenant",
+        "toujours",
+        "jamais",
+        "a partir de ahora",
+        "de ahora en adelante",
+        "siempre",
+        "nunca",
+        "jamás",
+    ),
+    (
+        "从现在开始",
+        "从今以后",
+        "以后",
+        "今后",
+        "总是",
+        "始终",
+        "永远",
+        "一律",
+        "绝不",
+        "从不",
+        "今後",
+        "常に",
+        "必ず",
+        "絶対に",
+    ),
 )
 WEAK = Markers(
-    ("don't", "do not", "dont", "doesn't", "must", "mustn't", "must not", "instead", "prefer", "preferably",
-     "avoid", "stop", "make sure", "please use", "only use", "rather than", "should", "shouldn't",
-     "nicht", "keine", "keinen", "kein", "stattdessen", "muss", "müssen", "bevorzuge", "lieber",
-     "ne pas", "n'utilise", "ne touche", "au lieu de", "doit", "il faut", "préfère", "évite",
-     "no uses", "no toques", "no cambies", "en lugar de", "en vez de", "debe", "debes", "hay que", "prefiero", "evita",
-     # requests deferred to later: as binding as an instruction until they are done
-     "later", "don't forget", "remember to", "afterwards", "at some point", "eventually", "before you finish",
-     "später", "nicht vergessen", "plus tard", "n'oublie pas", "más tarde", "no olvides"),
-    ("不要", "别", "禁止", "请勿", "必须", "务必", "而不是", "改用", "更喜欢", "优先", "稍后", "记得",
-     "しないで", "代わりに", "ないでください", "後で", "忘れずに"),
+    (
+        "don't",
+        "do not",
+        "dont",
+        "doesn't",
+        "must",
+        "mustn't",
+        "must not",
+        "instead",
+        "prefer",
+        "preferably",
+        "avoid",
+        "stop",
+        "make sure",
+        "please use",
+        "only use",
+        "rather than",
+        "should",
+        "shouldn't",
+        "nicht",
+        "keine",
+        "keinen",
+        "kein",
+        "stattdessen",
+        "muss",
+        "müssen",
+        "bevorzuge",
+        "lieber",
+        "ne pas",
+        "n'utilise",
+        "ne touche",
+        "au lieu de",
+        "doit",
+        "il faut",
+        "préfère",
+        "évite",
+        "no uses",
+        "no toques",
+        "no cambies",
+        "en lugar de",
+        "en vez de",
+        "debe",
+        "debes",
+        "hay que",
+        "prefiero",
+        "evita",
+        # requests deferred to later: as binding as an instruction until they are done
+        "later",
+        "don't forget",
+        "remember to",
+        "afterwards",
+        "at some point",
+        "eventually",
+        "before you finish",
+        "später",
+        "nicht vergessen",
+        "plus tard",
+        "n'oublie pas",
+        "más tarde",
+        "no olvides",
+    ),
+    (
+        "不要",
+        "别",
+        "禁止",
+        "请勿",
+        "必须",
+        "务必",
+        "而不是",
+        "改用",
+        "更喜欢",
+        "优先",
+        "稍后",
+        "记得",
+        "しないで",
+        "代わりに",
+        "ないでください",
+        "後で",
+        "忘れずに",
+    ),
 )
 NEGATIVE = Markers(
-    ("never", "don't", "do not", "dont", "doesn't", "avoid", "stop", "no longer", "mustn't", "must not",
-     "shouldn't", "under no circumstances", "nie", "niemals", "nicht", "kein", "keine", "keinen",
-     "jamais", "ne pas", "n'utilise", "ne touche", "évite", "nunca", "jamás", "no uses", "no toques",
-     "no cambies", "evita"),
+    (
+        "never",
+        "don't",
+        "do not",
+        "dont",
+        "doesn't",
+        "avoid",
+        "stop",
+        "no longer",
+        "mustn't",
+        "must not",
+        "shouldn't",
+        "under no circumstances",
+        "nie",
+        "niemals",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "jamais",
+        "ne pas",
+        "n'utilise",
+        "ne touche",
+        "évite",
+        "nunca",
+        "jamás",
+        "no uses",
+        "no toques",
+        "no cambies",
+        "evita",
+    ),
     ("不要", "别", "禁止", "请勿", "绝不", "从不", "しないで", "ないでください"),
 )
 CHANGE = Markers(
-    ("instead", "rather than", "no longer", "actually", "switch to", "change to", "stattdessen",
-     "au lieu de", "en lugar de", "en vez de"),
+    (
+        "instead",
+        "rather than",
+        "no longer",
+        "actually",
+        "switch to",
+        "change to",
+        "stattdessen",
+        "au lieu de",
+        "en lugar de",
+        "en vez de",
+    ),
     ("改用", "而不是", "代わりに"),
 )
 MARKER_WORDS = STRONG.vocabulary | WEAK.vocabulary | NEGATIVE.vocabulary | CHANGE.vocabulary
 MARKER_CJK = STRONG.cjk + WEAK.cjk + NEGATIVE.cjk + CHANGE.cjk
-STOPWORDS = frozenset(
-    "a an the and or but to of in on at for with from by as is are be it this that these those my our your "
-    "you we i me us please now then so all any each only just also more less use using used keep make sure "
-    "will would can could may might do does did not no der die das und oder mit für von zu ein eine "
-    "le la les et ou de du des un une pour avec el los las y o con para por".split()
-) | MARKER_WORDS
+STOPWORDS = (
+    frozenset(
+        "a an the and or but to of in on at for with from by as is are be it this that these those my our your "
+        "you we i me us please now then so all any each only just also more less use using used keep make sure "
+        "will would can could may might do does did not no der die das und oder mit für von zu ein eine "
+        "le la les et ou de du des un une pour avec el los las y o con para por".split()
+    )
+    | MARKER_WORDS
+)
 INSTRUCTION_CHARS = 300
 NOTE_CHARS = 200
 SAME_SUBJECT = 0.5
@@ -151,7 +303,7 @@ def _topic(text: str) -> set[str]:
     for run in CJK_RUN.findall(plain):
         for marker in MARKER_CJK:
             run = run.replace(marker, " ")
-        topic.update(pair for part in run.split() for pair in (part[i:i + 2] for i in range(len(part) - 1)))
+        topic.update(pair for part in run.split() for pair in (part[i : i + 2] for i in range(len(part) - 1)))
     return topic
 
 
@@ -185,5 +337,5 @@ def merge_instructions(newer: list[list[str]], older: list[list[str]]) -> list[l
 
 
 def render_instruction(text: str, note: str) -> str:
-    line = f"- \"{text}\""
-    return f"{line} (this overrides, where they conflict, the earlier instruction \"{note}\")" if note else line
+    line = f'- "{text}"'
+    return f'{line} (this overrides, where they conflict, the earlier instruction "{note}")' if note else line

@@ -14,9 +14,9 @@ from typing import Any
 Message = dict[str, Any]
 
 # Private bookkeeping keys start with "_" and never reach a provider.
-SUMMARY_KEY = "_hl_summary"      # marks the message that carries the handoff summary
-ANCHORS_KEY = "_hl_anchors"      # code-owned anchors, kept for rehydration after a restart
-ARCHIVE_KEY = "_hl_ref"          # reference id of the archived original of a pruned message
+SUMMARY_KEY = "_hl_summary"  # marks the message that carries the handoff summary
+ANCHORS_KEY = "_hl_anchors"  # code-owned anchors, kept for rehydration after a restart
+ARCHIVE_KEY = "_hl_ref"  # reference id of the archived original of a pruned message
 EXIT_CODE_KEY = "_hl_exit_code"  # a command's exit code on the message holding its output (None: no command)
 
 

@@ -26,23 +26,23 @@ class CompressionPlan:
     """Everything `execute` needs; `messages` is the transcript planned for, never modified."""
 
     messages: list[Message]
-    tokens: list[int]                    # per message of `messages`
+    tokens: list[int]  # per message of `messages`
     focus: str | None
     force: bool
     pruned: PruneResult
-    sizes: list[int]                     # per message of `pruned.messages`
-    pruned_only: bool = False            # the prune alone brings the request under target
-    previous: tuple[str, dict[str, Any]] | None = None   # the checkpoint already in the transcript
+    sizes: list[int]  # per message of `pruned.messages`
+    pruned_only: bool = False  # the prune alone brings the request under target
+    previous: tuple[str, dict[str, Any]] | None = None  # the checkpoint already in the transcript
     working: list[Message] = field(default_factory=list)  # pruned, earlier checkpoints unwrapped
-    positions: list[int] = field(default_factory=list)    # index in `messages` of each working message
+    positions: list[int] = field(default_factory=list)  # index in `messages` of each working message
     working_tokens: list[int] = field(default_factory=list)
     handoffs: list[Message] = field(default_factory=list)
     budgets: Budgets | None = None
     bounds: Boundaries | None = None
     anchors: Anchors = field(default_factory=Anchors)
     originals: list[Message] = field(default_factory=list)  # the middle as it was before the prune
-    replaced: int = 0                    # tokens the checkpoint stands in for
-    no_call: str | None = None           # why no model would be asked (the checkpoint is built by code)
+    replaced: int = 0  # tokens the checkpoint stands in for
+    no_call: str | None = None  # why no model would be asked (the checkpoint is built by code)
 
     @property
     def tokens_before(self) -> int:
@@ -81,15 +81,15 @@ class Preview:
     messages: int
     tokens_before: int
     target_tokens: int
-    pruned: int = 0                  # tool outputs and arguments replaced by a one-line placeholder
-    pruned_tokens: int = 0           # what that saves
+    pruned: int = 0  # tool outputs and arguments replaced by a one-line placeholder
+    pruned_tokens: int = 0  # what that saves
     head: Span = Span()
     summarized: Span = Span()
     tail: Span = Span()
     updates_checkpoint: bool = False  # an earlier checkpoint is folded into the new one
     estimated_after: int = 0
     summary_call: bool = False
-    no_call: str | None = None       # why no summary call would be made
+    no_call: str | None = None  # why no summary call would be made
     focus: str | None = None
 
     @property
@@ -99,25 +99,33 @@ class Preview:
     def lines(self) -> list[str]:
         """The preview as lines of text, the same in every front end."""
         before = f"{_count(self.messages, 'message')}, ~{format_tokens(self.tokens_before)} tokens"
-        lines = [f"Preview of /compress{f' {self.focus}' if self.focus else ''} (nothing was sent or changed)",
-                 f"Now: {before}"]
+        lines = [
+            f"Preview of /compress{f' {self.focus}' if self.focus else ''} (nothing was sent or changed)",
+            f"Now: {before}",
+        ]
         if self.pruned:
-            lines.append(f"Prune: {_count(self.pruned, 'old tool message')} to one-line placeholders, "
-                         f"saving ~{format_tokens(self.pruned_tokens)} tokens (originals stay in the archive)")
+            lines.append(
+                f"Prune: {_count(self.pruned, 'old tool message')} to one-line placeholders, "
+                f"saving ~{format_tokens(self.pruned_tokens)} tokens (originals stay in the archive)"
+            )
         else:
             lines.append("Prune: nothing worth pruning")
         if self.summarized.count:
             folded = ", folding in the earlier checkpoint" if self.updates_checkpoint else ""
-            lines += [f"Summarize: {self.summarized.describe()}{folded}",
-                      f"Keep verbatim: head {self.head.describe()}; tail {self.tail.describe()}"]
+            lines += [
+                f"Summarize: {self.summarized.describe()}{folded}",
+                f"Keep verbatim: head {self.head.describe()}; tail {self.tail.describe()}",
+            ]
         elif self.pruned and self.changes:
             lines.append("Summarize: nothing, the prune is enough")
         else:
             lines.append("Summarize: nothing (every message is in the kept head or tail)")
         if self.changes:
             estimate = "estimate, the summary's length is up to the model; " if self.summary_call else ""
-            lines.append(f"After: ~{format_tokens(self.estimated_after)} tokens ({estimate}"
-                         f"target ~{format_tokens(self.target_tokens)})")
+            lines.append(
+                f"After: ~{format_tokens(self.estimated_after)} tokens ({estimate}"
+                f"target ~{format_tokens(self.target_tokens)})"
+            )
         else:
             lines.append("After: no change, nothing would be removed")
         if self.summary_call:
@@ -131,8 +139,14 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
-def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_tokens: int,
-                  request_tokens: Callable[[int], int], scale: float) -> Preview:
+def describe_plan(
+    plan: CompressionPlan,
+    target_tokens: int,
+    *,
+    checkpoint_tokens: int,
+    request_tokens: Callable[[int], int],
+    scale: float,
+) -> Preview:
     """The user's view of `plan`; `checkpoint_tokens` is the expected size of the checkpoint text.
 
     The plan counts in estimate units; the preview shows what the meter would:
@@ -141,13 +155,21 @@ def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_token
     """
     before = plan.tokens_before
     pruned_tokens = round((before - sum(plan.sizes)) * scale) if plan.pruned.archived else 0
-    common: dict[str, Any] = dict(messages=len(plan.messages), tokens_before=request_tokens(before),
-                                  target_tokens=target_tokens, pruned=len(plan.pruned.archived),
-                                  pruned_tokens=pruned_tokens, focus=plan.focus)
+    common: dict[str, Any] = dict(
+        messages=len(plan.messages),
+        tokens_before=request_tokens(before),
+        target_tokens=target_tokens,
+        pruned=len(plan.pruned.archived),
+        pruned_tokens=pruned_tokens,
+        focus=plan.focus,
+    )
     if not plan.summarizes:
         after = sum(plan.sizes) if plan.pruned.archived else before
-        return Preview(**common, estimated_after=request_tokens(after),
-                       no_call="the prune is enough" if plan.pruned.archived else "nothing to summarize")
+        return Preview(
+            **common,
+            estimated_after=request_tokens(after),
+            no_call="the prune is enough" if plan.pruned.archived else "nothing to summarize",
+        )
     bounds, tokens = plan.bounds, plan.working_tokens
     assert bounds is not None
     lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
@@ -158,8 +180,12 @@ def describe_plan(plan: CompressionPlan, target_tokens: int, *, checkpoint_token
         **common,
         head=_span(plan, range(0, bounds.head_end), scale, skip_system=True),
         summarized=_span(plan, middle, scale),
-        tail=_span(plan, ([bounds.lifted_user] if bounds.lifted_user is not None else [])
-                   + list(range(bounds.tail_start, len(plan.working))), scale),
+        tail=_span(
+            plan,
+            ([bounds.lifted_user] if bounds.lifted_user is not None else [])
+            + list(range(bounds.tail_start, len(plan.working))),
+            scale,
+        ),
         updates_checkpoint=plan.previous is not None,
         estimated_after=request_tokens(min(after, before)),
         summary_call=plan.no_call is None,
@@ -173,5 +199,9 @@ def _span(plan: CompressionPlan, indices: Iterable[int], scale: float, *, skip_s
     if not chosen:
         return Span()
     places = [plan.positions[i] + 1 for i in chosen]
-    return Span(count=len(chosen), tokens=round(sum(plan.working_tokens[i] for i in chosen) * scale),
-                first=min(places), last=max(places))
+    return Span(
+        count=len(chosen),
+        tokens=round(sum(plan.working_tokens[i] for i in chosen) * scale),
+        first=min(places),
+        last=max(places),
+    )

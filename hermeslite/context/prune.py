@@ -32,10 +32,10 @@ from .tokens import message_tokens
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
 from .tool_summaries import summarize_tool_result
 
-MIN_PRUNE_CHARS = 200          # shorter outputs are cheaper than their placeholder
-MIN_ARGUMENT_CHARS = 500       # tool-call arguments below this are left alone
-MAX_ARGUMENT_STRING = 200      # string values in big arguments are cut to this
-ALWAYS_KEEP_LAST = 3           # the newest messages are never pruned
+MIN_PRUNE_CHARS = 200  # shorter outputs are cheaper than their placeholder
+MIN_ARGUMENT_CHARS = 500  # tool-call arguments below this are left alone
+MAX_ARGUMENT_STRING = 200  # string values in big arguments are cut to this
+ALWAYS_KEEP_LAST = 3  # the newest messages are never pruned
 RECALL_MARK = re.compile(r"recall id (r[0-9a-f]{10})")
 
 
@@ -193,7 +193,11 @@ def prune(
 
 
 def _prune_result(
-    msg: Message, is_old: bool, calls: dict[str, dict[str, Any]], never_prune: set[str] | frozenset[str], seen: set[str],
+    msg: Message,
+    is_old: bool,
+    calls: dict[str, dict[str, Any]],
+    never_prune: set[str] | frozenset[str],
+    seen: set[str],
     roles: ToolRoles,
 ) -> Message | None:
     call = calls.get(str(msg.get("tool_call_id") or ""), {})
@@ -208,8 +212,9 @@ def _prune_result(
     if not (duplicate or is_old):
         return None
     ref = reference_id(msg)
-    line = summarize_tool_result(name, parsed_arguments(call) if call else {}, content,
-                                 exit_code=exit_code_of(msg), roles=roles)
+    line = summarize_tool_result(
+        name, parsed_arguments(call) if call else {}, content, exit_code=exit_code_of(msg), roles=roles
+    )
     if duplicate:
         line += "; same output as a later call"
     return _replace(msg, f"{line} {recall_note(ref)}", ref)

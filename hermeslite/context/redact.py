@@ -72,8 +72,13 @@ def _field_spans(text: str, keys: list[tuple[int, Span]]) -> list[Span]:
 def secret_spans(text: str) -> list[Span]:
     """Sorted, merged spans of `text` that hold credentials."""
     keys = _format_spans(text)
-    return _merge([(start, end) for start, end in [*(span for _, span in keys), *_field_spans(text, keys)]
-                   if start < end and MARK not in text[start:end]])
+    return _merge(
+        [
+            (start, end)
+            for start, end in [*(span for _, span in keys), *_field_spans(text, keys)]
+            if start < end and MARK not in text[start:end]
+        ]
+    )
 
 
 def _visible_spans(text: str) -> list[Span]:

@@ -13,26 +13,35 @@ class CompressionResult:
     tokens_before: int
     tokens_after: int
     messages_before: int
-    summary: str | None = None       # the checkpoint text now in the transcript, if one was made
-    fallback_used: bool = False      # the checkpoint was built by code, not by a model
-    aborted: bool = False            # auth/quota failure: transcript returned unchanged
-    pruned_only: bool = False        # the deterministic prune was enough; no LLM call
-    dropped: int = 0                 # messages removed from the transcript into the summary
-    error: str | None = None         # why a summary could not be made, one line
+    summary: str | None = None  # the checkpoint text now in the transcript, if one was made
+    fallback_used: bool = False  # the checkpoint was built by code, not by a model
+    aborted: bool = False  # auth/quota failure: transcript returned unchanged
+    pruned_only: bool = False  # the deterministic prune was enough; no LLM call
+    dropped: int = 0  # messages removed from the transcript into the summary
+    error: str | None = None  # why a summary could not be made, one line
     archived: dict[str, Message] = field(default_factory=dict)  # reference id -> original message
     focus_topic: str | None = None
-    target_tokens: int = 0           # what a request may carry right after a compaction
-    too_large: str | None = None     # why the request is still over target_tokens (e.g. a huge latest message)
+    target_tokens: int = 0  # what a request may carry right after a compaction
+    too_large: str | None = None  # why the request is still over target_tokens (e.g. a huge latest message)
 
     def __repr__(self) -> str:
         """Counts only: the messages and archive can be megabytes, and results get logged."""
-        flags = [name for name, on in (("fallback_used", self.fallback_used), ("aborted", self.aborted),
-                                       ("pruned_only", self.pruned_only)) if on]
+        flags = [
+            name
+            for name, on in (
+                ("fallback_used", self.fallback_used),
+                ("aborted", self.aborted),
+                ("pruned_only", self.pruned_only),
+            )
+            if on
+        ]
         extra = "".join(f", {name}" for name in flags)
         error = f", error={self.error[:80]!r}" if self.error else ""
-        return (f"CompressionResult({self.messages_before}->{self.messages_after} messages, "
-                f"{self.tokens_before}->{self.tokens_after} tokens, dropped={self.dropped}, "
-                f"archived={len(self.archived)}{extra}{error})")
+        return (
+            f"CompressionResult({self.messages_before}->{self.messages_after} messages, "
+            f"{self.tokens_before}->{self.tokens_after} tokens, dropped={self.dropped}, "
+            f"archived={len(self.archived)}{extra}{error})"
+        )
 
     @property
     def messages_after(self) -> int:

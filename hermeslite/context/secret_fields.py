@@ -63,7 +63,9 @@ _ASSIGNMENT = re.compile(
     + r"(?P<close>\\?[\"'`]?\]?)"
     + r"(?P<gap>[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>?|]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.\[\]*]*[ \t]*(?==)|[ \t]*)"
     + r"(?P<op>:{0,3}=(?![=~>])|[.?+]=|\|\|=|\?\?=|=>|:(?![:=/\\])|,|>(?!=))"
-    + r"[ \t]*(?=(?P<value>" + _VALUE + "))"
+    + r"[ \t]*(?=(?P<value>"
+    + _VALUE
+    + "))"
 )
 _QUOTES = "\"'`"
 _TEMPLATE_START = ("${", "$(", "{{", "{%", "#{", "%(", "%s", "<%")
@@ -205,7 +207,9 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
     return [(begin, end)]
 
 
-def _bare_value_counts(text: str, name: str, name_start: int, match: re.Match[str], value: str, power: Strength) -> bool:
+def _bare_value_counts(
+    text: str, name: str, name_start: int, match: re.Match[str], value: str, power: Strength
+) -> bool:
     """Whether an unquoted value is a credential, given how surely the name says so and where it stands."""
     op = match.group("op")
     plain = op == "=" and not (match.group("close") or match.group("gap"))
@@ -267,7 +271,9 @@ def _authorization(match: re.Match[str], keys: KeySpans) -> list[Span]:
     if scheme and scheme.lower() in _SCHEMES:
         return span
     start = match.start() - 1
-    quoted = bool(match.group("open")) or (start > 0 and match.string[start - 1] in _QUOTES and not match.group("close"))
+    quoted = bool(match.group("open")) or (
+        start > 0 and match.string[start - 1] in _QUOTES and not match.group("close")
+    )
     if scheme:
         return span if _SYMBOL.search(credential) and len(credential) >= 8 else []
     if quoted:
@@ -293,7 +299,9 @@ def _userinfo(match: re.Match[str], keys: KeySpans) -> list[Span]:
 _QUERY_WORD = r"(?:[A-Za-z0-9]++(?:[_.-]|%(?:25)?5[Ff]))*+"
 _QUERY_PARAMS = tuple(
     re.compile(
-        re.escape(lead) + "(?:" + _QUERY_WORD
+        re.escape(lead)
+        + "(?:"
+        + _QUERY_WORD
         + r"(?i:token|secret|password|passwd|pwd|signature|sig|credential|auth|apikey)"
         r"|(?i:(?:api|access|secret|private|client|subscription)(?:[_.-]|%(?:25)?5[Ff])?)?(?i:key)"
         r"|(?P<code>code))=(?P<secret>[^&#;\s\"'`<>)]+)"
@@ -312,16 +320,23 @@ def _query_parameter(match: re.Match[str], keys: KeySpans) -> list[Span]:
 # curl -u user:password, --user user:password
 _CURL_USER = re.compile(r"-(?:(?<![\w-]-)u|(?<![\w-]-)-user)[ \t=]+[\"']?(?P<user>[^\s:\"'$]*):(?P<password>[^\s\"']*)")
 # --password hunter2, --api-key abc123 (the --name=value form is an assignment)
-_FLAG = re.compile(r"--(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]+(?P<value>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'\\-][^\s\"'\\]*)")
+_FLAG = re.compile(
+    r"--(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]+(?P<value>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'\\-][^\s\"'\\]*)"
+)
 # .netrc: machine host login user password secret (one line, or one entry per line)
 _NETRC = re.compile(r"password(?<![\w-]password)[ \t]+(?P<secret>[^\s]+)")
 _NETRC_CONTEXT = re.compile(r"\b(?:login|machine)[ \t]+\S+")
 # Cookie: a=1; b=2 / Set-Cookie: sid=...; Path=/ / curl --cookie "a=1"
 # A cookie list as RFC 6265 spells it (no whitespace, quotes, commas or semicolons inside a value).
 _COOKIE_PAIRS = r"[ \t]*(?P<pairs>[^\s;=\"',:]+=[^\s;\"',]*(?:;[ \t]*[^\s;=\"',:]+(?:=[^\s;\"',]*)?)*)"
-_COOKIES = (re.compile(r"ookie(?<=[Cc]ookie)[ \t]*:" + _COOKIE_PAIRS), re.compile(r"--cookie[ \t=]+[\"']?" + _COOKIE_PAIRS))
+_COOKIES = (
+    re.compile(r"ookie(?<=[Cc]ookie)[ \t]*:" + _COOKIE_PAIRS),
+    re.compile(r"--cookie[ \t=]+[\"']?" + _COOKIE_PAIRS),
+)
 _COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]*(?P<name>[^=;\s]+)=(?P<value>[^;\s]*)")
-_COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment".split())
+_COOKIE_ATTRIBUTES = frozenset(
+    "path domain expires max-age samesite secure httponly priority partitioned version comment".split()
+)
 # auth=("user", "password"), HTTPBasicAuth("user", "password")
 _AUTH_PAIR = re.compile(
     r"uth(?<=[Aa]uth)(?:[ \t]*=[ \t]*\(|\()[ \t]*(?P<q>[\"'])[^\"'\r\n]*(?P=q)[ \t]*,[ \t]*"
@@ -379,6 +394,7 @@ def _whole(group: str) -> Callable[[re.Match[str], KeySpans], list[Span]]:
     def spans(match: re.Match[str], keys: KeySpans) -> list[Span]:
         value = match.group(group)
         return [] if _is_placeholder(value) else [match.span(group)]
+
     return spans
 
 

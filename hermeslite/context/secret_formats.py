@@ -38,7 +38,7 @@ class TokenFormat:
     def branch(self, group: str) -> str:
         """The regex of this format without the lead's first character, its body in group `group`."""
         boundary = f"(?<![{_WORD}]{self.lead})" if self.word_start else ""
-        return f"{self.lead[len(self.first()):]}{boundary}(?P<{group}>{self.body})"
+        return f"{self.lead[len(self.first()) :]}{boundary}(?P<{group}>{self.body})"
 
     def first(self) -> str:
         """The lead's first character, as written in the regex (`\\.` for a dot)."""
@@ -76,10 +76,15 @@ FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("Anthropic", "sk-ant-", f"(?!(?:api|admin)\\d\\d-){_TOKEN}{{20,}}"),
     TokenFormat("OpenRouter", "sk-or-v1-", f"{_TOKEN}{{20,}}"),
     # Any other sk- key (OpenAI legacy, DeepSeek, Moonshot, local proxies): a digit somewhere, 12+ characters.
-    TokenFormat("sk- keys", "sk-", "(?!(?:proj|svcacct|admin|ant|or)-)"
-                                    f"(?:(?={_TOKEN}{{0,40}}\\d){_ALNUM}{_TOKEN}{{11,}}|{_ALNUM}{{20,}})"),
+    TokenFormat(
+        "sk- keys",
+        "sk-",
+        f"(?!(?:proj|svcacct|admin|ant|or)-)(?:(?={_TOKEN}{{0,40}}\\d){_ALNUM}{_TOKEN}{{11,}}|{_ALNUM}{{20,}})",
+    ),
     TokenFormat("ElevenLabs", "sk_", f"(?!(?:live|test|prod)_){_ALNUM}{{20,}}"),
-    *_each("Perplexity / Groq / xAI / Replicate / Tavily / Firecrawl", "pplx- gsk_ xai- r8_ tvly- fc-", f"{_ALNUM}{{20,}}"),
+    *_each(
+        "Perplexity / Groq / xAI / Replicate / Tavily / Firecrawl", "pplx- gsk_ xai- r8_ tvly- fc-", f"{_ALNUM}{{20,}}"
+    ),
     *_each("Fireworks", "fw_ fw- fpk_", f"{_ALNUM}{{20,}}"),
     *_each("Exa / fal / AgentMail", "exa_ fal_", f"{_ALNUM}{{16,}}"),
     *_each("AgentMail", "am_ am_org_", f"{_ALNUM}{{24,}}"),
@@ -88,8 +93,11 @@ FORMATS: tuple[TokenFormat, ...] = (
     # Code hosting and packages
     TokenFormat("GitHub", "gh[pousr]_", f"{_ALNUM}{{20,}}"),
     TokenFormat("GitHub fine-grained", "github_pat_", "[A-Za-z0-9_]{20,}"),
-    *_each("GitLab", "glpat- gloas- gldt- glrt- glrtr- glcbt- glptt- glft- glimt- glagent- glsoat- glffct- glwt- glcsoat-",
-           "[A-Za-z0-9_-][A-Za-z0-9_.-]{15,}"),
+    *_each(
+        "GitLab",
+        "glpat- gloas- gldt- glrt- glrtr- glcbt- glptt- glft- glimt- glagent- glsoat- glffct- glwt- glcsoat-",
+        "[A-Za-z0-9_-][A-Za-z0-9_.-]{15,}",
+    ),
     TokenFormat("GitLab runner registration", "GR1348941", f"{_TOKEN}{{20,}}"),
     TokenFormat("npm", "npm_", f"{_ALNUM}{{20,}}"),
     TokenFormat("PyPI", "pypi-", f"(?={_TOKEN}{{0,60}}\\d){_TOKEN}{{20,}}"),
@@ -143,8 +151,11 @@ FORMATS: tuple[TokenFormat, ...] = (
     # Secret managers
     *_each("Doppler", "dp\\.pt\\. dp\\.st\\. dp\\.sa\\. dp\\.ct\\. dp\\.scim\\. dp\\.audit\\.", f"{_TOKEN}{{40,}}"),
     TokenFormat("1Password service account", "ops_eyJ", f"[{_B64}]{{100,}}={{0,2}}"),
-    TokenFormat("1Password secret key", "A3-",
-                "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+    TokenFormat(
+        "1Password secret key",
+        "A3-",
+        "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
     TokenFormat("age secret key", "AGE-SECRET-KEY-1", f"[02-9ac-hj-np-zAC-HJ-NP-Z]{{58}}{_END}"),
     # Payments and commerce
     *_each("Stripe", "sk_live_ sk_test_ sk_prod_ rk_live_ rk_test_ rk_prod_", f"{_ALNUM}{{10,}}"),
@@ -196,7 +207,9 @@ FORMATS: tuple[TokenFormat, ...] = (
 _PEM_HEAD = r"-----BEGIN (?P<kind>[A-Z0-9 ]{0,24})PRIVATE KEY(?: BLOCK)?-----"
 _PEM_GAP = r"(?:\\+[rn]|\s)*"  # real newlines, or escaped ones inside a JSON string
 # The body never holds "-----", so a BEGIN without its END costs no more than the text up to the next one.
-_PEM_BLOCK = _PEM_HEAD + _PEM_GAP + r"(?P<secret>[^\s\\-](?:[^-]|-(?!----))*?)" + _PEM_GAP + r"-----END (?P=kind)PRIVATE KEY"
+_PEM_BLOCK = (
+    _PEM_HEAD + _PEM_GAP + r"(?P<secret>[^\s\\-](?:[^-]|-(?!----))*?)" + _PEM_GAP + r"-----END (?P=kind)PRIVATE KEY"
+)
 # A key cut off before its END line (`head id_rsa`, a truncated tool output): mask its base64 lines.
 _PEM_TRUNCATED = _PEM_HEAD + _PEM_GAP + r"(?P<secret>[A-Za-z0-9+/=]{16,}(?:(?:\\+[rn]|[\r\n])+[A-Za-z0-9+/=]{16,})*)"
 _SEGMENT = r"[A-Za-z0-9_-]+={0,2}"
@@ -221,11 +234,21 @@ SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
     (re.compile(_PEM_BLOCK), None),
     (re.compile(_PEM_TRUNCATED), None),
     # JWTs: a JSON header, then a payload and usually a signature; base64url, sometimes padded with '='.
-    (re.compile(rf"eyJ(?<![{_WORD}]eyJ)(?P<secret>[A-Za-z0-9_-]{{8,}}={{0,2}}\.(?:eyJ{_SEGMENT}(?:\.(?:{_SEGMENT})?)?"
-                rf"|[A-Za-z0-9_-]{{10,}}={{0,2}}\.(?:{_SEGMENT})?))"), None),
+    (
+        re.compile(
+            rf"eyJ(?<![{_WORD}]eyJ)(?P<secret>[A-Za-z0-9_-]{{8,}}={{0,2}}\.(?:eyJ{_SEGMENT}(?:\.(?:{_SEGMENT})?)?"
+            rf"|[A-Za-z0-9_-]{{10,}}={{0,2}}\.(?:{_SEGMENT})?))"
+        ),
+        None,
+    ),
     # Two dotted base64 parts that both open like JSON ("ey..."), as some generators write JWTs.
-    (re.compile(rf"ey(?<![{_WORD}]ey)(?!J)(?P<secret>{_ALNUM}{{17,}}\.ey[A-Za-z0-9/\\_-]{{17,}}\."
-                rf"(?:[A-Za-z0-9/\\_-]{{10,}}={{0,2}})?)"), None),
+    (
+        re.compile(
+            rf"ey(?<![{_WORD}]ey)(?!J)(?P<secret>{_ALNUM}{{17,}}\.ey[A-Za-z0-9/\\_-]{{17,}}\."
+            rf"(?:[A-Za-z0-9/\\_-]{{10,}}={{0,2}})?)"
+        ),
+        None,
+    ),
     # A whole JWT, base64-encoded once more (Kubernetes secrets, CI variables).
     (re.compile(rf"ZXlK(?<![{_WORD}]ZXlK)(?P<secret>[{_B64}]{{40,}}={{0,2}})"), None),
     # Telegram bot tokens: the bot's numeric id stays, the part after the colon is the secret.

@@ -32,10 +32,10 @@ _CONTENT_WORDS = frozenset("value data material string".split())
 
 
 class Strength(IntEnum):
-    NONE = 0     # not a credential's name
+    NONE = 0  # not a credential's name
     KEYLIKE = 1  # `key`, `cache_key`: a credential only if the value looks random
-    WEAK = 2     # `token`, `auth`: any quoted literal; a bare word needs a digit or a symbol
-    STRONG = 3   # `password`, `api_key`, `SECRET_TOKEN`
+    WEAK = 2  # `token`, `auth`: any quoted literal; a bare word needs a digit or a symbol
+    STRONG = 3  # `password`, `api_key`, `SECRET_TOKEN`
 
 
 def name_before(text: str, end: int) -> tuple[str, int]:

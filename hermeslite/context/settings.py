@@ -26,53 +26,85 @@ class CompressionConfig:
 
     enabled: bool = field(default=True, metadata=spec("bool", "compress automatically when the context fills up"))
     threshold: float | Literal["auto"] = field(
-        default=AUTO, metadata=spec(
-            "number_or_auto", "fraction of the context window at which compression starts "
-            "(auto: 0.75 for windows under 512K tokens, else 0.50)", lo=0.05, hi=0.95)
+        default=AUTO,
+        metadata=spec(
+            "number_or_auto",
+            "fraction of the context window at which compression starts "
+            "(auto: 0.75 for windows under 512K tokens, else 0.50)",
+            lo=0.05,
+            hi=0.95,
+        ),
     )
     threshold_tokens: int | None = field(
-        default=200_000, metadata=spec(
-            "whole_or_null", "upper limit on the compression threshold in tokens; null means no limit",
-            lo=1_000, hi=100_000_000)
+        default=200_000,
+        metadata=spec(
+            "whole_or_null",
+            "upper limit on the compression threshold in tokens; null means no limit",
+            lo=1_000,
+            hi=100_000_000,
+        ),
     )
     model_thresholds: dict[str, float] = field(
-        default_factory=dict, metadata=spec(
-            "fractions", "threshold fraction per model: model-name substring -> fraction; the longest match "
-            "wins over `threshold`", lo=0.05, hi=0.95)
+        default_factory=dict,
+        metadata=spec(
+            "fractions",
+            "threshold fraction per model: model-name substring -> fraction; the longest match wins over `threshold`",
+            lo=0.05,
+            hi=0.95,
+        ),
     )
     target_ratio: float = field(
         default=0.20, metadata=spec("number", "recent-tail budget as a fraction of the threshold", lo=0.05, hi=0.80)
     )
     protect_first_n: int = field(
-        default=3, metadata=spec("whole", "messages after the system prompt kept verbatim until the first compaction", lo=0, hi=50)
+        default=3,
+        metadata=spec(
+            "whole", "messages after the system prompt kept verbatim until the first compaction", lo=0, hi=50
+        ),
     )
     protect_last_n: int = field(
-        default=20, metadata=spec("whole", "upper bound on the minimum number of recent messages always kept", lo=1, hi=500)
+        default=20,
+        metadata=spec("whole", "upper bound on the minimum number of recent messages always kept", lo=1, hi=500),
     )
-    max_passes: int = field(default=3, metadata=spec("whole", "compression passes per trigger before giving up", lo=1, hi=10))
+    max_passes: int = field(
+        default=3, metadata=spec("whole", "compression passes per trigger before giving up", lo=1, hi=10)
+    )
     summary_model: str | None = field(
         default=None, metadata=spec("model", "litellm model string for summaries; null means the main model")
     )
     summary_timeout: float = field(default=120, metadata=spec("number", "seconds to wait for a summary", lo=1, hi=3600))
     abort_on_summary_failure: bool = field(
-        default=False, metadata=spec("bool", "keep the transcript unchanged instead of using the deterministic fallback")
+        default=False,
+        metadata=spec("bool", "keep the transcript unchanged instead of using the deterministic fallback"),
     )
     warn_at: float = field(
-        default=0.85, metadata=spec("number", "fraction of the threshold at which the warning bar appears", lo=0.10, hi=1.0)
+        default=0.85,
+        metadata=spec("number", "fraction of the threshold at which the warning bar appears", lo=0.10, hi=1.0),
     )
     prune_protect_tokens: int | Literal["auto"] = field(
         default=AUTO,
-        metadata=spec("whole_or_auto", "recent tool output kept verbatim, in tokens (auto: 30% of the window, 2k-100k)", lo=0, hi=10_000_000),
+        metadata=spec(
+            "whole_or_auto",
+            "recent tool output kept verbatim, in tokens (auto: 30% of the window, 2k-100k)",
+            lo=0,
+            hi=10_000_000,
+        ),
     )
     prune_minimum_tokens: int | Literal["auto"] = field(
         default=AUTO,
-        metadata=spec("whole_or_auto", "prune only when it reclaims at least this many tokens (auto: half the protected budget)", lo=0, hi=10_000_000),
+        metadata=spec(
+            "whole_or_auto",
+            "prune only when it reclaims at least this many tokens (auto: half the protected budget)",
+            lo=0,
+            hi=10_000_000,
+        ),
     )
     never_prune_tools: list[str] = field(
         default_factory=lambda: ["memory", "todo"], metadata=spec("names", "tools whose outputs are never pruned")
     )
     context_length: int | None = field(
-        default=None, metadata=spec("whole_or_null", "override the model's context window, in tokens", lo=512, hi=100_000_000)
+        default=None,
+        metadata=spec("whole_or_null", "override the model's context window, in tokens", lo=512, hi=100_000_000),
     )
     memory_flush: bool = field(default=True, metadata=spec("bool", "save durable facts to MEMORY.md before compacting"))
     todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))

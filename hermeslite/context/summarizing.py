@@ -52,10 +52,10 @@ class Summarizer:
     config: CompressionConfig
     summarize: Summarize | None
     context_length: int
-    input_tokens: int | None      # cap on the excerpt a slow model reads (summary_input_tokens)
-    previous: str | None          # the checkpoint this one updates
+    input_tokens: int | None  # cap on the excerpt a slow model reads (summary_input_tokens)
+    previous: str | None  # the checkpoint this one updates
     today: str
-    scale: float = 1.0            # provider tokens per estimated token: the window is in the provider's
+    scale: float = 1.0  # provider tokens per estimated token: the window is in the provider's
 
     async def make(self, plan: CompressionPlan, live: LiveRequests | None, *, cooling_down: bool) -> Made:
         """A checkpoint for `plan`: the first answer that passes every check, else one built by code."""
@@ -76,8 +76,11 @@ class Summarizer:
             except Exception as exc:  # any summarizer failure is handled, never raised
                 if should_abort(exc):
                     return Made(aborted=True, error=describe(exc))
-                failures.append(describe(exc) if not isinstance(exc, TimeoutError) else
-                                f"no summary within {cfg.summary_timeout:g} s")
+                failures.append(
+                    describe(exc)
+                    if not isinstance(exc, TimeoutError)
+                    else f"no summary within {cfg.summary_timeout:g} s"
+                )
                 continue
             text = clean_reply(reply.text)
             reason = self.problem(reply, text, plan)
@@ -92,8 +95,11 @@ class Summarizer:
     def problem(self, reply: SummaryReply, text: str, plan: CompressionPlan) -> str | None:
         """Why an answer cannot stand as the checkpoint, or None."""
         assert plan.budgets is not None
-        return (reply_problem(reply, text) or rejection_reason(text, plan.replaced, plan.budgets.summary)
-                or foreign_instruction(text, user_texts(plan.working, self.previous)))
+        return (
+            reply_problem(reply, text)
+            or rejection_reason(text, plan.replaced, plan.budgets.summary)
+            or foreign_instruction(text, user_texts(plan.working, self.previous))
+        )
 
     def calls(self, plan: CompressionPlan, aim: int, live: LiveRequests | None) -> list[Call]:
         """The summary requests to try, in order.
@@ -109,14 +115,15 @@ class Summarizer:
         # A model that reads too slowly for a whole transcript gets a capped excerpt instead.
         if live is not None and not cfg.summary_model and not self.input_tokens:
             request, shown = extension(plan, live)
-            instruction = build_instruction(shown, has_previous=bool(self.previous), focus=plan.focus,
-                                            budget_tokens=aim, today=self.today)
+            instruction = build_instruction(
+                shown, has_previous=bool(self.previous), focus=plan.focus, budget_tokens=aim, today=self.today
+            )
             if fits(request, self._provider(estimate_tokens(instruction)), self._provider(aim), self.context_length):
                 calls.append(lambda: request.send(instruction))
         if self.summarize is None:
             return calls
         summarize = self.summarize
-        built: list[str] = []   # the serialized prompt, once made
+        built: list[str] = []  # the serialized prompt, once made
 
         def serialized(model: str | None) -> Call:
             async def call() -> str | SummaryReply:
@@ -124,9 +131,17 @@ class Summarizer:
                     max_chars = input_budget_chars(int(self.context_length / self.scale), aim)
                     if self.input_tokens:
                         max_chars = min(max_chars, int(self.input_tokens / self.scale) * CHARS_PER_TOKEN)
-                    built.append(build_prompt(render_turns(plan.originals, max_chars), previous=self.previous,
-                                              focus=plan.focus, budget_tokens=aim, today=self.today))
+                    built.append(
+                        build_prompt(
+                            render_turns(plan.originals, max_chars),
+                            previous=self.previous,
+                            focus=plan.focus,
+                            budget_tokens=aim,
+                            today=self.today,
+                        )
+                    )
                 return await summarize(built[0], model)
+
             return call
 
         return calls + [serialized(model) for model in [cfg.summary_model] + ([None] if cfg.summary_model else [])]

@@ -42,20 +42,23 @@ REFUSAL_OPENINGS = re.compile(
 # Text that gives the reader orders rather than recording what happened. Each pattern is
 # matched against the summary with whitespace collapsed; a match is allowed only when the
 # same words appear in something the user wrote.
-INSTRUCTION_SHAPES = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-    r"(?:previous|prior|earlier|above|preceding|original|system|former)\s+"
-    r"(?:instructions?|prompts?|rules|messages|directions|guidelines|context)",
-    r"\b(?:disregard|ignore|forget|override)\s+(?:the\s+|your\s+)?(?:system\s+prompt|system\s+message|guidelines)",
-    r"\b(?:ignore|forget|disregard)\s+(?:everything|all)\s+(?:you\s+were\s+told|above|before|so\s+far)",
-    r"\byou\s+(?:must|need\s+to|have\s+to)\s+(?:now|immediately)\s+\w+",
-    r"\byou\s+(?:should|will|are\s+to)\s+(?:now|immediately)\s+(?:run|execute|call|delete|remove|send|post|upload|"
-    r"download|install|push|open|visit|fetch|curl|wget|email|reveal|print|disable)\b",
-    r"\bnew\s+(?:system\s+)?instructions?\s*:",
-    r"\b(?:system\s+prompt|system\s+message)\s+(?:override|update)\b",
-    r"\b(?:do\s+not|don'?t)\s+(?:tell|inform|alert|notify)\s+the\s+user\b",
-    r"<\|?\s*im_start\s*\|?>|</?\s*system\s*>",
-))
+INSTRUCTION_SHAPES = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
+        r"(?:previous|prior|earlier|above|preceding|original|system|former)\s+"
+        r"(?:instructions?|prompts?|rules|messages|directions|guidelines|context)",
+        r"\b(?:disregard|ignore|forget|override)\s+(?:the\s+|your\s+)?(?:system\s+prompt|system\s+message|guidelines)",
+        r"\b(?:ignore|forget|disregard)\s+(?:everything|all)\s+(?:you\s+were\s+told|above|before|so\s+far)",
+        r"\byou\s+(?:must|need\s+to|have\s+to)\s+(?:now|immediately)\s+\w+",
+        r"\byou\s+(?:should|will|are\s+to)\s+(?:now|immediately)\s+(?:run|execute|call|delete|remove|send|post|upload|"
+        r"download|install|push|open|visit|fetch|curl|wget|email|reveal|print|disable)\b",
+        r"\bnew\s+(?:system\s+)?instructions?\s*:",
+        r"\b(?:system\s+prompt|system\s+message)\s+(?:override|update)\b",
+        r"\b(?:do\s+not|don'?t)\s+(?:tell|inform|alert|notify)\s+the\s+user\b",
+        r"<\|?\s*im_start\s*\|?>|</?\s*system\s*>",
+    )
+)
 
 
 def reply_problem(reply: SummaryReply, text: str) -> str | None:
@@ -96,7 +99,7 @@ def foreign_instruction(summary: str, user_texts: Iterable[str]) -> str | None:
     said = [_words(text) for text in user_texts]
     for match in matches:
         if not any(_words(match) <= words for words in said):
-            return f"the summary contains instruction-shaped text no user message has (\"{_quote(match)}\")"
+            return f'the summary contains instruction-shaped text no user message has ("{_quote(match)}")'
     return None
 
 

@@ -88,10 +88,10 @@ def render_turns(messages: list[Message], max_chars: int) -> str:
     head, head_len = _take(messages, head_budget)
     if len(head) == len(messages) and head_len <= max_chars:
         return "\n\n".join(head)
-    tail, _ = _take(messages[len(head):][::-1], max_chars - head_budget)
+    tail, _ = _take(messages[len(head) :][::-1], max_chars - head_budget)
     omitted = len(messages) - len(head) - len(tail)
     head_text = "\n\n".join(head)[:head_budget]
-    tail_text = "\n\n".join(reversed(tail))[-(max_chars - head_budget):]
+    tail_text = "\n\n".join(reversed(tail))[-(max_chars - head_budget) :]
     gap = f"…[{omitted} older turns omitted to keep this request bounded]…" if omitted else "…"
     return f"{head_text}\n\n{gap}\n\n{tail_text}"
 
@@ -148,7 +148,7 @@ def build_prompt(
     ]
     if focus:
         parts.append(
-            f"FOCUS: the user asked to keep everything about \"{redact_secrets(focus)}\". Spend about two thirds "
+            f'FOCUS: the user asked to keep everything about "{redact_secrets(focus)}". Spend about two thirds '
             "of the length on it, in full detail (exact names, values, decisions), and cover everything else briefly."
         )
     if previous:
@@ -197,7 +197,7 @@ def empty_sections(summary: str) -> list[str]:
     for at, match in enumerate(headings):
         name = match.group(1).strip().rstrip(":")
         end = headings[at + 1].start() if at + 1 < len(headings) else len(summary)
-        if name.lower() in {r.lower() for r in REQUIRED} and not summary[match.end():end].strip():
+        if name.lower() in {r.lower() for r in REQUIRED} and not summary[match.end() : end].strip():
             empty.append(name)
     return empty
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class SummaryReply:
     text: str
-    finish_reason: str | None = None   # "length": cut off at the model's output limit
-    refusal: str | None = None         # the provider's refusal field (OpenAI's message.refusal)
+    finish_reason: str | None = None  # "length": cut off at the model's output limit
+    refusal: str | None = None  # the provider's refusal field (OpenAI's message.refusal)
 
 
 def as_reply(reply: str | SummaryReply | None) -> SummaryReply:

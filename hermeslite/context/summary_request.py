@@ -76,7 +76,9 @@ def to_extend(live: LiveRequests, cut: int) -> LiveRequest:
     sent = live.sent
     if sent is None or cut > len(sent.messages) or len(sent.messages) > len(live.now.messages):
         return live.now
-    unchanged = all(a is b or a == b for a, b in zip(sent.messages, live.now.messages, strict=False))  # sent may be the shorter
+    unchanged = all(
+        a is b or a == b for a, b in zip(sent.messages, live.now.messages, strict=False)
+    )  # sent may be the shorter
     return sent if unchanged else live.now
 
 
@@ -86,7 +88,12 @@ def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: 
 
 
 def build_instruction(
-    kept: list[Message], *, has_previous: bool, focus: str | None, budget_tokens: int, today: str,
+    kept: list[Message],
+    *,
+    has_previous: bool,
+    focus: str | None,
+    budget_tokens: int,
+    today: str,
 ) -> str:
     """The final user turn of a cache-aware summary request.
 
@@ -123,7 +130,7 @@ def build_instruction(
         )
     if focus:
         parts.append(
-            f"FOCUS: the user asked to keep everything about \"{redact_secrets(focus)}\". Spend about two thirds "
+            f'FOCUS: the user asked to keep everything about "{redact_secrets(focus)}". Spend about two thirds '
             "of the length on it, in full detail (exact names, values, decisions), and cover everything else briefly."
         )
     return "\n\n".join(parts)
@@ -131,15 +138,22 @@ def build_instruction(
 
 def _scope(kept: list[Message]) -> str:
     if not kept:
-        return ("All of the conversation above goes into this checkpoint; the messages that stay in the context "
-                "after it are later ones, not shown here. Cover everything above in full, and quote the user's most "
-                "recent request above under Active Task.")
+        return (
+            "All of the conversation above goes into this checkpoint; the messages that stay in the context "
+            "after it are later ones, not shown here. Cover everything above in full, and quote the user's most "
+            "recent request above under Active Task."
+        )
     first = kept[0]
     snippet = " ".join(text_of(first.get("content")).split())[:SNIPPET_CHARS]
     role = str(first.get("role"))
-    where = f"the {role} message that begins \"{redact_secrets(snippet)}\"" if snippet else (
-        f"{'an' if role == 'assistant' else 'a'} {role} message")
+    where = (
+        f'the {role} message that begins "{redact_secrets(snippet)}"'
+        if snippet
+        else (f"{'an' if role == 'assistant' else 'a'} {role} message")
+    )
     count = "message" if len(kept) == 1 else f"{len(kept)} messages"
-    return (f"From {where} on (the last {count} above), the conversation stays in the context after this "
-            "checkpoint. Cover everything before that in full; mention the kept messages only where the active "
-            "task needs it, and quote the user's most recent request under Active Task.")
+    return (
+        f"From {where} on (the last {count} above), the conversation stays in the context after this "
+        "checkpoint. Cover everything before that in full; mention the kept messages only where the active "
+        "task needs it, and quote the user's most recent request under Active Task."
+    )

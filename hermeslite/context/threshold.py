@@ -28,14 +28,16 @@ class Threshold:
     tokens: int
     fraction: float
     context_length: int
-    source: str            # the rule that chose `fraction`, e.g. "compression.model_thresholds['claude']"
+    source: str  # the rule that chose `fraction`, e.g. "compression.model_thresholds['claude']"
     capped_at: int | None  # compression.threshold_tokens, when it lowered the threshold
 
     def reason(self) -> str:
         """Why the threshold is where it is, e.g. "auto: windows under 512K compact at 75%"."""
         if self.capped_at is not None:
-            return (f"capped by compression.threshold_tokens; {self.fraction:.0%} ({self.source}) "
-                    f"would be {int(self.context_length * self.fraction):,}")
+            return (
+                f"capped by compression.threshold_tokens; {self.fraction:.0%} ({self.source}) "
+                f"would be {int(self.context_length * self.fraction):,}"
+            )
         return self.source
 
     def describe(self) -> str:

@@ -15,12 +15,12 @@ from enum import Enum
 
 
 class ToolRole(Enum):
-    RUNS_COMMANDS = "runs commands"     # output ends with an exit code; its error lines go with the command
-    READS_FILES = "reads files"         # shows file contents: an "error" in it is code, not a failure
+    RUNS_COMMANDS = "runs commands"  # output ends with an exit code; its error lines go with the command
+    READS_FILES = "reads files"  # shows file contents: an "error" in it is code, not a failure
     WRITES_FILES = "writes files"
     PATCHES_FILES = "patches files"
-    SEARCHES_FILES = "searches files"   # shows file contents too
-    RECALLS = "recalls"                 # brings back archived originals
+    SEARCHES_FILES = "searches files"  # shows file contents too
+    RECALLS = "recalls"  # brings back archived originals
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,13 @@ class ToolRoles:
         return self.by_name.get(name)
 
 
-DEFAULT_TOOL_ROLES = ToolRoles({
-    "terminal": ToolRole.RUNS_COMMANDS,
-    "read_file": ToolRole.READS_FILES,
-    "write_file": ToolRole.WRITES_FILES,
-    "patch": ToolRole.PATCHES_FILES,
-    "search_files": ToolRole.SEARCHES_FILES,
-    "recall": ToolRole.RECALLS,
-})
+DEFAULT_TOOL_ROLES = ToolRoles(
+    {
+        "terminal": ToolRole.RUNS_COMMANDS,
+        "read_file": ToolRole.READS_FILES,
+        "write_file": ToolRole.WRITES_FILES,
+        "patch": ToolRole.PATCHES_FILES,
+        "search_files": ToolRole.SEARCHES_FILES,
+        "recall": ToolRole.RECALLS,
+    }
+)

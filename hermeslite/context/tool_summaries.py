@@ -94,7 +94,12 @@ _SUMMARIZERS: dict[ToolRole | None, Callable[[dict[str, Any], str], str]] = {
 
 
 def summarize_tool_result(
-    name: str, args: dict[str, Any], output: str, *, exit_code: int | None = None, roles: ToolRoles = DEFAULT_TOOL_ROLES,
+    name: str,
+    args: dict[str, Any],
+    output: str,
+    *,
+    exit_code: int | None = None,
+    roles: ToolRoles = DEFAULT_TOOL_ROLES,
 ) -> str:
     """`[tool] what it did -> outcome`, worded by the tool's role; never raises, whatever the arguments hold."""
     role = roles.of(name)

@@ -14,8 +14,10 @@ from __future__ import annotations
 from .messages import EXIT_CODE_KEY, Message, text_of
 
 USER_COMMAND_KEY = "_hl_user_command"
-INTRO = ("[The user ran this shell command themselves (the assistant did not run it). "
-         "Its output is context for what they ask next, not a request.]")
+INTRO = (
+    "[The user ran this shell command themselves (the assistant did not run it). "
+    "Its output is context for what they ask next, not a request.]"
+)
 
 
 def shell_command_in(text: str) -> str | None:
@@ -27,8 +29,12 @@ def shell_command_in(text: str) -> str | None:
 
 def user_command_message(command: str, output: str, exit_code: int | None) -> Message:
     """The user-role message for `!command` with its (already capped) output and exit code."""
-    return {"role": "user", "content": f"{INTRO}\n$ {command}\n{output}", USER_COMMAND_KEY: command,
-            EXIT_CODE_KEY: exit_code}
+    return {
+        "role": "user",
+        "content": f"{INTRO}\n$ {command}\n{output}",
+        USER_COMMAND_KEY: command,
+        EXIT_CODE_KEY: exit_code,
+    }
 
 
 def user_command_of(message: Message) -> tuple[str, str] | None:
@@ -38,4 +44,4 @@ def user_command_of(message: Message) -> tuple[str, str] | None:
         return None
     text = text_of(message.get("content"))
     head = f"{INTRO}\n$ {command}\n"
-    return command, text[len(head):] if text.startswith(head) else text
+    return command, text[len(head) :] if text.startswith(head) else text

@@ -31,9 +31,9 @@ MAX_MESSAGE_MARKS = 3
 class CachePlan:
     """How requests to one model use the provider's prompt cache."""
 
-    mode: str             # breakpoints | automatic | none | off
-    ttl: str = "5m"       # breakpoints only: 5m or 1h
-    detail: str = ""      # who caches, for the start-up line
+    mode: str  # breakpoints | automatic | none | off
+    ttl: str = "5m"  # breakpoints only: 5m or 1h
+    detail: str = ""  # who caches, for the start-up line
 
     @property
     def marks(self) -> bool:
@@ -47,8 +47,7 @@ class CachePlan:
     def describe(self) -> str:
         """The start-up line."""
         if self.mode == "breakpoints":
-            return (f"Prompt caching: on ({self.detail}; system prompt + last 3 messages marked, "
-                    f"{self.ttl} TTL)")
+            return f"Prompt caching: on ({self.detail}; system prompt + last 3 messages marked, {self.ttl} TTL)"
         if self.mode == "automatic":
             return f"Prompt caching: automatic ({self.detail} caches repeated prefixes; the prefix is kept stable)"
         if self.mode == "off":
@@ -91,8 +90,9 @@ def injection_points(plan: CachePlan, messages: list[dict[str, Any]]) -> list[di
     if any(m.get("role") == "system" for m in messages):
         points.append({"location": "message", "role": "system", "control": control})
     others = sum(1 for m in messages if m.get("role") != "system")
-    points += [{"location": "message", "index": -i, "control": control}
-               for i in range(min(MAX_MESSAGE_MARKS, others), 0, -1)]
+    points += [
+        {"location": "message", "index": -i, "control": control} for i in range(min(MAX_MESSAGE_MARKS, others), 0, -1)
+    ]
     return points
 
 

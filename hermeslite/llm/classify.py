@@ -63,11 +63,21 @@ _MAX_DETAIL_CHARS = 180
 
 # The usual environment variable of a provider's key, for the hint in an AuthError.
 _KEY_ENV = {
-    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY",
-    "gemini": "GEMINI_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
-    "fireworks_ai": "FIREWORKS_AI_API_KEY", "cohere": "COHERE_API_KEY", "azure": "AZURE_API_KEY",
-    "perplexity": "PERPLEXITYAI_API_KEY", "deepinfra": "DEEPINFRA_API_KEY", "cerebras": "CEREBRAS_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "xai": "XAI_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "azure": "AZURE_API_KEY",
+    "perplexity": "PERPLEXITYAI_API_KEY",
+    "deepinfra": "DEEPINFRA_API_KEY",
+    "cerebras": "CEREBRAS_API_KEY",
 }
 
 
@@ -96,8 +106,9 @@ def classify(
     return err
 
 
-def _classify(exc: BaseException, outer: BaseException, model: str | None, api_base: str | None,
-              api_key_env: str | None) -> LLMError:
+def _classify(
+    exc: BaseException, outer: BaseException, model: str | None, api_base: str | None, api_key_env: str | None
+) -> LLMError:
     names = class_names(exc) | class_names(outer)
     status = status_of(exc)
     text = search_text(exc)
@@ -108,56 +119,94 @@ def _classify(exc: BaseException, outer: BaseException, model: str | None, api_b
         return _overflow(label, text, exc)
     if status == 413 or _has(text, TOO_LARGE_PHRASES) or TOO_LARGE_CODE.search(text):
         return _overflow(label, text, exc, too_large=True)
-    if (names & AUTH_CLASSES or status in (401, 402, 403) or _has(text, QUOTA_PHRASES)
-            or _has(text, MISSING_KEY_PHRASES)):
+    if (
+        names & AUTH_CLASSES
+        or status in (401, 402, 403)
+        or _has(text, QUOTA_PHRASES)
+        or _has(text, MISSING_KEY_PHRASES)
+    ):
         return _auth(label, status, text, detail, provider_of(exc, model), api_key_env)
     if status != 429 and "RateLimitError" not in names and _has(text, OVERFLOW_PHRASES):
         return _overflow(label, text, exc)
     if _has(text, REPETITION_PHRASES):
-        return FatalError(_cap(f"{label} kept sending the same text over and over, so litellm's repetition "
-                               "guard stopped the reply (the server reported no error); try again or rephrase."),
-                          brief="model repeating itself")
+        return FatalError(
+            _cap(
+                f"{label} kept sending the same text over and over, so litellm's repetition "
+                "guard stopped the reply (the server reported no error); try again or rephrase."
+            ),
+            brief="model repeating itself",
+        )
     if status == 429 or "RateLimitError" in names:
         wait = retry_after_seconds(outer)
         lead = f"{label} is rate limiting requests (429)"
         hint = f"the provider asks to wait {wait:g} s" if wait else "wait a moment and try again"
         return RateLimited(_sentence(lead, detail, hint))
     if names & TIMEOUT_CLASSES or isinstance(exc, asyncio.TimeoutError) or _has(detail.lower(), TIMEOUT_PHRASES):
-        return TransientError(_cap(f"{label} did not answer in time (request timed out). Try again, or raise "
-                                   "model.timeout (seconds of silence allowed) for a slow model."), brief="timed out")
+        return TransientError(
+            _cap(
+                f"{label} did not answer in time (request timed out). Try again, or raise "
+                "model.timeout (seconds of silence allowed) for a slow model."
+            ),
+            brief="timed out",
+        )
     return _connection(exc, names, status, text, label, detail, provider_of(exc, model), api_base)
 
 
-def _connection(exc: BaseException, names: set[str], status: int | None, text: str, label: str, detail: str,
-                provider: str | None, api_base: str | None) -> LLMError:
+def _connection(
+    exc: BaseException,
+    names: set[str],
+    status: int | None,
+    text: str,
+    label: str,
+    detail: str,
+    provider: str | None,
+    api_base: str | None,
+) -> LLMError:
     """Connection failures and server errors; anything else is fatal."""
     mid_stream = "MidStreamFallbackError" in names
     refused = refused_address(exc)
     where = (url_address(api_base) or refused) if refused is not None else None
     if where:
-        hint = " (is Ollama running?)" if provider in ("ollama", "ollama_chat") else (
-            "; check that the server is running and model.api_base is right")
+        hint = (
+            " (is Ollama running?)"
+            if provider in ("ollama", "ollama_chat")
+            else ("; check that the server is running and model.api_base is right")
+        )
         return Unreachable(_cap(f"{label}: nothing is listening on {where}{hint}."))
     server_side = status is None or status >= 500
-    if (names & CONNECTION_CLASSES or isinstance(exc, (ConnectionError, EOFError))
-            or (server_side and _has(text, CONNECTION_PHRASES))):
-        if mid_stream or _has(text, ("payload is not completed", "incomplete chunked read", "peer closed",
-                                     "disconnected", "connection reset")):
-            return TransientError(_sentence(f"The connection to {label} dropped before the reply was complete",
-                                            detail), brief="connection dropped")
+    if (
+        names & CONNECTION_CLASSES
+        or isinstance(exc, (ConnectionError, EOFError))
+        or (server_side and _has(text, CONNECTION_PHRASES))
+    ):
+        if mid_stream or _has(
+            text,
+            ("payload is not completed", "incomplete chunked read", "peer closed", "disconnected", "connection reset"),
+        ):
+            return TransientError(
+                _sentence(f"The connection to {label} dropped before the reply was complete", detail),
+                brief="connection dropped",
+            )
         base = api_base or exc_api_base(exc)
         if base:
-            return TransientError(_cap(f"Could not connect to {base} for {label}; check that the server "
-                                       "is running and model.api_base is right."), brief="could not connect")
-        return TransientError(_sentence(f"Could not reach the provider of {label}", detail,
-                                        "check the network connection"), brief="could not reach the provider")
+            return TransientError(
+                _cap(
+                    f"Could not connect to {base} for {label}; check that the server "
+                    "is running and model.api_base is right."
+                ),
+                brief="could not connect",
+            )
+        return TransientError(
+            _sentence(f"Could not reach the provider of {label}", detail, "check the network connection"),
+            brief="could not reach the provider",
+        )
     if names & SERVER_CLASSES or (status is not None and 500 <= status < 600) or mid_stream:
         code = f" ({status})" if status else ""
-        return TransientError(_sentence(f"{label} had a server error{code}", detail, "try again in a moment"),
-                              brief=f"server error{code}")
+        return TransientError(
+            _sentence(f"{label} had a server error{code}", detail, "try again in a moment"), brief=f"server error{code}"
+        )
     if "NotFoundError" in names or status == 404:
-        return FatalError(_sentence(f"The provider does not know the model {label} (404)", detail,
-                                    "check model.name"))
+        return FatalError(_sentence(f"The provider does not know the model {label} (404)", detail, "check model.name"))
     code = f" ({status})" if status else ""
     return FatalError(_sentence(f"{label} refused the request{code}", detail))
 
@@ -175,15 +224,24 @@ def _overflow(label: str, text: str, exc: BaseException, *, too_large: bool = Fa
     return ContextOverflow(_cap(msg), limit=limit)
 
 
-def _auth(label: str, status: int | None, text: str, detail: str, provider: str | None,
-          api_key_env: str | None) -> AuthError:
+def _auth(
+    label: str, status: int | None, text: str, detail: str, provider: str | None, api_key_env: str | None
+) -> AuthError:
     if _has(text, QUOTA_PHRASES) or status == 402:
         code = f" ({status})" if status else ""
-        err = AuthError(_sentence(f"The provider has no quota or credit left for {label}{code}", detail,
-                                  "check the plan and billing with the provider"))
+        err = AuthError(
+            _sentence(
+                f"The provider has no quota or credit left for {label}{code}",
+                detail,
+                "check the plan and billing with the provider",
+            )
+        )
     elif status == 403 or "permission" in text:
-        err = AuthError(_sentence(f"The provider denied access to {label} (403)", detail,
-                                  "check that the API key may use this model"))
+        err = AuthError(
+            _sentence(
+                f"The provider denied access to {label} (403)", detail, "check that the API key may use this model"
+            )
+        )
     else:
         env = api_key_env or _KEY_ENV.get(provider or "", f"{(provider or 'provider').upper()}_API_KEY")
         hint = f"Set {env}." if api_key_env else f"Set {env} or model.api_key_env."
@@ -202,8 +260,14 @@ _PREFIX = re.compile(
     r"\s*(?::|-)\s*"
 )
 _JUNK_LINE = re.compile(r"^(traceback|file \"|give feedback|litellm\.info|get help|during handling|\^)", re.I)
-_TAILS = (" LiteLLM Retried:", ", LiteLLM Max Retries:", " Original exception:", " Received Model Group=",
-          " Available Model Group Fallbacks=", "\nTraceback")
+_TAILS = (
+    " LiteLLM Retried:",
+    ", LiteLLM Max Retries:",
+    " Original exception:",
+    " Received Model Group=",
+    " Available Model Group Fallbacks=",
+    "\nTraceback",
+)
 
 
 def first_line(exc: BaseException) -> str:

@@ -82,8 +82,9 @@ class Assembler:
         text = "".join(self.text)
         tool_calls = [_tool_call(slot) for _, slot in sorted(self.calls.items())]
         finish = self.finish_reason or ("tool_calls" if tool_calls else "stop")
-        return Completion(message=_assistant_message(text, tool_calls), usage=usage_from(self.usage_object),
-                          finish_reason=finish)
+        return Completion(
+            message=_assistant_message(text, tool_calls), usage=usage_from(self.usage_object), finish_reason=finish
+        )
 
 
 def refusal_of(message: Any) -> str | None:
@@ -101,11 +102,13 @@ def require_whole(completion: Completion, *, finished: bool, model: str) -> None
     """
     content = completion.message.get("content")
     if not completion.message.get("tool_calls") and not (isinstance(content, str) and content.strip()):
-        raise IncompleteReply(f"The provider returned an empty reply ({model} sent no text and no tool calls).",
-                              brief="empty reply")
+        raise IncompleteReply(
+            f"The provider returned an empty reply ({model} sent no text and no tool calls).", brief="empty reply"
+        )
     if not finished:
-        raise IncompleteReply(f"The provider ended the reply without finishing it ({model} closed the stream "
-                              "without a finish reason).")
+        raise IncompleteReply(
+            f"The provider ended the reply without finishing it ({model} closed the stream without a finish reason)."
+        )
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -177,14 +180,19 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
         arguments = _get(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments)
-        tool_calls.append(_tool_call({"id": _get(call, "id"), "name": _get(function, "name") or "",
-                                      "arguments": arguments or ""}))
+        tool_calls.append(
+            _tool_call({"id": _get(call, "id"), "name": _get(function, "name") or "", "arguments": arguments or ""})
+        )
     usage_object = getattr(response, "usage", None)
     usage = usage_from(usage_object)
     usage.cost = _response_cost(litellm, response, model, usage_object)
     finish = getattr(choice, "finish_reason", None) or ("tool_calls" if tool_calls else "stop")
-    return Completion(message=_assistant_message(str(text), tool_calls), usage=usage, finish_reason=finish,
-                      refusal=refusal_of(message))
+    return Completion(
+        message=_assistant_message(str(text), tool_calls),
+        usage=usage,
+        finish_reason=finish,
+        refusal=refusal_of(message),
+    )
 
 
 def _response_cost(litellm: ModuleType, response: Any, model: str, usage: Any) -> float | None:

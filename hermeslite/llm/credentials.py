@@ -29,8 +29,9 @@ from types import ModuleType
 from .errors import AuthError, FatalError
 
 KEYLESS_PROVIDERS = frozenset({"ollama", "ollama_chat"})
-AMBIENT_CREDENTIAL_PROVIDERS = frozenset({"bedrock", "bedrock_converse", "sagemaker", "sagemaker_chat",
-                                          "vertex_ai", "vertex_ai_beta", "azure", "azure_ai"})
+AMBIENT_CREDENTIAL_PROVIDERS = frozenset(
+    {"bedrock", "bedrock_converse", "sagemaker", "sagemaker_chat", "vertex_ai", "vertex_ai_beta", "azure", "azure_ai"}
+)
 PROVIDERS_URL = "https://docs.litellm.ai/docs/providers"
 
 
@@ -39,8 +40,11 @@ def check_model(litellm: ModuleType, name: str, *, api_base: str | None, api_key
     provider = provider_of(litellm, name, api_base)
     if api_key_env:
         if not os.environ.get(api_key_env):
-            raise AuthError(f"model.api_key_env names {api_key_env}, but {api_key_env} is not set; "
-                            f"export {api_key_env}=<your key> or change model.api_key_env.", brief="no API key")
+            raise AuthError(
+                f"model.api_key_env names {api_key_env}, but {api_key_env} is not set; "
+                f"export {api_key_env}=<your key> or change model.api_key_env.",
+                brief="no API key",
+            )
         return
     if api_base or provider in KEYLESS_PROVIDERS or provider in AMBIENT_CREDENTIAL_PROVIDERS:
         return
@@ -51,8 +55,10 @@ def check_model(litellm: ModuleType, name: str, *, api_base: str | None, api_key
         unset, todo = f"{missing[0]} is not set", f"export {missing[0]}=<your key>"
     else:
         unset, todo = f"none of {', '.join(missing)} is set", "export the one your account uses"
-    raise AuthError(f"No API key for {name}: {unset}; {todo}, or name the variable that holds the key "
-                    "in model.api_key_env.", brief="no API key")
+    raise AuthError(
+        f"No API key for {name}: {unset}; {todo}, or name the variable that holds the key in model.api_key_env.",
+        brief="no API key",
+    )
 
 
 def provider_of(litellm: ModuleType, name: str, api_base: str | None) -> str:
@@ -60,8 +66,10 @@ def provider_of(litellm: ModuleType, name: str, api_base: str | None) -> str:
     try:
         _, provider, _, _ = litellm.get_llm_provider(model=name, api_base=api_base)
     except Exception:  # litellm.BadRequestError "LLM Provider NOT provided" and lookalikes
-        raise FatalError(f"litellm does not know the provider of the model {name!r}: write it as "
-                         "provider/model, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, "
-                         f"or openai/<name> with model.api_base (providers: {PROVIDERS_URL}).",
-                         brief="unknown provider") from None
+        raise FatalError(
+            f"litellm does not know the provider of the model {name!r}: write it as "
+            "provider/model, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, "
+            f"or openai/<name> with model.api_base (providers: {PROVIDERS_URL}).",
+            brief="unknown provider",
+        ) from None
     return str(provider)

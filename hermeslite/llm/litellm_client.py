@@ -134,8 +134,9 @@ class LiteLLMClient(LLMClient):
             yield Completed(attempt.completion)
             return
 
-    async def _stream_once(self, litellm: ModuleType, kwargs: dict[str, Any],
-                           attempt: _Attempt) -> AsyncGenerator[str, None]:
+    async def _stream_once(
+        self, litellm: ModuleType, kwargs: dict[str, Any], attempt: _Attempt
+    ) -> AsyncGenerator[str, None]:
         """One streamed request: its text as it arrives; the whole reply lands in `attempt.completion`.
 
         The idle timer is restarted for every chunk and never spans a `yield`:
@@ -216,8 +217,9 @@ class LiteLLMClient(LLMClient):
         Imports litellm: call `await prepare()` first on the event loop."""
         name = model or self.model
         if name not in self._cache_plans:
-            self._cache_plans[name] = plan_for(name, setting=self.model_cfg.prompt_caching,
-                                               ttl=self.model_cfg.cache_ttl, litellm=load_litellm())
+            self._cache_plans[name] = plan_for(
+                name, setting=self.model_cfg.prompt_caching, ttl=self.model_cfg.cache_ttl, litellm=load_litellm()
+            )
         return self._cache_plans[name]
 
     # -- internals ------------------------------------------------------------
@@ -227,8 +229,12 @@ class LiteLLMClient(LLMClient):
         litellm = await self._litellm()
         if name not in self._checked:
             main = name == self.model
-            check_model(litellm, name, api_base=self.model_cfg.api_base if main else None,
-                        api_key_env=self.model_cfg.api_key_env if main else None)
+            check_model(
+                litellm,
+                name,
+                api_base=self.model_cfg.api_base if main else None,
+                api_key_env=self.model_cfg.api_key_env if main else None,
+            )
             self._checked.add(name)
         return litellm
 
@@ -236,11 +242,20 @@ class LiteLLMClient(LLMClient):
         try:
             return await ensure_loaded()
         except Exception as exc:
-            raise FatalError(f"litellm could not be loaded ({type(exc).__name__}: {exc}); "
-                             "reinstall hermeslite or run `pip install litellm`.") from exc
+            raise FatalError(
+                f"litellm could not be loaded ({type(exc).__name__}: {exc}); "
+                "reinstall hermeslite or run `pip install litellm`."
+            ) from exc
 
-    def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *,
-                 model: str | None, stream: bool, timeout: float) -> dict[str, Any]:
+    def _request(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        *,
+        model: str | None,
+        stream: bool,
+        timeout: float,
+    ) -> dict[str, Any]:
         name = model or self.model
         kwargs: dict[str, Any] = {
             "model": name,
@@ -275,8 +290,12 @@ class LiteLLMClient(LLMClient):
         return None
 
     def _classify(self, exc: BaseException, kwargs: dict[str, Any]) -> LLMError:
-        return classify(exc, model=kwargs["model"], api_base=kwargs.get("api_base"),
-                        api_key_env=self.model_cfg.api_key_env if kwargs["model"] == self.model else None)
+        return classify(
+            exc,
+            model=kwargs["model"],
+            api_base=kwargs.get("api_base"),
+            api_key_env=self.model_cfg.api_key_env if kwargs["model"] == self.model else None,
+        )
 
     async def _wait(self, err: LLMError, retry: int, delay: float) -> None:
         if self.on_retry is not None:

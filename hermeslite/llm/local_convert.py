@@ -18,7 +18,7 @@ from hermeslite.context.messages import call_arguments, call_id, call_name, stri
 
 from .errors import ContextOverflow
 
-MIN_REPLY_TOKENS = 64         # a prompt must leave at least this much room for the answer
+MIN_REPLY_TOKENS = 64  # a prompt must leave at least this much room for the answer
 
 _SPECIAL = re.compile(r"<\|([A-Za-z_]+)\|>")
 
@@ -84,7 +84,9 @@ def reply_budget(prompt_tokens: int, n_ctx: int, max_tokens: int) -> int:
         if prompt_tokens >= n_ctx:
             msg = f"The prompt ({prompt_tokens} tokens) is larger than the embedded model's {n_ctx}-token window."
         else:
-            msg = (f"The prompt ({prompt_tokens} tokens) leaves no room for an answer "
-                   f"in the embedded model's {n_ctx}-token window.")
+            msg = (
+                f"The prompt ({prompt_tokens} tokens) leaves no room for an answer "
+                f"in the embedded model's {n_ctx}-token window."
+            )
         raise ContextOverflow(msg, limit=n_ctx)
     return min(max_tokens, room)

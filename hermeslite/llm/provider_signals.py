@@ -77,27 +77,48 @@ CONNECTION_PHRASES = (
 )
 TIMEOUT_PHRASES = ("timed out", "request timeout", "timeout error", "timeout on reading data")
 
-TIMEOUT_CLASSES = {"Timeout", "APITimeoutError", "TimeoutError", "ReadTimeout", "ConnectTimeout",
-                    "PoolTimeout", "WriteTimeout", "ServerTimeoutError"}
-CONNECTION_CLASSES = {"APIConnectionError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError",
-                       "ConnectionError", "ClientConnectionError", "ClientPayloadError",
-                       "ServerDisconnectedError", "ClientOSError", "IncompleteRead"}
+TIMEOUT_CLASSES = {
+    "Timeout",
+    "APITimeoutError",
+    "TimeoutError",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "PoolTimeout",
+    "WriteTimeout",
+    "ServerTimeoutError",
+}
+CONNECTION_CLASSES = {
+    "APIConnectionError",
+    "ConnectError",
+    "ReadError",
+    "WriteError",
+    "RemoteProtocolError",
+    "ConnectionError",
+    "ClientConnectionError",
+    "ClientPayloadError",
+    "ServerDisconnectedError",
+    "ClientOSError",
+    "IncompleteRead",
+}
 SERVER_CLASSES = {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
 
 # "... maximum context length is 32768 tokens", "context window of 8192", llama.cpp's
 # "available context size (4096 tokens)", Anthropic's "210000 tokens > 200000 maximum", ...
-_LIMIT_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"maximum context length (?:is|of) (\d[\d,]*)",
-    r"context window (?:is|of) (\d[\d,]*)",
-    r"available context size \((\d[\d,]*)",
-    r"context (?:length|size|window)(?: limit)?(?: is| of)?:? \(?(\d[\d,]*)",
-    r"maximum model length (?:is|of) (\d[\d,]*)",
-    r"max_model_len[^\d]{0,20}(\d[\d,]*)",
-    r"maximum input length (?:is|of) (\d[\d,]*)",
-    r"maximum number of tokens allowed \((\d[\d,]*)\)",
-    r"\d[\d,]* tokens > (\d[\d,]*) maximum",
-    r"n_ctx[\"']?\s*[:=]\s*(\d+)",
-))
+_LIMIT_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"maximum context length (?:is|of) (\d[\d,]*)",
+        r"context window (?:is|of) (\d[\d,]*)",
+        r"available context size \((\d[\d,]*)",
+        r"context (?:length|size|window)(?: limit)?(?: is| of)?:? \(?(\d[\d,]*)",
+        r"maximum model length (?:is|of) (\d[\d,]*)",
+        r"max_model_len[^\d]{0,20}(\d[\d,]*)",
+        r"maximum input length (?:is|of) (\d[\d,]*)",
+        r"maximum number of tokens allowed \((\d[\d,]*)\)",
+        r"\d[\d,]* tokens > (\d[\d,]*) maximum",
+        r"n_ctx[\"']?\s*[:=]\s*(\d+)",
+    )
+)
 _MIN_PLAUSIBLE_LIMIT = 256
 
 
@@ -122,7 +143,8 @@ def refused_address(exc: BaseException) -> str | None:
     links = chain(exc)
     text = " ".join(str(link) for link in links)
     refused = any(isinstance(link, ConnectionRefusedError) for link in links) or any(
-        phrase in text.lower() for phrase in REFUSED_PHRASES)
+        phrase in text.lower() for phrase in REFUSED_PHRASES
+    )
     if not refused:
         return None
     named = _CONNECT_HOST.search(text) or _CONNECT_CALL.search(text)
@@ -165,8 +187,13 @@ def _body(exc: BaseException) -> dict[str, Any]:
 def search_text(exc: BaseException) -> str:
     """Lower-cased message plus the error body's code and type, for phrase matching."""
     body = _body(exc)
-    parts = [str(exc), str(getattr(exc, "message", "") or ""), str(body.get("code") or ""),
-             str(body.get("type") or ""), str(body.get("message") or "")]
+    parts = [
+        str(exc),
+        str(getattr(exc, "message", "") or ""),
+        str(body.get("code") or ""),
+        str(body.get("type") or ""),
+        str(body.get("message") or ""),
+    ]
     return " ".join(parts).lower()
 
 
@@ -198,9 +225,11 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     for source in (exc, getattr(exc, "original_exception", None)):
         if source is None:
             continue
-        for headers in (getattr(source, "litellm_response_headers", None),
-                        getattr(getattr(source, "response", None), "headers", None),
-                        getattr(source, "headers", None)):
+        for headers in (
+            getattr(source, "litellm_response_headers", None),
+            getattr(getattr(source, "response", None), "headers", None),
+            getattr(source, "headers", None),
+        ):
             value = _retry_after_from(headers)
             if value is not None:
                 return value

@@ -36,7 +36,7 @@ class RetryPolicy:
         if not isinstance(err, (RateLimited, TransientError)) or retry >= self.max_retries:
             return None
         asked = retry_after_seconds(err.__cause__) if err.__cause__ is not None else None
-        delay = asked if asked is not None else self.base_delay * (2 ** retry)
+        delay = asked if asked is not None else self.base_delay * (2**retry)
         delay = max(0.0, min(delay, MAX_BACKOFF_SECONDS))
         if elapsed + delay >= self.budget:
             return None

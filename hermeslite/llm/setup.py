@@ -83,9 +83,9 @@ def load_litellm() -> ModuleType:
 
 def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attributes ModuleType does not declare
     """Settings that keep litellm from printing, downloading or rejecting provider-specific params."""
-    litellm.suppress_debug_info = True          # no "Give Feedback / Get Help" on every mapped error
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" on every mapped error
     litellm.disable_hf_tokenizer_download = True  # token_counter must not spend 20 s retrying HuggingFace offline
-    litellm.drop_params = True                  # drop OpenAI params a provider does not support instead of failing
+    litellm.drop_params = True  # drop OpenAI params a provider does not support instead of failing
     litellm.set_verbose = False
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

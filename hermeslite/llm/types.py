@@ -24,7 +24,7 @@ class Usage:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None  # USD, when the provider's price is known
-    cache_read_tokens: int = 0   # input read from the provider's prompt cache
+    cache_read_tokens: int = 0  # input read from the provider's prompt cache
     cache_write_tokens: int = 0  # input written to it (billed at a premium by Anthropic)
 
 
@@ -32,10 +32,10 @@ class Usage:
 class Completion:
     """A finished assistant turn: an OpenAI-format message plus what it cost."""
 
-    message: dict[str, Any]            # {"role": "assistant", "content": ..., "tool_calls": [...]?}
+    message: dict[str, Any]  # {"role": "assistant", "content": ..., "tool_calls": [...]?}
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
-    refusal: str | None = None         # the provider's refusal field, when it declined to answer
+    refusal: str | None = None  # the provider's refusal field, when it declined to answer
 
 
 @dataclass
@@ -84,7 +84,9 @@ class LLMClient(Protocol):
     # The window adopted from a provider's overflow error, None while the looked-up one holds.
     learned_window: int | None = None
 
-    def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> AsyncIterator[StreamEvent]:
+    def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then exactly one `Completed` with tool calls assembled."""
         ...
 

@@ -39,8 +39,10 @@ _NETWORK_LOOKUP_PROVIDERS = ("ollama", "ollama_chat", "lemonade", "huggingface")
 
 def unknown_window_warning(name: str | None) -> str:
     label = name or "this model"
-    return (f"Context window of {label} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} tokens. "
-            "Set model.context_window in the config.")
+    return (
+        f"Context window of {label} is unknown; assuming {DEFAULT_CONTEXT_WINDOW} tokens. "
+        "Set model.context_window in the config."
+    )
 
 
 def lookup_context_window(model_cfg: ModelConfig) -> tuple[int, str | None]:

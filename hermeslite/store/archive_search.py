@@ -23,10 +23,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-MAX_TERMS = 24             # more words than this add cost, not precision
-PREFIX_FROM = 3            # UTF-8 bytes; shorter terms match whole tokens only: "a"* would match half the archive
-EXCERPT_TOKENS = 40        # tokens around the hits snippet() keeps (at most 64); "0.0.0.0:80" is five
-EXCERPT_CHARS = 400        # ... and characters, for originals made of a few enormous tokens
+MAX_TERMS = 24  # more words than this add cost, not precision
+PREFIX_FROM = 3  # UTF-8 bytes; shorter terms match whole tokens only: "a"* would match half the archive
+EXCERPT_TOKENS = 40  # tokens around the hits snippet() keeps (at most 64); "0.0.0.0:80" is five
+EXCERPT_CHARS = 400  # ... and characters, for originals made of a few enormous tokens
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script, as unicode61 splits text
 
@@ -35,10 +35,10 @@ RunSQL = Callable[[str, tuple], list[tuple]]  # the store's query runner: its lo
 
 @dataclass(frozen=True)
 class ArchiveHit:
-    ref: str              # the recall id of the original
-    role: str             # user, assistant or tool
-    tool: str | None      # the tool that produced it, for a tool result that names it
-    excerpt: str          # the text around the best hits, whitespace collapsed
+    ref: str  # the recall id of the original
+    role: str  # user, assistant or tool
+    tool: str | None  # the tool that produced it, for a tool result that names it
+    excerpt: str  # the text around the best hits, whitespace collapsed
 
 
 def search_terms(query: str) -> list[str]:

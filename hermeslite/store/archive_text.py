@@ -61,9 +61,7 @@ def cap(text: str, limit: int = RECALL_LIMIT) -> str:
     tail = limit - head
     cut = len(text) - head - tail
     return (
-        text[:head]
-        + f"\n…[{cut} of {len(text)} chars omitted: recall returns at most {limit} chars]…\n"
-        + text[-tail:]
+        text[:head] + f"\n…[{cut} of {len(text)} chars omitted: recall returns at most {limit} chars]…\n" + text[-tail:]
     )
 
 
@@ -89,11 +87,14 @@ def render_search(query: str, hits: list[ArchiveHit], archived: int, limit: int,
         return "Nothing in this session has been compacted yet, so there is nothing to search."
     shown = show_query(query)
     if not hits:
-        return (f'No match for "{shown}" among the {archived} compacted original(s) of this session; '
-                "try other words (exact names, paths, values, error text).")
+        return (
+            f'No match for "{shown}" among the {archived} compacted original(s) of this session; '
+            "try other words (exact names, paths, values, error text)."
+        )
     count = f"{'the best ' if len(hits) >= limit else ''}{len(hits)} {'match' if len(hits) == 1 else 'matches'}"
-    lines = [f'{count[0].upper()}{count[1:]} for "{shown}" among {archived} compacted original(s), best first; '
-             f"{open_hint}:"]
+    lines = [
+        f'{count[0].upper()}{count[1:]} for "{shown}" among {archived} compacted original(s), best first; {open_hint}:'
+    ]
     for n, hit in enumerate(hits, 1):
         lines += [f"{n}. {hit.ref} · {hit_label(hit)}", f"   {hit.excerpt or '(no text)'}"]
     return "\n".join(lines)

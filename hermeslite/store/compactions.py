@@ -19,7 +19,7 @@ SELECT_RECORDS = """
 
 @dataclass
 class CompactionRecord:
-    trigger: str                     # preflight | reactive | manual
+    trigger: str  # preflight | reactive | manual
     tokens_before: int
     tokens_after: int
     messages_before: int
@@ -53,10 +53,32 @@ class CompactionRecord:
     @classmethod
     def from_row(cls, row: tuple) -> CompactionRecord:
         """A record from a row of SELECT_RECORDS."""
-        trigger, tokens_before, tokens_after, messages_before, messages_after, focus, fallback, aborted, \
-            summary, error, at = row
-        return cls(trigger, tokens_before, tokens_after, messages_before, messages_after, focus,
-                   bool(fallback), bool(aborted), summary, error, at)
+        (
+            trigger,
+            tokens_before,
+            tokens_after,
+            messages_before,
+            messages_after,
+            focus,
+            fallback,
+            aborted,
+            summary,
+            error,
+            at,
+        ) = row
+        return cls(
+            trigger,
+            tokens_before,
+            tokens_after,
+            messages_before,
+            messages_after,
+            focus,
+            bool(fallback),
+            bool(aborted),
+            summary,
+            error,
+            at,
+        )
 
 
 def insert_record(conn: sqlite3.Connection, session_id: str, r: CompactionRecord) -> int:
@@ -65,7 +87,19 @@ def insert_record(conn: sqlite3.Connection, session_id: str, r: CompactionRecord
         """INSERT INTO compactions (session_id, at, trigger, focus, tokens_before, tokens_after,
                messages_before, messages_after, fallback, aborted, summary, error)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        (session_id, r.at, r.trigger, r.focus, r.tokens_before, r.tokens_after, r.messages_before,
-         r.messages_after, int(r.fallback), int(r.aborted), r.summary, r.error),
+        (
+            session_id,
+            r.at,
+            r.trigger,
+            r.focus,
+            r.tokens_before,
+            r.tokens_after,
+            r.messages_before,
+            r.messages_after,
+            int(r.fallback),
+            int(r.aborted),
+            r.summary,
+            r.error,
+        ),
     )
     return int(cursor.lastrowid or 0)

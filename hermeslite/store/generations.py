@@ -15,11 +15,12 @@ import time
 from . import undo
 from .transcript import BadRow, read_row
 
-Row = tuple[str, str]   # (role, message JSON)
+Row = tuple[str, str]  # (role, message JSON)
 
 
-def write(conn: sqlite3.Connection, session_id: str, current: int, rows: list[Row], title: str | None, *,
-          undoable: bool) -> int:
+def write(
+    conn: sqlite3.Connection, session_id: str, current: int, rows: list[Row], title: str | None, *, undoable: bool
+) -> int:
     """Write `rows` as the generation after `current` and return it; with `undoable`, `current`
     becomes the undo point, else the session has none."""
     now = time.time()
@@ -49,11 +50,15 @@ def drop_old(conn: sqlite3.Connection, session_id: str, generation: int, kept: i
     ).fetchall()
     readable = [(g, seq) for g, seq, text in old if _readable(text)]
     if len(readable) == len(old):
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND generation < ? AND generation IS NOT ?",
-                     (session_id, generation, kept))
+        conn.execute(
+            "DELETE FROM messages WHERE session_id = ? AND generation < ? AND generation IS NOT ?",
+            (session_id, generation, kept),
+        )
     else:
-        conn.executemany("DELETE FROM messages WHERE session_id = ? AND generation = ? AND seq = ?",
-                         [(session_id, g, seq) for g, seq in readable])
+        conn.executemany(
+            "DELETE FROM messages WHERE session_id = ? AND generation = ? AND seq = ?",
+            [(session_id, g, seq) for g, seq in readable],
+        )
 
 
 def _readable(text: str) -> bool:

@@ -127,9 +127,7 @@ class MemoryStore:
                 continue
             used, limit = len(join_entries(entries)), self.limits[target]
             percent = round(100 * used / limit) if limit else 100
-            sections.append(
-                f"{spec.title} [{percent}% — {used}/{limit} chars]\n" + join_entries(entries)
-            )
+            sections.append(f"{spec.title} [{percent}% — {used}/{limit} chars]\n" + join_entries(entries))
         return "\n\n".join(sections)
 
     # ----------------------------------------------------------------- editing
@@ -170,7 +168,7 @@ class MemoryStore:
                     f"{self._name(target)} already has an entry with that content; "
                     "remove the old one instead of replacing it.",
                 )
-            new = [*entries[:index], new_content, *entries[index + 1:]]
+            new = [*entries[:index], new_content, *entries[index + 1 :]]
             over = self._over_limit(target, entries, new, f"the new entry is {len(new_content)} chars")
             if over:
                 return MemoryResult(False, over)
@@ -186,10 +184,11 @@ class MemoryStore:
             index, problem = self._find(target, entries, old_text)
             if problem:
                 return MemoryResult(False, problem)
-            new = entries[:index] + entries[index + 1:]
+            new = entries[:index] + entries[index + 1 :]
             self._write(target, new)
         return MemoryResult(
-            True, f"Removed \"{clip_line(entries[index], PREVIEW_CHARS)}\" from {self._name(target)}. {self._usage_line(target, new)}"
+            True,
+            f'Removed "{clip_line(entries[index], PREVIEW_CHARS)}" from {self._name(target)}. {self._usage_line(target, new)}',
         )
 
     # ----------------------------------------------------------------- helpers
@@ -245,11 +244,11 @@ class MemoryStore:
             loose = _norm(needle)
             matches = [i for i, entry in enumerate(entries) if loose in _norm(entry)]
         if not matches:
-            return -1, f"no entry in {self._name(target)} contains \"{clip_line(needle, PREVIEW_CHARS)}\"."
+            return -1, f'no entry in {self._name(target)} contains "{clip_line(needle, PREVIEW_CHARS)}".'
         if len(matches) > 1:
-            listing = "\n".join(f"- \"{clip_line(entries[i], PREVIEW_CHARS)}\"" for i in matches)
+            listing = "\n".join(f'- "{clip_line(entries[i], PREVIEW_CHARS)}"' for i in matches)
             return -1, (
-                f"\"{clip_line(needle, PREVIEW_CHARS)}\" matches {len(matches)} entries in {self._name(target)}:\n"
+                f'"{clip_line(needle, PREVIEW_CHARS)}" matches {len(matches)} entries in {self._name(target)}:\n'
                 f"{listing}\nUse a longer, more specific substring that appears in only one of them."
             )
         return matches[0], None

@@ -18,7 +18,7 @@ from hermeslite.context.messages import Message
 
 from .transcript import BadRow, dumps_message, read_row
 
-MAX_PARAMETERS = 500   # SQLite caps the parameters of one statement (999 in older builds)
+MAX_PARAMETERS = 500  # SQLite caps the parameters of one statement (999 in older builds)
 
 
 def replace_checkpoint_row(conn: sqlite3.Connection, session_id: str, generation: int, message: Message) -> None:

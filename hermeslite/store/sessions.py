@@ -91,13 +91,13 @@ def default_sessions_path() -> Path:
 @dataclass(frozen=True)
 class SessionInfo:
     id: str
-    title: str | None        # given at creation, else the first user message, trimmed
-    created_at: float        # unix seconds
-    updated_at: float        # unix seconds; the last append or rewrite
-    message_count: int       # messages in the current transcript
+    title: str | None  # given at creation, else the first user message, trimmed
+    created_at: float  # unix seconds
+    updated_at: float  # unix seconds; the last append or rewrite
+    message_count: int  # messages in the current transcript
     model: str | None
     cwd: str | None
-    api_base: str | None     # the server it talks to; None: the provider's own (or recorded before v3)
+    api_base: str | None  # the server it talks to; None: the provider's own (or recorded before v3)
     parent_id: str | None = None  # the session this one was handed off from (/handoff)
 
 
@@ -155,7 +155,11 @@ class SessionStore:
     # ------------------------------------------------------------------ sessions
 
     def create_session(
-        self, model: str | None, cwd: str | Path | None, title: str | None = None, api_base: str | None = None,
+        self,
+        model: str | None,
+        cwd: str | Path | None,
+        title: str | None = None,
+        api_base: str | None = None,
         parent_id: str | None = None,
     ) -> str:
         """A new session, claimed by this store (see `claim`); `parent_id`: the one it was handed off from."""
@@ -260,8 +264,9 @@ class SessionStore:
         with self._tx(session_id) as conn:
             return self._replace(conn, session_id, messages)
 
-    def _replace(self, conn: sqlite3.Connection, session_id: str, messages: list[Message], *,
-                 undoable: bool = False) -> int:
+    def _replace(
+        self, conn: sqlite3.Connection, session_id: str, messages: list[Message], *, undoable: bool = False
+    ) -> int:
         """The new generation; with `undoable` the one before it becomes the undo point (see undo.py)."""
         rows = [(str(m.get("role", "")), dumps_message(m)) for m in messages]
         title = next((t for t in map(title_from, messages) if t), None)
@@ -306,8 +311,10 @@ class SessionStore:
         notes = []
         if skipped:
             shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
-            notes.append(f"session {session_id}: skipped {len(skipped)} unreadable stored message(s) ({shown}); "
-                         "they stay in the database and the rest of the session is loaded")
+            notes.append(
+                f"session {session_id}: skipped {len(skipped)} unreadable stored message(s) ({shown}); "
+                "they stay in the database and the rest of the session is loaded"
+            )
         return RestoredTranscript(repair_transcript(messages), notes)
 
     def generation(self, session_id: str) -> int:
@@ -336,8 +343,9 @@ class SessionStore:
         with self._tx(session_id) as conn:
             rewrites.replace_checkpoint_row(conn, session_id, self._generation(conn, session_id), message)
 
-    def seed_session(self, session_id: str, messages: list[Message], archived: dict[str, Message],
-                     parent_id: str) -> None:
+    def seed_session(
+        self, session_id: str, messages: list[Message], archived: dict[str, Message], parent_id: str
+    ) -> None:
         """Write a handed-off session's first transcript, with the originals its placeholders and
         checkpoint point to: those this handoff archived, and those of `parent_id` still referenced."""
         with self._tx(session_id) as conn:
@@ -422,7 +430,14 @@ class SessionStore:
         """The assistant tool call with this id, from the current transcript or the archive."""
         if not tool_call_id:
             return None
-        pattern = "%" + json.dumps(tool_call_id, ensure_ascii=False)[1:-1].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = (
+            "%"
+            + json.dumps(tool_call_id, ensure_ascii=False)[1:-1]
+            .replace("\\", "\\\\")
+            .replace("%", "\\%")
+            .replace("_", "\\_")
+            + "%"
+        )
         rows = self._query(
             """SELECT m.json FROM messages m JOIN sessions s ON s.id = m.session_id
                  WHERE m.session_id = ? AND m.generation = s.transcript_generation
@@ -447,4 +462,3 @@ class SessionStore:
     def load_todos(self, session_id: str) -> str | None:
         rows = self._query("SELECT todos FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
-

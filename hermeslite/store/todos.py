@@ -26,9 +26,7 @@ MAX_CONTENT_CHARS = 500
 SNAPSHOT_HEADER = "[Active task list, kept across context compaction]"
 SNAPSHOT_OPEN = "[todo snapshot]"
 SNAPSHOT_CLOSE = "[/todo snapshot]"
-_SNAPSHOT_RE = re.compile(
-    r"(?:\n\n)?" + re.escape(SNAPSHOT_OPEN) + r"\n.*?\n" + re.escape(SNAPSHOT_CLOSE), re.DOTALL
-)
+_SNAPSHOT_RE = re.compile(r"(?:\n\n)?" + re.escape(SNAPSHOT_OPEN) + r"\n.*?\n" + re.escape(SNAPSHOT_CLOSE), re.DOTALL)
 
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "cancelled": "[-]"}
 

@@ -31,18 +31,18 @@ class NothingToUndo(LookupError):
 
 @dataclass(frozen=True)
 class UndoPoint:
-    generation: int | None   # the transcript before the latest compaction; None when it was too large to keep
-    base_count: int          # messages the compaction left; later ones were added since
-    size_bytes: int          # that transcript's JSON size
+    generation: int | None  # the transcript before the latest compaction; None when it was too large to keep
+    base_count: int  # messages the compaction left; later ones were added since
+    size_bytes: int  # that transcript's JSON size
 
 
 @dataclass(frozen=True)
 class Undone:
     """What an undo did: the transcript before the compaction came back, plus what was added since."""
 
-    restored: int            # messages of the transcript before the compaction
-    added_since: int         # messages added after the compaction, kept after them
-    replaced: int            # messages of the compacted transcript that the undo replaced
+    restored: int  # messages of the transcript before the compaction
+    added_since: int  # messages added after the compaction, kept after them
+    replaced: int  # messages of the compacted transcript that the undo replaced
 
 
 def keep(conn: sqlite3.Connection, session_id: str, generation: int, base_count: int) -> int | None:
@@ -84,10 +84,11 @@ def restore(conn: sqlite3.Connection, session_id: str, current: int) -> tuple[li
         raise NothingToUndo(
             f"cannot undo the last compaction: the transcript before it was {_size(found.size_bytes)}, "
             f"more than the {_size(UNDO_MAX_BYTES)} kept for undo; its originals stay in the archive "
-            "(the recall tool finds them)")
+            "(the recall tool finds them)"
+        )
     before = _rows(conn, session_id, found.generation)
     compacted = _rows(conn, session_id, current)
-    since = compacted[found.base_count:]
+    since = compacted[found.base_count :]
     return before + since, Undone(restored=len(before), added_since=len(since), replaced=len(compacted))
 
 

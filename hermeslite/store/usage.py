@@ -21,15 +21,15 @@ KINDS = ("turn", "summary", "flush")
 
 @dataclass(frozen=True)
 class UsageRecord:
-    kind: str                       # turn | summary | flush
+    kind: str  # turn | summary | flush
     model: str | None
-    prompt_tokens: int = 0          # all input, cache reads and writes included
+    prompt_tokens: int = 0  # all input, cache reads and writes included
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     completion_tokens: int = 0
-    cost: float | None = None       # USD; None when the model has no known price
+    cost: float | None = None  # USD; None when the model has no known price
     at: float = field(default_factory=time.time)
-    estimated_tokens: int | None = None     # our estimate of the same request (turns only)
+    estimated_tokens: int | None = None  # our estimate of the same request (turns only)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -45,28 +45,45 @@ class UsageTotals:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0               # the priced requests only
-    unpriced: int = 0               # requests whose model has no price
+    cost: float = 0.0  # the priced requests only
+    unpriced: int = 0  # requests whose model has no price
 
     @classmethod
     def of(cls, records: Iterable[UsageRecord]) -> UsageTotals:
         total = cls()
         for r in records:
-            total = total + cls(1, r.prompt_tokens, r.cache_read_tokens, r.cache_write_tokens,
-                                r.completion_tokens, r.cost or 0.0, int(r.cost is None))
+            total = total + cls(
+                1,
+                r.prompt_tokens,
+                r.cache_read_tokens,
+                r.cache_write_tokens,
+                r.completion_tokens,
+                r.cost or 0.0,
+                int(r.cost is None),
+            )
         return total
 
     def __add__(self, other: UsageTotals) -> UsageTotals:
         return UsageTotals(
-            self.requests + other.requests, self.prompt_tokens + other.prompt_tokens,
-            self.cache_read_tokens + other.cache_read_tokens, self.cache_write_tokens + other.cache_write_tokens,
-            self.completion_tokens + other.completion_tokens, self.cost + other.cost, self.unpriced + other.unpriced)
+            self.requests + other.requests,
+            self.prompt_tokens + other.prompt_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost + other.cost,
+            self.unpriced + other.unpriced,
+        )
 
     def __sub__(self, other: UsageTotals) -> UsageTotals:
         return UsageTotals(
-            self.requests - other.requests, self.prompt_tokens - other.prompt_tokens,
-            self.cache_read_tokens - other.cache_read_tokens, self.cache_write_tokens - other.cache_write_tokens,
-            self.completion_tokens - other.completion_tokens, self.cost - other.cost, self.unpriced - other.unpriced)
+            self.requests - other.requests,
+            self.prompt_tokens - other.prompt_tokens,
+            self.cache_read_tokens - other.cache_read_tokens,
+            self.cache_write_tokens - other.cache_write_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.cost - other.cost,
+            self.unpriced - other.unpriced,
+        )
 
     @property
     def uncached_tokens(self) -> int:
@@ -88,8 +105,18 @@ def insert(conn: sqlite3.Connection, session_id: str, r: UsageRecord) -> None:
         """INSERT INTO usage (session_id, at, kind, model, prompt_tokens, cache_read_tokens,
                cache_write_tokens, completion_tokens, cost, estimated_tokens)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        (session_id, r.at, r.kind, r.model, r.prompt_tokens, r.cache_read_tokens, r.cache_write_tokens,
-         r.completion_tokens, r.cost, r.estimated_tokens),
+        (
+            session_id,
+            r.at,
+            r.kind,
+            r.model,
+            r.prompt_tokens,
+            r.cache_read_tokens,
+            r.cache_write_tokens,
+            r.completion_tokens,
+            r.cost,
+            r.estimated_tokens,
+        ),
     )
 
 

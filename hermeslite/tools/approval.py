@@ -45,8 +45,7 @@ def plan(risk: Risk, mode: str, sandbox: bool) -> Plan:
     """The decision table above: what `mode` does with `risk`, given whether a sandbox exists."""
     if mode == "allow":
         return Plan(Action.RUN, sandboxed=False)
-    runs = (risk == Risk.ORDINARY or (risk == Risk.DESTRUCTIVE and mode == "auto")
-            or (risk == Risk.OPAQUE and sandbox))
+    runs = risk == Risk.ORDINARY or (risk == Risk.DESTRUCTIVE and mode == "auto") or (risk == Risk.OPAQUE and sandbox)
     if runs:
         return Plan(Action.RUN, sandboxed=sandbox)
     return Plan(Action.REFUSE if mode == "deny" else Action.ASK, sandboxed=sandbox and risk != Risk.ESCAPE)
@@ -77,8 +76,9 @@ async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str])
     if decided.action is Action.RUN:
         return Decision(sandboxed=decided.sandboxed)
     reason = verdict.reason or "needs approval"
-    request = ApprovalRequest(tool="terminal", command=command, reason=reason,
-                              scope=f"terminal commands flagged: {reason}")
+    request = ApprovalRequest(
+        tool="terminal", command=command, reason=reason, scope=f"terminal commands flagged: {reason}"
+    )
     hint = HINTS.get(verdict.risk, HINTS[Risk.UNCONTAINED])
     refusal = await _ask_or_refuse(ctx, request, decided.action, "this command", hint)
     return Decision(sandboxed=decided.sandboxed, refusal=refusal)
@@ -101,24 +101,31 @@ async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) ->
     if decided.action is Action.RUN:
         return None
     verb = "writes" if write else "reads"
-    where = "the working directory and tools.writable_paths" if write else \
-        "the working directory and tools.readable_paths"
-    request = ApprovalRequest(tool=tool, command=f"{'write' if write else 'read'} {path}",
-                              reason=f"{verb} {path}, outside {where}",
-                              scope=f"{tool} {verb} in {path.parent}")
-    return await _ask_or_refuse(ctx, request, decided.action, "this write" if write else "this read",
-                                HINTS[Risk.ESCAPE] if write else READ_HINT)
+    where = (
+        "the working directory and tools.writable_paths" if write else "the working directory and tools.readable_paths"
+    )
+    request = ApprovalRequest(
+        tool=tool,
+        command=f"{'write' if write else 'read'} {path}",
+        reason=f"{verb} {path}, outside {where}",
+        scope=f"{tool} {verb} in {path.parent}",
+    )
+    return await _ask_or_refuse(
+        ctx, request, decided.action, "this write" if write else "this read", HINTS[Risk.ESCAPE] if write else READ_HINT
+    )
 
 
-async def _ask_or_refuse(ctx: ToolContext, request: ApprovalRequest, action: Action, subject: str,
-                         hint: str) -> str | None:
+async def _ask_or_refuse(
+    ctx: ToolContext, request: ApprovalRequest, action: Action, subject: str, hint: str
+) -> str | None:
     """None when the user approves; the refusal for deny mode, headless mode or a user's no."""
     if action is Action.REFUSE:
-        return (f"error: refused ({request.reason}): the approval policy is deny (tools.approval: deny); "
-                "do not retry it, find another way or ask the user")
+        return (
+            f"error: refused ({request.reason}): the approval policy is deny (tools.approval: deny); "
+            "do not retry it, find another way or ask the user"
+        )
     if ctx.approve is deny_all:
-        return (f"error: denied ({request.reason}): no one can approve {subject} in headless mode; "
-                f"to permit it, {hint}")
+        return f"error: denied ({request.reason}): no one can approve {subject} in headless mode; to permit it, {hint}"
     if await ctx.approve(request):
         return None
     return f"error: the user denied {subject} ({request.reason}); do not retry it, ask the user how to proceed"

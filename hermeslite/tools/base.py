@@ -23,8 +23,8 @@ class ApprovalRequest:
 
     tool: str
     command: str  # the command line, or `write /path` / `read /path` for the file tools
-    reason: str   # why it needs approval, in a few words naming the path
-    scope: str    # what "allow for this session" covers, in words; also the key it is remembered by
+    reason: str  # why it needs approval, in a few words naming the path
+    scope: str  # what "allow for this session" covers, in words; also the key it is remembered by
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
@@ -41,14 +41,14 @@ class ToolContext:
 
     cwd: Path
     approve: Approver = deny_all
-    approval_policy: str = "ask"          # ask | auto | allow | deny
+    approval_policy: str = "ask"  # ask | auto | allow | deny
     terminal_timeout: float = 120.0
     output_limit: int = 30_000
-    boundary: Boundary | None = None      # where writes need no approval; None: cwd and the temp dir
-    sandbox: Sandbox | None = None        # None: commands run without Landlock (off or unavailable)
+    boundary: Boundary | None = None  # where writes need no approval; None: cwd and the temp dir
+    sandbox: Sandbox | None = None  # None: commands run without Landlock (off or unavailable)
     readable_paths: tuple[Path, ...] = ()  # resolved roots besides cwd read_file may read without asking
-    pass_env: tuple[str, ...] = ()        # secret-looking variables passed to tool processes anyway
-    hidden_env: tuple[str, ...] = ()      # more variables never passed (model.api_key_env)
+    pass_env: tuple[str, ...] = ()  # secret-looking variables passed to tool processes anyway
+    hidden_env: tuple[str, ...] = ()  # more variables never passed (model.api_key_env)
 
     def __post_init__(self) -> None:
         if self.boundary is None:
@@ -63,7 +63,7 @@ class ToolContext:
 
 @dataclass
 class ToolResult:
-    content: str                  # what the model reads
+    content: str  # what the model reads
     is_error: bool = False
     exit_code: int | None = None  # a command's exit code, as data (the text says it too, for the model)
 
@@ -77,12 +77,14 @@ class Tool(Protocol):
     name: str
     description: str
     parameters: ClassVar[dict[str, Any]]  # JSON schema of the arguments object, one per tool class
-    role: ToolRole | None                 # what the compaction engine should know it does (context/tool_roles.py)
+    role: ToolRole | None  # what the compaction engine should know it does (context/tool_roles.py)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
 def function_schema(tool: Tool) -> dict[str, Any]:
     """The OpenAI function-tool definition the model is offered for `tool`."""
-    return {"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                             "parameters": tool.parameters}}
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }

@@ -25,10 +25,14 @@ def is_secret(name: str) -> bool:
     return bool(SECRET_NAME.search(name))
 
 
-def tool_environment(base: Mapping[str, str], *, hidden: Iterable[str] = (),
-                     passed: Iterable[str] = ()) -> dict[str, str]:
+def tool_environment(
+    base: Mapping[str, str], *, hidden: Iterable[str] = (), passed: Iterable[str] = ()
+) -> dict[str, str]:
     """`base` without secret-looking names and `hidden`, except those in `passed`; plus QUIET."""
     hidden_names, passed_names = set(hidden), set(passed)
-    env = {name: value for name, value in base.items()
-           if name in passed_names or not (is_secret(name) or name in hidden_names)}
+    env = {
+        name: value
+        for name, value in base.items()
+        if name in passed_names or not (is_secret(name) or name in hidden_names)
+    }
     return {**env, **QUIET}

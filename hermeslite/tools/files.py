@@ -36,8 +36,12 @@ MAX_LINE_CHARS = 2000
 BINARY_SNIFF = 8192
 DIFF_LINES = 40
 MAX_PATCH_BYTES = 8 << 20  # patch holds the file twice in memory; bigger files are edited another way
-FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+FILE_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def resolve(ctx: ToolContext, path: str) -> Path:
@@ -238,7 +242,9 @@ class PatchTool:
             return opened
         try:
             if os.fstat(opened).st_size > MAX_PATCH_BYTES:
-                return ToolResult.error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
+                return ToolResult.error(
+                    f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool"
+                )
             with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
                 before = handle.read()
         except UnicodeDecodeError:
@@ -250,19 +256,24 @@ class PatchTool:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
             count = before.count(old)
         if count == 0:
-            return ToolResult.error(f"old text not found in {name}; read the file again and copy the text exactly, "
-                          "including indentation and whitespace")
+            return ToolResult.error(
+                f"old text not found in {name}; read the file again and copy the text exactly, "
+                "including indentation and whitespace"
+            )
         if count > 1 and not args.get("replace_all"):
-            return ToolResult.error(f"old text occurs {count} times in {name}; add surrounding lines to make it "
-                          "unique, or set replace_all to true")
+            return ToolResult.error(
+                f"old text occurs {count} times in {name}; add surrounding lines to make it "
+                "unique, or set replace_all to true"
+            )
         after = before.replace(old, new)
         atomic_write(path, after.encode("utf-8"))
         return ToolResult(f"patched {name}: replaced {count} occurrence(s)\n{_diff(before, after, name)}")
 
 
 def _diff(before: str, after: str, name: str) -> str:
-    lines = list(difflib.unified_diff(
-        before.splitlines(), after.splitlines(), f"a/{name}", f"b/{name}", n=2, lineterm=""))
+    lines = list(
+        difflib.unified_diff(before.splitlines(), after.splitlines(), f"a/{name}", f"b/{name}", n=2, lineterm="")
+    )
     if len(lines) > DIFF_LINES:
         lines = [*lines[:DIFF_LINES], f"… ({len(lines) - DIFF_LINES} more diff lines)"]
     return "\n".join(lines)

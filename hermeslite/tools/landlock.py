@@ -19,9 +19,24 @@ import sys
 
 # landlock_create_ruleset, landlock_add_rule, landlock_restrict_self. New system calls share one
 # number on every architecture with the unified table (x86_64, arm64, riscv, ...).
-SYSCALLS = dict.fromkeys((
-    "x86_64", "amd64", "i386", "i686", "aarch64", "arm64", "armv7l", "armv6l",
-    "riscv64", "ppc64le", "ppc64", "s390x", "loongarch64"), (444, 445, 446))
+SYSCALLS = dict.fromkeys(
+    (
+        "x86_64",
+        "amd64",
+        "i386",
+        "i686",
+        "aarch64",
+        "arm64",
+        "armv7l",
+        "armv6l",
+        "riscv64",
+        "ppc64le",
+        "ppc64",
+        "s390x",
+        "loongarch64",
+    ),
+    (444, 445, 446),
+)
 CREATE_RULESET_VERSION = 1
 RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -38,25 +53,39 @@ MAKE_SOCK = 1 << 9
 MAKE_FIFO = 1 << 10
 MAKE_BLOCK = 1 << 11
 MAKE_SYM = 1 << 12
-REFER = 1 << 13        # ABI 2: rename/link across directories; denied unless a rule grants it
-TRUNCATE = 1 << 14     # ABI 3
-IOCTL_DEV = 1 << 15    # ABI 5
+REFER = 1 << 13  # ABI 2: rename/link across directories; denied unless a rule grants it
+TRUNCATE = 1 << 14  # ABI 3
+IOCTL_DEV = 1 << 15  # ABI 5
 WRITE_RIGHTS_BY_ABI = (
-    (1, WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK
-     | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM),
+    (
+        1,
+        WRITE_FILE
+        | REMOVE_DIR
+        | REMOVE_FILE
+        | MAKE_CHAR
+        | MAKE_DIR
+        | MAKE_REG
+        | MAKE_SOCK
+        | MAKE_FIFO
+        | MAKE_BLOCK
+        | MAKE_SYM,
+    ),
     (2, REFER),
     (3, TRUNCATE),
     (5, IOCTL_DEV),
 )
-FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV   # the only write rights a rule on a non-directory may carry
-SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0   # ABI 6
-SCOPE_SIGNAL = 1 << 1                 # ABI 6
+FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV  # the only write rights a rule on a non-directory may carry
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1  # ABI 6
 SCOPE_ABI = 6
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -90,9 +119,17 @@ def abi_version() -> int:
     if _abi is None:
         numbers = _numbers()
         try:
-            _abi = 0 if numbers is None else _syscall(
-                ctypes.CDLL(None, use_errno=True), numbers[0], None, ctypes.c_size_t(0),
-                ctypes.c_uint32(CREATE_RULESET_VERSION))
+            _abi = (
+                0
+                if numbers is None
+                else _syscall(
+                    ctypes.CDLL(None, use_errno=True),
+                    numbers[0],
+                    None,
+                    ctypes.c_size_t(0),
+                    ctypes.c_uint32(CREATE_RULESET_VERSION),
+                )
+            )
         except OSError:
             _abi = 0
     return _abi
@@ -116,10 +153,12 @@ def restrict_writes(writable: list[str]) -> None:
     create, add_rule, restrict = numbers
     libc = ctypes.CDLL(None, use_errno=True)
     handled = write_rights(abi)
-    attr = _RulesetAttr(handled_access_fs=handled, handled_access_net=0,
-                        scoped=SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET if abi >= SCOPE_ABI else 0)
-    ruleset = _syscall(libc, create, ctypes.byref(attr), ctypes.c_size_t(_ruleset_attr_size(abi)),
-                       ctypes.c_uint32(0))
+    attr = _RulesetAttr(
+        handled_access_fs=handled,
+        handled_access_net=0,
+        scoped=SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET if abi >= SCOPE_ABI else 0,
+    )
+    ruleset = _syscall(libc, create, ctypes.byref(attr), ctypes.c_size_t(_ruleset_attr_size(abi)), ctypes.c_uint32(0))
     try:
         for path in writable:
             _allow_beneath(libc, ruleset, add_rule, path, handled)
@@ -139,7 +178,13 @@ def _allow_beneath(libc: ctypes.CDLL, ruleset: int, add_rule: int, path: str, ha
     try:
         is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
         rule = _PathBeneathAttr(allowed_access=handled if is_dir else handled & FILE_RIGHTS, parent_fd=fd)
-        _syscall(libc, add_rule, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(rule),
-                 ctypes.c_uint32(0))
+        _syscall(
+            libc,
+            add_rule,
+            ctypes.c_int(ruleset),
+            ctypes.c_int(RULE_PATH_BENEATH),
+            ctypes.byref(rule),
+            ctypes.c_uint32(0),
+        )
     finally:
         os.close(fd)

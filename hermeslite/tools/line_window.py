@@ -23,8 +23,8 @@ UTF8_MAX = 4  # bytes per character at most
 @dataclass
 class Window:
     entries: list[str] = field(default_factory=list)  # formatted `number<TAB>text` lines
-    lines_seen: int = 0        # lines in the file, or as far as counting went when not `complete`
-    complete: bool = True      # the whole file was scanned, so `lines_seen` is its line count
+    lines_seen: int = 0  # lines in the file, or as far as counting went when not `complete`
+    complete: bool = True  # the whole file was scanned, so `lines_seen` is its line count
     cut_by_size: bool = False  # the window stopped at the character cap, not at `limit`
 
 
@@ -41,10 +41,10 @@ class _Reader:
         self.window = Window()
         self.size = 0
         self.full = False
-        self.number = 1          # the line being read
+        self.number = 1  # the line being read
         self.line = _Line()
-        self.skipped = 0         # bytes read that will never be shown
-        self.open_tail = False   # once full: bytes after the last newline (a last line with no newline)
+        self.skipped = 0  # bytes read that will never be shown
+        self.open_tail = False  # once full: bytes after the last newline (a last line with no newline)
 
     def feed(self, chunk: bytes) -> None:
         pos = 0
@@ -64,7 +64,7 @@ class _Reader:
     def _take(self, piece: bytes) -> None:
         if self.number >= self.offset:
             room = self.keep - len(self.line.kept)
-            self.line.kept += piece[:max(room, 0)]
+            self.line.kept += piece[: max(room, 0)]
             self.skipped += max(len(piece) - max(room, 0), 0)
         self.line.length += len(piece)
 
@@ -91,7 +91,7 @@ class _Reader:
         if whole and len(text) <= self.max_line_chars:
             return f"{self.number:>6}\t{text}"
         size = f"{self.line.length} bytes" if complete else f"more than {self.line.length} bytes"
-        return f"{self.number:>6}\t{text[:self.max_line_chars]} …[line cut, {size}]"
+        return f"{self.number:>6}\t{text[: self.max_line_chars]} …[line cut, {size}]"
 
     def end(self, at_eof: bool) -> Window:
         if self.full:
@@ -102,8 +102,9 @@ class _Reader:
         return self.window
 
 
-def read_window(fd: int, offset: int, limit: int, max_chars: int, max_line_chars: int,
-                budget: int = SCAN_BUDGET) -> Window:
+def read_window(
+    fd: int, offset: int, limit: int, max_chars: int, max_line_chars: int, budget: int = SCAN_BUDGET
+) -> Window:
     """Lines `offset`.. of the open file `fd` (read from where it is), at most `limit` of them and
     about `max_chars` in all, each cut at `max_line_chars`."""
     reader = _Reader(offset, limit, max_chars, max_line_chars)

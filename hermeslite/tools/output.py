@@ -25,7 +25,7 @@ def cap_output(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head, tail = _split(limit)
-    return text[:head] + _marker(len(text) - head - tail) + text[len(text) - tail:]
+    return text[:head] + _marker(len(text) - head - tail) + text[len(text) - tail :]
 
 
 class CappedBuffer:
@@ -57,11 +57,11 @@ class CappedBuffer:
         if chunk:
             self._tail += chunk
             if len(self._tail) > 2 * self._tail_size:
-                self._tail = self._tail[-self._tail_size:]
+                self._tail = self._tail[-self._tail_size :]
 
     def text(self) -> str:
         head = "".join(self._head)
         if self.total <= self.limit:
             return head + self._tail
-        tail = self._tail[-self._tail_size:]
+        tail = self._tail[-self._tail_size :]
         return head + _marker(self.total - len(head) - len(tail)) + tail

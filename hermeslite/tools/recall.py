@@ -48,12 +48,15 @@ class RecallTool:
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
-            "query": {"type": "string",
-                      "description": "words to search the compacted messages for; returns the best matches "
-                                     "with their ids"},
-            "id": {"type": "string",
-                   "description": "a recall id from a placeholder or a search result, e.g. r0123456789; "
-                                  "returns that original whole"},
+            "query": {
+                "type": "string",
+                "description": "words to search the compacted messages for; returns the best matches with their ids",
+            },
+            "id": {
+                "type": "string",
+                "description": "a recall id from a placeholder or a search result, e.g. r0123456789; "
+                "returns that original whole",
+            },
         },
         "additionalProperties": False,
     }
@@ -90,8 +93,10 @@ class RecallTool:
     def _recall(self, session_id: str, ref: str) -> ToolResult:
         text = original_text(self.store, session_id, ref, self.limit)
         if text is None:
-            return ToolResult.error(f"nothing archived under {ref!r} in this session; copy the id exactly from the "
-                                    "placeholder or search result (r followed by 10 hex digits), or search with query=")
+            return ToolResult.error(
+                f"nothing archived under {ref!r} in this session; copy the id exactly from the "
+                "placeholder or search result (r followed by 10 hex digits), or search with query="
+            )
         return ToolResult(text)
 
     def _search(self, session_id: str, query: str) -> ToolResult:

@@ -90,7 +90,13 @@ def _parse(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any] 
 
 
 def _json_kind(value: Any) -> str:
-    kinds = ((bool, "a boolean"), (str, "a string"), ((int, float), "a number"), (list, "an array"), (dict, "an object"))
+    kinds = (
+        (bool, "a boolean"),
+        (str, "a string"),
+        ((int, float), "a number"),
+        (list, "an array"),
+        (dict, "an object"),
+    )
     return next((word for kind, word in kinds if isinstance(value, kind)), "null")
 
 

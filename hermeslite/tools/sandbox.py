@@ -27,8 +27,9 @@ import hermeslite
 from hermeslite.tools.landlock import abi_version
 
 # Device files ordinary commands write to or open for ioctl (`> /dev/null`, a terminal query).
-DEVICE_PATHS = tuple(Path(p) for p in (
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/shm"))
+DEVICE_PATHS = tuple(
+    Path(p) for p in ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/shm")
+)
 # `-c` rather than `-m`: runpy's imports would cost a few milliseconds on every command.
 LAUNCHER = "import sys; from hermeslite.tools.sandbox_exec import main; sys.exit(main(sys.argv[1:]))"
 # The directory holding the `hermeslite` package: the launcher starts there to import it.
@@ -73,13 +74,17 @@ def sandbox_for(mode: str, writable_paths: Iterable[str], cwd: Path) -> Sandbox 
 def unavailable_reason(mode: str) -> str | None:
     """Why commands run without the kernel boundary, in one line; None when the sandbox is on."""
     if mode == "off":
-        return ("sandbox off (tools.sandbox: off): terminal commands can write anywhere you can; "
-                "only the approval policy guards them")
+        return (
+            "sandbox off (tools.sandbox: off): terminal commands can write anywhere you can; "
+            "only the approval policy guards them"
+        )
     if abi_version() > 0:
         return None
     where = "this kernel" if sys.platform.startswith("linux") else platform.system() or "this system"
-    return (f"no Landlock sandbox on {where}: terminal commands are not confined to the working directory; "
-            "only the approval policy guards them, and commands it cannot read ask first")
+    return (
+        f"no Landlock sandbox on {where}: terminal commands are not confined to the working directory; "
+        "only the approval policy guards them, and commands it cannot read ask first"
+    )
 
 
 def status(mode: str, approval: str, writable_paths: Iterable[str], cwd: Path) -> str:

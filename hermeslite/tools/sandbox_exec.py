@@ -51,7 +51,7 @@ def parse(argv: list[str]) -> tuple[str, bool, list[str], list[str]] | str:
         else:
             return f"unexpected argument {argv[i]!r}"
         i += 1
-    program = argv[i + 1:]
+    program = argv[i + 1 :]
     if not cwd or not program:
         return "usage: --cwd DIR [--landlock] [--write DIR]... -- PROGRAM ARGS..."
     return cwd, landlock, writable, program
@@ -91,4 +91,3 @@ def main(argv: list[str]) -> int:
         os.execvp(program[0], program)
     except OSError as exc:
         return complain(f"cannot run {program[0]}: {exc.strerror or exc}")
-

@@ -54,19 +54,24 @@ class SearchFilesTool:
         glob = args.get("glob") or None
         limit = max(1, min(int(args.get("max_results") or DEFAULT_RESULTS), MAX_RESULTS))
         root = resolve(ctx, given)
-        refusal = await check_path(ctx, self.name, root, write=False)   # reading outside asks, as read_file
+        refusal = await check_path(ctx, self.name, root, write=False)  # reading outside asks, as read_file
         if refusal:
             return ToolResult(refusal, is_error=True)
         if not root.exists():
             return ToolResult.error(f"no such file or directory: {given}")
-        search = (_ripgrep(pattern, given, glob, limit, Path(ctx.cwd)) if shutil.which("rg")
-                  else _python_search(pattern, root, given, glob, limit))
+        search = (
+            _ripgrep(pattern, given, glob, limit, Path(ctx.cwd))
+            if shutil.which("rg")
+            else _python_search(pattern, root, given, glob, limit)
+        )
         try:
             found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
         except TimeoutError:
-            return ToolResult.error(f"search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
-                                    "a pattern with nested repetition like (a+)+ can backtrack for hours: "
-                                    "simplify it or search a narrower path")
+            return ToolResult.error(
+                f"search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
+                "a pattern with nested repetition like (a+)+ can backtrack for hours: "
+                "simplify it or search a narrower path"
+            )
         if isinstance(found, str):
             return ToolResult.error(found)
         matches, total = found
@@ -82,16 +87,33 @@ def _clip(text: str) -> str:
 
 async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: Path) -> tuple[list[Match], int] | str:
     """Matches and total via rg; `--null` separates the path so colons in names cannot confuse parsing."""
-    argv = ["rg", "--line-number", "--no-heading", "--color", "never", "--with-filename", "--null",
-            "--sort", "path", "--hidden", "--max-columns", "400", "--max-columns-preview"]
+    argv = [
+        "rg",
+        "--line-number",
+        "--no-heading",
+        "--color",
+        "never",
+        "--with-filename",
+        "--null",
+        "--sort",
+        "path",
+        "--hidden",
+        "--max-columns",
+        "400",
+        "--max-columns-preview",
+    ]
     for name in sorted(SKIP_DIRS):
         argv += ["--glob", f"!{name}"]
     if glob:
         argv += ["--glob", glob]
     argv += ["-e", pattern, "--", os.path.expanduser(given)]
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, limit=1 << 20,
+        *argv,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=1 << 20,
     )
     matches: list[Match] = []
     total = 0
@@ -115,14 +137,25 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
     return matches, total
 
 
-async def _python_search(pattern: str, root: Path, given: str, glob: str | None,
-                         limit: int) -> tuple[list[Match], int] | str:
+async def _python_search(
+    pattern: str, root: Path, given: str, glob: str | None, limit: int
+) -> tuple[list[Match], int] | str:
     """The fallback search in a child interpreter, killed if this coroutine is cancelled."""
-    request = {"pattern": pattern, "root": str(root), "given": given, "glob": glob, "limit": limit,
-               "cpu_seconds": int(SEARCH_TIMEOUT) + 5}
+    request = {
+        "pattern": pattern,
+        "root": str(root),
+        "given": given,
+        "glob": glob,
+        "limit": limit,
+        "cpu_seconds": int(SEARCH_TIMEOUT) + 5,
+    }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", search_worker.__file__, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-I",
+        search_worker.__file__,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         out, err = await proc.communicate(json.dumps(request).encode())

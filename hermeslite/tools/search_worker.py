@@ -88,6 +88,7 @@ def main() -> None:
     request = json.load(sys.stdin)
     if sys.platform != "win32":
         import resource
+
         seconds = int(request["cpu_seconds"])
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     found = search(request["pattern"], Path(request["root"]), request["given"], request["glob"], request["limit"])

@@ -32,15 +32,17 @@ from hermeslite.tools.environment import tool_environment
 from hermeslite.tools.output import CappedBuffer
 from hermeslite.tools.sandbox import PACKAGE_ROOT, launch_argv
 
-KILL_GRACE = 2.0    # seconds between SIGTERM and SIGKILL
-DRAIN_GRACE = 0.5   # seconds to wait for output still in flight after bash exits
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 0.5  # seconds to wait for output still in flight after bash exits
 TIMED_OUT_CODE = 124  # what coreutils `timeout` reports, so the line stays parseable
 CHUNK = 65536
 # What a write or a signal stopped by the sandbox prints (EACCES, EPERM, EROFS).
 BLOCKED = re.compile(r"Permission denied|Operation not permitted|Read-only file system", re.IGNORECASE)
-BLOCKED_NOTE = ("[sandbox: this command may write only inside the working directory, the temp dir and "
-                "tools.writable_paths, and signal only processes it started; if it must do more, "
-                "ask the user to run it or to allow the path]")
+BLOCKED_NOTE = (
+    "[sandbox: this command may write only inside the working directory, the temp dir and "
+    "tools.writable_paths, and signal only processes it started; if it must do more, "
+    "ask the user to run it or to allow the path]"
+)
 
 
 class TerminalTool:
@@ -77,7 +79,8 @@ class TerminalTool:
         sandbox = ctx.sandbox if decision.sandboxed else None
         timeout = min(asked, ctx.terminal_timeout)
         code, output, notes = await run_command(
-            launch_argv(command, Path(ctx.cwd), sandbox), env, timeout, ctx.output_limit)
+            launch_argv(command, Path(ctx.cwd), sandbox), env, timeout, ctx.output_limit
+        )
         if sandbox is not None and code != 0 and BLOCKED.search(output):
             notes.append(BLOCKED_NOTE)
         if asked > timeout and code == TIMED_OUT_CODE:
@@ -87,8 +90,7 @@ class TerminalTool:
         return ToolResult("\n".join(lines), is_error=code != 0, exit_code=code)
 
 
-async def run_command(argv: list[str], env: dict[str, str], timeout: float,
-                      limit: int) -> tuple[int, str, list[str]]:
+async def run_command(argv: list[str], env: dict[str, str], timeout: float, limit: int) -> tuple[int, str, list[str]]:
     """Exit code, capped output and notes about what was killed; kills the group if cancelled.
 
     `argv` is a launcher command line (`launch_argv`), so it starts in the
@@ -101,8 +103,13 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float,
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(PACKAGE_ROOT), stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd, stderr=write_fd, start_new_session=True, env=env,
+            *argv,
+            cwd=str(PACKAGE_ROOT),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+            env=env,
         )
     except BaseException:
         os.close(read_fd)
@@ -132,8 +139,10 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float,
             # Background children still hold the output open: they would write into a closed pipe.
             await _terminate_group(proc)
             await asyncio.wait({reader}, timeout=DRAIN_GRACE)
-            notes.append("[background processes still holding the output open were killed; "
-                         "redirect their output to a file to keep them running]")
+            notes.append(
+                "[background processes still holding the output open were killed; "
+                "redirect their output to a file to keep them running]"
+            )
     except asyncio.CancelledError:
         await asyncio.shield(_terminate_group(proc))
         raise

@@ -38,7 +38,7 @@ class TodoTool:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "id": {"type": "string", "description": "short unique id, e.g. \"1\""},
+                        "id": {"type": "string", "description": 'short unique id, e.g. "1"'},
                         "content": {"type": "string", "description": "what to do, one line"},
                         "status": {"type": "string", "enum": list(STATUSES)},
                     },

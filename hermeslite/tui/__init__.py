@@ -13,8 +13,15 @@ if TYPE_CHECKING:
     from hermeslite.config import Settings
 
 
-def run_tui(settings: Settings, session_id: str | None = None, *, cwd: Path | None = None, store=None,
-            notices: tuple[str, ...] = (), notes: list[str] | None = None) -> int:
+def run_tui(
+    settings: Settings,
+    session_id: str | None = None,
+    *,
+    cwd: Path | None = None,
+    store=None,
+    notices: tuple[str, ...] = (),
+    notes: list[str] | None = None,
+) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 
     `notices` are warnings from start-up (an untrusted project config) shown in the chat; `notes`
@@ -22,7 +29,8 @@ def run_tui(settings: Settings, session_id: str | None = None, *, cwd: Path | No
     """
     from .app import HermesApp
 
-    app = HermesApp(settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True,
-                    notices=notices, notes=notes)
+    app = HermesApp(
+        settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True, notices=notices, notes=notes
+    )
     code = app.run()
     return code if isinstance(code, int) else 0

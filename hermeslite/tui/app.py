@@ -56,7 +56,7 @@ from .widgets.queued import QueuedMessages
 from .widgets.slash_complete import SlashComplete
 from .widgets.warning_bar import WarningBar
 
-if TYPE_CHECKING:   # not at run time: the first frame must not wait for the agent's modules
+if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
     from hermeslite.agent.loop import Agent
     from hermeslite.context.pressure import Pressure
     from hermeslite.llm.types import LLMClient
@@ -65,11 +65,11 @@ if TYPE_CHECKING:   # not at run time: the first frame must not wait for the age
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
-BUSY_GROUPS = ("turn", "session")   # workers during which what needs an idle agent is queued
+BUSY_GROUPS = ("turn", "session")  # workers during which what needs an idle agent is queued
 
 
 class HermesApp(App[int]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")   # absolute: subclasses elsewhere still find it
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere still find it
     TITLE = "hermeslite"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel"),
@@ -78,19 +78,31 @@ class HermesApp(App[int]):
     ]
     activity: reactive[str] = reactive("")
 
-    def __init__(self, settings: Settings, *, cwd: Path | None = None, session_id: str | None = None,
-                 llm: LLMClient | None = None, store: SessionStore | None = None, motion: bool = True, cwd_label: str | None = None,
-                 tune_gc: bool = False, notices: tuple[str, ...] = (), notes: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cwd: Path | None = None,
+        session_id: str | None = None,
+        llm: LLMClient | None = None,
+        store: SessionStore | None = None,
+        motion: bool = True,
+        cwd_label: str | None = None,
+        tune_gc: bool = False,
+        notices: tuple[str, ...] = (),
+        notes: list[str] | None = None,
+    ) -> None:
         super().__init__()
-        self.notices = notices        # start-up warnings the user must see here: stderr is hidden
+        self.notices = notices  # start-up warnings the user must see here: stderr is hidden
         self._opening_notes = list(notes or [])  # how the session was chosen: shown after its transcript
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
-        self.motion = motion          # False: no spinners, no cursor blink (snapshots, screenshots)
+        self.motion = motion  # False: no spinners, no cursor blink (snapshots, screenshots)
         self.gc = GcPause(tune_gc)
         self.feed = EventFeed()
-        self.host = AgentHost(settings, self.cwd, self.feed, session_id=session_id, llm=llm, store=store,
-                              on_boot=self._booted)
+        self.host = AgentHost(
+            settings, self.cwd, self.feed, session_id=session_id, llm=llm, store=store, on_boot=self._booted
+        )
         self._drawer: asyncio.Task | None = None
         self._cancel_note = ""
         self._last_ctrl_c = 0.0
@@ -214,11 +226,17 @@ class HermesApp(App[int]):
         self.notify(text, severity=severity, markup=False)
         await self.chat.add_note(text, kind=severity)
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every toast is neutralized: many repeat a provider's, a tool's or the model's words."""
-        super().notify(neutralize(message), title=neutralize(title), severity=severity, timeout=timeout,
-                       markup=markup)
+        super().notify(neutralize(message), title=neutralize(title), severity=severity, timeout=timeout, markup=markup)
 
     # -- agent events ----------------------------------------------------------------
 
@@ -255,7 +273,7 @@ class HermesApp(App[int]):
             await self.send_queued()
             return
         if not is_command(text):
-            self.chat.jump_to_end()      # sent now: the user wants to see it (a queued one does not jump)
+            self.chat.jump_to_end()  # sent now: the user wants to see it (a queued one does not jump)
         await self.dispatch(text)
 
     async def send_queued(self) -> None:
@@ -287,8 +305,7 @@ class HermesApp(App[int]):
             self.notify(str(exc), severity="warning", markup=False)
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
             return
-        self.run_worker(self._run_command(cmd, args), group="session" if cmd.waits else "command",
-                        exit_on_error=False)
+        self.run_worker(self._run_command(cmd, args), group="session" if cmd.waits else "command", exit_on_error=False)
 
     async def _run_command(self, cmd: CommandSpec, args: str) -> None:
         try:
@@ -307,17 +324,26 @@ class HermesApp(App[int]):
         return any(w.group == "turn" and not w.is_finished for w in self.workers)
 
     def _run_turn(self, text: str) -> None:
-        self._agent_job(lambda agent: agent.run_turn(text), "thinking",
-                        "Cancelled before the model was ready; the message was not sent.")
+        self._agent_job(
+            lambda agent: agent.run_turn(text),
+            "thinking",
+            "Cancelled before the model was ready; the message was not sent.",
+        )
 
     def _run_shell(self, command: str) -> None:
         """`!command`: the agent runs it as the terminal tool would and keeps the output for the next turn."""
-        self._agent_job(lambda agent: agent.run_user_command(command), f"running {command}",
-                        "Cancelled before the model was ready; the command did not run.")
+        self._agent_job(
+            lambda agent: agent.run_user_command(command),
+            f"running {command}",
+            "Cancelled before the model was ready; the command did not run.",
+        )
 
     def start_compress(self, focus: str | None) -> None:
-        self._agent_job(lambda agent: agent.compress_now(focus), "compressing",
-                        "Cancelled: compression stopped; the transcript is unchanged.")
+        self._agent_job(
+            lambda agent: agent.compress_now(focus),
+            "compressing",
+            "Cancelled: compression stopped; the transcript is unchanged.",
+        )
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _agent_job(self, job: Callable[[Agent], Awaitable[object]], activity: str, cancelled: str) -> None:
@@ -388,8 +414,12 @@ class HermesApp(App[int]):
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that nothing used goes to the input, wherever the focus was."""
-        if event.is_printable and event.character and self.screen is self.prompt.screen \
-                and self.focused is not self.prompt:
+        if (
+            event.is_printable
+            and event.character
+            and self.screen is self.prompt.screen
+            and self.focused is not self.prompt
+        ):
             event.stop()
             self.prompt.focus()
             self.prompt.insert(event.character)
@@ -397,8 +427,12 @@ class HermesApp(App[int]):
     @on(PromptInput.ChatKey)
     def _on_chat_key(self, message: PromptInput.ChatKey) -> None:
         chat = self.chat
-        scroll = {"pageup": chat.scroll_page_up, "pagedown": chat.scroll_page_down,
-                  "ctrl+home": chat.scroll_home, "ctrl+end": chat.jump_to_end}
+        scroll = {
+            "pageup": chat.scroll_page_up,
+            "pagedown": chat.scroll_page_down,
+            "ctrl+home": chat.scroll_home,
+            "ctrl+end": chat.jump_to_end,
+        }
         scroll[message.key]()
 
     @on(NewBelow.Jump)

@@ -85,8 +85,10 @@ async def _summary(app: CommandSurface, args: str) -> None:
     elif args:
         await app.chat.add_note("Usage: /summary shows the checkpoint, /summary edit changes it.", kind="warning")
     else:
-        app.push_screen(CheckpointViewer(found.text),
-                        lambda choice: edit_checkpoint(app, agent, found.text) if choice == "edit" else None)
+        app.push_screen(
+            CheckpointViewer(found.text),
+            lambda choice: edit_checkpoint(app, agent, found.text) if choice == "edit" else None,
+        )
 
 
 def edit_checkpoint(app: CommandSurface, agent, text: str) -> None:
@@ -99,9 +101,13 @@ def edit_checkpoint(app: CommandSurface, agent, text: str) -> None:
         return controls.edit_checkpoint(agent, new_text).reason
 
     def done(saved: bool | None) -> None:
-        note = ("Checkpoint replaced: the model reads your version from the next turn on." if saved
-                else "The checkpoint is unchanged.")
+        note = (
+            "Checkpoint replaced: the model reads your version from the next turn on."
+            if saved
+            else "The checkpoint is unchanged."
+        )
         app.run_worker(app.chat.add_note(note), group="ui")
+
     app.push_screen(CheckpointEditor(text, save), done)
 
 
@@ -170,6 +176,7 @@ async def _resume(app: CommandSurface, args: str) -> None:
     def chosen(session_id: str | None) -> None:
         if session_id and session_id != agent.session_id:
             app.call_later(app.send, f"/resume {session_id}")
+
     app.push_screen(SessionPicker(agent.list_sessions(), agent.session_id), chosen)
 
 
@@ -202,8 +209,11 @@ async def _model(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
     window = agent.pressure()
     app.header_bar.model = llm.model
-    await app.chat.add_note(views.switched_view(llm.model, window.context_length, window.threshold,
-                                                agent.request_tokens() >= window.threshold))
+    await app.chat.add_note(
+        views.switched_view(
+            llm.model, window.context_length, window.threshold, agent.request_tokens() >= window.threshold
+        )
+    )
     for line in agent.startup_notes():
         await app.chat.add_note(line)
     if warning := app.host.window_warning():

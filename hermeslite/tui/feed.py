@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from hermeslite.agent.events import Event, TextDelta
 
-MAX_SLICE = 800   # characters of text handed to the Markdown widget per step
+MAX_SLICE = 800  # characters of text handed to the Markdown widget per step
 
 
 @dataclass(frozen=True)
@@ -29,14 +29,14 @@ class Settled:
     queued message is sent only after everything the turn said has been drawn."""
 
 
-Drawn = Event | Settled   # what the drawing task takes out of the feed
+Drawn = Event | Settled  # what the drawing task takes out of the feed
 
 
 class EventFeed:
     def __init__(self) -> None:
-        self._items: deque[Drawn | list[str]] = deque()   # events, or a list[str] of merged text deltas
+        self._items: deque[Drawn | list[str]] = deque()  # events, or a list[str] of merged text deltas
         self._wake = asyncio.Event()
-        self.drawing = False                # the drawing task is handling an event
+        self.drawing = False  # the drawing task is handling an event
 
     def __call__(self, event: Drawn) -> None:
         """The agent subscriber: synchronous and cheap, called from inside a turn."""

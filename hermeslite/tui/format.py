@@ -23,15 +23,19 @@ _FENCE = ("```", "~~~")
 def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> str:
     """The status bar text: tokens against the compaction threshold, then the raw window."""
     ratio = tokens / threshold if threshold > 0 else 1.0
-    return (f"{format_token_count(tokens)} / {format_token_count(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
-            f" · window {format_token_count(window)}")
+    return (
+        f"{format_token_count(tokens)} / {format_token_count(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
+        f" · window {format_token_count(window)}"
+    )
 
 
 def warning_text(tokens: int, threshold: int) -> str:
     """The warning bar's sentence, with the command that fixes it."""
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
-    return (f"Context {percent}% of the way to compaction ({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
-            " - /compress [focus] to compact now")
+    return (
+        f"Context {percent}% of the way to compaction ({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
+        " - /compress [focus] to compact now"
+    )
 
 
 def size(text: str) -> str:
@@ -83,10 +87,22 @@ def checkpoint_markdown(text: str) -> str:
             line = _QUOTE_MARKS.sub("", line)
             if not line.strip():
                 continue
-        kind = ("blank" if not line.strip() else "heading" if _HEADING.match(line) else
-                "item" if _ITEM.match(line) else "indented" if line[:1] in (" ", "\t") else "text")
-        if out and out[-1].strip() and (kind == "heading" or previous == "heading"
-                                        or (kind == "text" and previous in ("item", "indented"))):
+        kind = (
+            "blank"
+            if not line.strip()
+            else "heading"
+            if _HEADING.match(line)
+            else "item"
+            if _ITEM.match(line)
+            else "indented"
+            if line[:1] in (" ", "\t")
+            else "text"
+        )
+        if (
+            out
+            and out[-1].strip()
+            and (kind == "heading" or previous == "heading" or (kind == "text" and previous in ("item", "indented")))
+        ):
             out.append("")
         elif kind == "text" and previous == "text":
             out[-1] = out[-1].rstrip() + "  "

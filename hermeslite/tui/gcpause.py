@@ -25,9 +25,9 @@ from __future__ import annotations
 import gc
 import time
 
-MAX_PAUSE = 60.0       # seconds a stream may defer full collections
-IDLE = 1.0             # seconds without a key press before the deferred collection
-NO_FULL = 1_000_000    # third gc threshold while streaming: no automatic full collections
+MAX_PAUSE = 60.0  # seconds a stream may defer full collections
+IDLE = 1.0  # seconds without a key press before the deferred collection
+NO_FULL = 1_000_000  # third gc threshold while streaming: no automatic full collections
 
 
 class GcPause:
@@ -36,7 +36,7 @@ class GcPause:
         self._thresholds: tuple[int, int, int] | None = None
         self._since = 0.0
         self._streaming = False
-        self.last_full_ms: float | None = None   # duration of the last deferred collection
+        self.last_full_ms: float | None = None  # duration of the last deferred collection
 
     @property
     def deferring(self) -> bool:

@@ -41,7 +41,7 @@ def append(text: str, path: Path | None = None) -> None:
         ensure_dir(target.parent)
         with target.open("a", encoding="utf-8") as f:
             f.write(json.dumps(text, ensure_ascii=False) + "\n")
-        if target.stat().st_size > LIMIT * 400:   # trim now and then, not on every write
+        if target.stat().st_size > LIMIT * 400:  # trim now and then, not on every write
             kept = load(target)
             target.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept), encoding="utf-8")
     except OSError:

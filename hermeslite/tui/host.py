@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
 
-if TYPE_CHECKING:   # not at run time: the first frame must not wait for the agent's modules
+if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
     from hermeslite.agent.events import Event
     from hermeslite.agent.loop import Agent
     from hermeslite.llm.types import LLMClient
@@ -37,23 +37,31 @@ Booted = Callable[[asyncio.Task], None]
 
 
 class AgentHost:
-    def __init__(self, settings: Settings, cwd: Path, deliver: Deliver, *, session_id: str | None = None,
-                 llm: LLMClient | None = None, store: SessionStore | None = None,
-                 on_boot: Booted | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        cwd: Path,
+        deliver: Deliver,
+        *,
+        session_id: str | None = None,
+        llm: LLMClient | None = None,
+        store: SessionStore | None = None,
+        on_boot: Booted | None = None,
+    ) -> None:
         self.settings = settings
         self.cwd = cwd
         self.deliver = deliver
-        self.model_cfg = settings.model     # resolved (a name picked when none is set) by `start`
+        self.model_cfg = settings.model  # resolved (a name picked when none is set) by `start`
         self.session_id = session_id
         self.agent: Agent | None = None
         self._llm = llm
         self._store = store
         self._owns_store = store is None
         self._task: asyncio.Task | None = None
-        self._on_boot = on_boot            # told about every start-up attempt, failed or not
+        self._on_boot = on_boot  # told about every start-up attempt, failed or not
         self._closing = threading.Lock()
         self._closed = False
-        self._newest: Agent | None = None           # the last agent built, current or not yet handed over
+        self._newest: Agent | None = None  # the last agent built, current or not yet handed over
 
     @property
     def model_name(self) -> str:
@@ -84,7 +92,7 @@ class AgentHost:
 
         if self._llm is None:
             self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        await self._llm.prepare()   # litellm imported and the window looked up off the loop
+        await self._llm.prepare()  # litellm imported and the window looked up off the loop
         if self._store is None:
             factory = await self._factory()
             self._store = await asyncio.to_thread(factory.open_store)
@@ -120,8 +128,9 @@ class AgentHost:
         """In a thread, which runs on after the app has quit: then the new session is deleted here
         (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
         settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
-        agent = factory.build_agent(settings, cwd=self.cwd, interactive=True, session_id=session_id,
-                                    llm=self._llm, store=self._store)
+        agent = factory.build_agent(
+            settings, cwd=self.cwd, interactive=True, session_id=session_id, llm=self._llm, store=self._store
+        )
         with self._closing:
             if self._closed:
                 agent.discard_if_unused()

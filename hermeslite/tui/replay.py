@@ -50,7 +50,10 @@ async def _user_command(chat: ChatView, command: str, output: str, exit_code: in
 
 async def _summary(chat: ChatView, msg: dict) -> None:
     body, rest = split_handoff(msg)
-    await chat.mount(NoteLine(f"⟳ earlier turns were compacted into a summary ({len(body):,} characters)",
-                              classes="note -compaction"))
+    await chat.mount(
+        NoteLine(
+            f"⟳ earlier turns were compacted into a summary ({len(body):,} characters)", classes="note -compaction"
+        )
+    )
     if isinstance(rest, str) and rest.strip() and msg.get("role") == "user":
         await chat.add_user(rest)

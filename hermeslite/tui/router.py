@@ -82,8 +82,9 @@ class EventRouter:
         await self.app.report_error(event.text)
 
     async def _on_Retrying(self, event: ev.Retrying) -> None:
-        self.app.activity_line.count_down(event.reason, event.attempt, event.max_retries, event.delay,
-                                          then=self.app.activity)
+        self.app.activity_line.count_down(
+            event.reason, event.attempt, event.max_retries, event.delay, then=self.app.activity
+        )
 
     async def _on_TurnFinished(self, event: ev.TurnFinished) -> None:
         self.app.gc.stop()

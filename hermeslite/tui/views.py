@@ -11,12 +11,16 @@ from hermeslite.commands.views import SHELL_HELP, command_lines
 
 KEYS = (
     ("Enter", "send (during a turn: queue it, sent when the turn ends)"),
-    ("Shift+Enter / Ctrl+J", "new line"), ("Up / Down", "history (first / last line)"),
+    ("Shift+Enter / Ctrl+J", "new line"),
+    ("Up / Down", "history (first / last line)"),
     ("Up on an empty input", "take the last queued message back to edit it"),
-    ("Tab", "complete a /command"), ("Esc", "back to the input; there, cancel the running turn"),
-    ("PageUp / PageDown", "scroll the conversation"), ("Ctrl+End", "jump to the newest message"),
+    ("Tab", "complete a /command"),
+    ("Esc", "back to the input; there, cancel the running turn"),
+    ("PageUp / PageDown", "scroll the conversation"),
+    ("Ctrl+End", "jump to the newest message"),
     ("Ctrl+O", "expand or collapse the newest tool panel or compaction card"),
-    ("Ctrl+P", "command palette"), ("Ctrl+C twice", "quit (the session is saved)"),
+    ("Ctrl+P", "command palette"),
+    ("Ctrl+C twice", "quit (the session is saved)"),
 )
 
 

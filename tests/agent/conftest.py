@@ -46,9 +46,16 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
     """`make_agent(context_window=..., **section_overrides)` -> (agent, recorder)."""
     store = SessionStore(tmp_path / "sessions.db")
 
-    def make(*, context_window: int = 100_000, session_id: str | None = None, interactive: bool = False,
-             compression: dict | None = None, memory: dict | None = None, tools: dict | None = None,
-             agent: dict | None = None):
+    def make(
+        *,
+        context_window: int = 100_000,
+        session_id: str | None = None,
+        interactive: bool = False,
+        compression: dict | None = None,
+        memory: dict | None = None,
+        tools: dict | None = None,
+        agent: dict | None = None,
+    ):
         settings = Settings()
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=context_window)
         settings = replace(
@@ -60,8 +67,9 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             agent=replace(settings.agent, **(agent or {})),
         )
         llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
-        built = build_agent(settings, cwd=tmp_path, interactive=interactive, session_id=session_id,
-                            llm=llm, store=store)
+        built = build_agent(
+            settings, cwd=tmp_path, interactive=interactive, session_id=session_id, llm=llm, store=store
+        )
         recorder = Recorder()
         built.subscribe(recorder)
         return built, recorder

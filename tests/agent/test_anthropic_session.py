@@ -54,7 +54,7 @@ def respond(body: dict) -> Reply:
     if is_summary_request(body):
         return Reply.say(CHECKPOINT)
     if FLUSH_INSTRUCTION in text:
-        time.sleep(FLUSH_THINKS)   # a summary sent beside the flush would arrive before its cache write
+        time.sleep(FLUSH_THINKS)  # a summary sent beside the flush would arrive before its cache write
         return Reply.say("nothing to save")
     if answers_tool_results(body):
         return Reply.say("That module wires the retry policy into the HTTP client. " * 8)
@@ -99,11 +99,16 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool):
         (tmp_path / f"module_{n}.py").write_text(f"def handler_{n}(request):\n    return request  # step {n}\n" * 40)
     with FakeAnthropic(limit_tokens=WINDOW) as server:
         server.responder = respond
-        model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=server.base_url, api_key_env=KEY_ENV,
-                            context_window=WINDOW)
+        model = ModelConfig(
+            name="anthropic/claude-sonnet-4-5", api_base=server.base_url, api_key_env=KEY_ENV, context_window=WINDOW
+        )
         base = Settings()
-        settings = replace(base, model=model, compression=replace(base.compression, memory_flush=flush),
-                           memory=replace(base.memory, dir=str(tmp_path / "memory"), flush_min_turns=3))
+        settings = replace(
+            base,
+            model=model,
+            compression=replace(base.compression, memory_flush=flush),
+            memory=replace(base.memory, dir=str(tmp_path / "memory"), flush_min_turns=3),
+        )
         store = SessionStore(tmp_path / "sessions.db")
         llm = LiteLLMClient(model, max_retries=0)
         agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=llm, store=store)
@@ -133,8 +138,11 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     assert summaries and all(is_extension_summary(x.body) for x in summaries)
     assert assert_extends_the_last_turn_request(server.accepted) == len(summaries)
     # The flush went just before each summary.
-    pairs = [(a, b) for a, b in pairwise(server.accepted)
-             if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)]
+    pairs = [
+        (a, b)
+        for a, b in pairwise(server.accepted)
+        if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)
+    ]
     assert len(pairs) == len(summaries)
     # Each compaction's own requests (summary + flush) were mostly read from the cache.
     assert all(c.usage.requests == 2 and c.usage.cache_hit_rate >= 0.8 for c in compactions)

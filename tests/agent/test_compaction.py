@@ -26,6 +26,7 @@ def summaries_answer_with(server, text=CHECKPOINT):
         if is_summary_request(body):
             return Reply.text(text)
         return None
+
     server.responder = respond
 
 
@@ -51,7 +52,8 @@ async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_
 
 
 async def test_a_message_too_large_for_the_window_is_reported_once_instead_of_compacting_again(
-        make_agent, scripted_server):
+    make_agent, scripted_server
+):
     summaries_answer_with(scripted_server)
     agent, rec = make_agent(context_window=8_192)
     await chat(agent, 3)
@@ -91,7 +93,10 @@ async def test_gives_up_after_three_reactive_compactions(make_agent, scripted_se
     await chat(agent, 8)
     scripted_server.overflow_above(10)
     assert not (await agent.run_turn("go")).ok
-    assert "after 3 compactions" in rec.of(ev.ErrorEvent)[-1].text or "could not make room" in rec.of(ev.ErrorEvent)[-1].text
+    assert (
+        "after 3 compactions" in rec.of(ev.ErrorEvent)[-1].text
+        or "could not make room" in rec.of(ev.ErrorEvent)[-1].text
+    )
     assert_valid(agent.messages)
 
 
@@ -114,8 +119,9 @@ async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, script
         if is_summary_request(body):
             return Reply.text(CHECKPOINT)
         if is_flush_request(body):
-            return Reply.tool_calls([("memory", {"action": "add", "target": "user",
-                                                 "content": "Prefers tabs over spaces."})])
+            return Reply.tool_calls(
+                [("memory", {"action": "add", "target": "user", "content": "Prefers tabs over spaces."})]
+            )
         return None
 
     scripted_server.responder = respond
@@ -139,16 +145,21 @@ async def test_flush_skipped_for_short_sessions(make_agent, scripted_server):
 
 async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_agent, scripted_server):
     summaries_answer_with(scripted_server)
-    todos = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
-             {"id": "2", "content": "write the rollback script", "status": "pending"}]
+    todos = [
+        {"id": "1", "content": "migrate the users table", "status": "in_progress"},
+        {"id": "2", "content": "write the rollback script", "status": "pending"},
+    ]
     scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": todos})]), Reply.text("noted"))
     agent, _rec = make_agent()
     await chat(agent, 5)
     await agent.compress_now()
     await chat(agent, 3)
     await agent.compress_now()
-    holders = [m for m in agent.messages if "migrate the users table" in json.dumps(m) and m["role"] == "user"
-               and "[todo snapshot]" in json.dumps(m)]
+    holders = [
+        m
+        for m in agent.messages
+        if "migrate the users table" in json.dumps(m) and m["role"] == "user" and "[todo snapshot]" in json.dumps(m)
+    ]
     assert len(holders) == 1
     assert json.dumps(agent.messages).count("[todo snapshot]") == 1
     last_user = [m for m in agent.messages if m["role"] == "user"][-1]
@@ -157,13 +168,18 @@ async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_age
 
 
 async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_between_compactions(
-        make_agent, scripted_server):
+    make_agent, scripted_server
+):
     summaries_answer_with(scripted_server)
-    first = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
-             {"id": "2", "content": "write the rollback script", "status": "pending"}]
-    second = [{"id": "1", "content": "migrate the users table", "status": "completed"},
-              {"id": "2", "content": "write the rollback script", "status": "in_progress"},
-              {"id": "3", "content": "announce the maintenance window", "status": "pending"}]
+    first = [
+        {"id": "1", "content": "migrate the users table", "status": "in_progress"},
+        {"id": "2", "content": "write the rollback script", "status": "pending"},
+    ]
+    second = [
+        {"id": "1", "content": "migrate the users table", "status": "completed"},
+        {"id": "2", "content": "write the rollback script", "status": "in_progress"},
+        {"id": "3", "content": "announce the maintenance window", "status": "pending"},
+    ]
     agent, _rec = make_agent(memory={"flush_min_turns": 1_000})
     scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": first})]), Reply.text("planned"))
     await chat(agent, 5)

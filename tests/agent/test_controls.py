@@ -14,16 +14,24 @@ from .test_compaction import CHECKPOINT, chat, is_summary_request, summaries_ans
 
 def stored(make_agent, agent) -> tuple:
     store = make_agent.store
-    return (store.load_transcript(agent.session_id), store.generation(agent.session_id),
-            len(store.compactions(agent.session_id)), store.undo_point(agent.session_id))
+    return (
+        store.load_transcript(agent.session_id),
+        store.generation(agent.session_id),
+        len(store.compactions(agent.session_id)),
+        store.undo_point(agent.session_id),
+    )
 
 
 async def test_preview_sends_nothing_and_changes_nothing(make_agent, scripted_server):
     summaries_answer_with(scripted_server)
     agent, rec = make_agent(memory={"flush_min_turns": 1}, compression={"memory_flush": True})
     await chat(agent, 6)
-    requests, events, messages, saved = len(scripted_server.requests), len(rec.events), list(agent.messages), \
-        stored(make_agent, agent)
+    requests, events, messages, saved = (
+        len(scripted_server.requests),
+        len(rec.events),
+        list(agent.messages),
+        stored(make_agent, agent),
+    )
     report = controls.preview(agent, "database schema")
     assert len(scripted_server.requests) == requests and len(rec.events) == events
     assert agent.messages == messages and stored(make_agent, agent) == saved
@@ -42,8 +50,10 @@ async def test_uncompress_restores_the_transcript_and_keeps_later_turns(make_age
     compacted = len(agent.messages)
     await chat(agent, 1, text="after the compaction")
     report = controls.uncompress(agent)
-    assert report.done and f"-> {len(before) + 3} messages" in report.text and "the 2 messages added since" in report.text
-    assert agent.messages[1:] == before + agent.messages[len(before) + 1:]
+    assert (
+        report.done and f"-> {len(before) + 3} messages" in report.text and "the 2 messages added since" in report.text
+    )
+    assert agent.messages[1:] == before + agent.messages[len(before) + 1 :]
     assert [m["content"] for m in agent.messages[-2:]] == ["turn 0: after the compaction", "ok"]
     assert len(agent.messages) == len(before) + 1 + 2 and compacted < len(before)
     assert agent.deps.compressor.previous_summary is None  # the iterative state follows the transcript
@@ -118,7 +128,6 @@ async def test_handoff_seeds_a_new_session_and_leaves_the_old_one(make_agent, sc
     assert (await child.run_turn("go on")).ok
 
 
-
 async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scripted_server, tmp_path):
     from dataclasses import replace
 
@@ -135,8 +144,9 @@ async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scri
         store = SessionStore(disk / "sessions.db")
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=100_000)
         settings = replace(Settings(), model=model, memory=replace(Settings().memory, dir=str(tmp_path / "memory")))
-        agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=LiteLLMClient(model, max_retries=0),
-                            store=store)
+        agent = build_agent(
+            settings, cwd=tmp_path, interactive=False, llm=LiteLLMClient(model, max_retries=0), store=store
+        )
         await chat(agent, 6)
         before = copy_of(agent.messages[1:])
         await agent.compress_now()
@@ -148,8 +158,8 @@ async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scri
         assert (await agent.run_turn("and after it was freed")).saved
         assert controls.uncompress(agent).done
         contents = [m["content"] for m in agent.messages[1:]]
-        assert agent.messages[1:len(before) + 1] == before
-        assert contents[len(before):] == ["typed while the disk was full", "ok", "and after it was freed", "ok"]
+        assert agent.messages[1 : len(before) + 1] == before
+        assert contents[len(before) :] == ["typed while the disk was full", "ok", "and after it was freed", "ok"]
         store.close()
 
 

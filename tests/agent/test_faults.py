@@ -23,7 +23,8 @@ async def test_a_reply_cut_off_fails_the_turn_and_is_kept_marked_incomplete(make
     assert not finished.ok
     assert [e.text for e in rec.of(ev.ErrorEvent)] == [
         "The provider ended the reply without finishing it (openai/test-model closed the stream without a finish "
-        "reason)."]
+        "reason)."
+    ]
     assert rec.of(ev.ReplyComplete) == []  # never announced as a finished answer
     saved = make_agent.store.load_transcript(agent.session_id)
     assert saved[-1] == {"role": "assistant", "content": f"The answer is\n\n{INCOMPLETE_REPLY}"}
@@ -40,11 +41,16 @@ async def test_an_empty_reply_fails_the_turn(make_agent, scripted_server):
 
 async def test_each_retry_is_announced_before_it_waits(make_agent, scripted_server):
     agent, rec = make_agent()
-    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "0.2"}),
-                            Reply.error(503, "overloaded"), Reply.text("made it"))
+    scripted_server.enqueue(
+        Reply.error(429, "slow down", headers={"Retry-After": "0.2"}),
+        Reply.error(503, "overloaded"),
+        Reply.text("made it"),
+    )
     assert (await agent.run_turn("hi")).ok
-    assert [e.text for e in rec.of(ev.Retrying)] == ["retrying (1/3) in 0.2 s: rate limited",
-                                                      "retrying (2/3) in 0 s: server error (503)"]
+    assert [e.text for e in rec.of(ev.Retrying)] == [
+        "retrying (1/3) in 0.2 s: rate limited",
+        "retrying (2/3) in 0 s: server error (503)",
+    ]
     order = [type(e).__name__ for e in rec.events if isinstance(e, (ev.Retrying, ev.TextDelta))]
     assert order[:3] == ["Retrying", "Retrying", "TextDelta"]
 
@@ -54,8 +60,12 @@ async def test_after_model_switch_retries_are_still_announced(make_agent, script
     from hermeslite.llm.litellm_client import LiteLLMClient
 
     agent, rec = make_agent()
-    agent.switch_model(LiteLLMClient(ModelConfig(name="openai/other", api_base=scripted_server.base_url,
-                                                 context_window=50_000), retry_base_delay=0.01))
+    agent.switch_model(
+        LiteLLMClient(
+            ModelConfig(name="openai/other", api_base=scripted_server.base_url, context_window=50_000),
+            retry_base_delay=0.01,
+        )
+    )
     scripted_server.enqueue(Reply.error(500, "boom"), Reply.text("fine"))
     assert (await agent.run_turn("hi")).ok
     assert [e.reason for e in rec.of(ev.Retrying)] == ["server error (500)"]

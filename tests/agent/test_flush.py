@@ -36,8 +36,9 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
             return Reply.text(CHECKPOINT)
         if is_flush_request(body):
             flushes.append(body)
-            return Reply.tool_calls([("memory", {"action": "add", "target": "user",
-                                                 "content": "Runs the tests with pytest -q."})])
+            return Reply.tool_calls(
+                [("memory", {"action": "add", "target": "user", "content": "Runs the tests with pytest -q."})]
+            )
         return None
 
     scripted_server.responder = respond
@@ -53,9 +54,9 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
     assert result.changed
     assert len(flushes) == 1
     body = flushes[0]
-    assert estimate_prompt_tokens(body) < window   # tool schemas included
+    assert estimate_prompt_tokens(body) < window  # tool schemas included
     excerpt = body["messages"][-1]["content"]
-    assert "Port the parser to Rust" in excerpt            # the checkpoint of what was compacted before
+    assert "Port the parser to Rust" in excerpt  # the checkpoint of what was compacted before
     assert "Step 4999: please fix the failing test" in excerpt  # the most recent turn
     assert body["messages"][0]["role"] == "system" and len(body["messages"]) == 2
     assert "Runs the tests with pytest -q." in agent.deps.memory.snapshot()
@@ -65,8 +66,12 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
 async def test_a_small_session_is_flushed_whole(make_agent, scripted_server):
     flushes = []
     scripted_server.responder = lambda body: (
-        Reply.text(CHECKPOINT) if is_summary_request(body)
-        else (flushes.append(body) or Reply.text("nothing to save")) if is_flush_request(body) else None)
+        Reply.text(CHECKPOINT)
+        if is_summary_request(body)
+        else (flushes.append(body) or Reply.text("nothing to save"))
+        if is_flush_request(body)
+        else None
+    )
     agent, _ = make_agent(memory={"flush_min_turns": 3})
     for n in range(4):
         assert (await agent.run_turn(f"turn {n}")).ok
@@ -98,8 +103,11 @@ async def test_a_failed_flush_is_one_warning_and_compaction_goes_on(make_agent, 
 def _transcript(tokens: int) -> list[dict]:
     """A system prompt and one exchange that together estimate at about `tokens`."""
     body = "word " * (tokens * 4 // 5)
-    return [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": body},
-            {"role": "assistant", "content": "Noted."}]
+    return [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": body},
+        {"role": "assistant", "content": "Noted."},
+    ]
 
 
 def test_a_transcript_that_leaves_room_for_the_reply_is_flushed_whole():

@@ -37,11 +37,12 @@ async def test_a_session_reopened_starts_from_the_window_its_provider_stated(mak
     assert reopened.pressure().threshold == reopened.deps.compressor.threshold_tokens == 6_750
     assert any(LEARNED in note and "compaction at 6,750" in note for note in reopened.startup_notes())
     assert context_breakdown(reopened).window_source == LEARNED
-    assert len(scripted_server.requests) == sent   # known before any request
+    assert len(scripted_server.requests) == sent  # known before any request
 
 
 async def test_another_model_does_not_inherit_the_learned_window_and_switching_back_finds_it(
-        make_agent, scripted_server):
+    make_agent, scripted_server
+):
     agent = await learn_window(make_agent, scripted_server)
     agent.switch_model(client(scripted_server, "openai/other-model", 100_000))
     assert agent.deps.compressor.context_length == 100_000
@@ -54,16 +55,18 @@ async def test_another_model_does_not_inherit_the_learned_window_and_switching_b
 
 async def test_a_configured_compression_context_length_wins_over_a_learned_window(make_agent, scripted_server):
     agent = await learn_window(make_agent, scripted_server)
-    reopened, _ = make_agent(context_window=200_000, session_id=agent.session_id,
-                             compression={"context_length": 50_000})
+    reopened, _ = make_agent(
+        context_window=200_000, session_id=agent.session_id, compression={"context_length": 50_000}
+    )
     assert reopened.deps.compressor.context_length == 50_000
     assert not any("learned" in note for note in reopened.startup_notes())
 
 
 async def test_a_new_session_on_a_client_that_learned_its_window_records_it_too(make_agent, scripted_server):
     agent = await learn_window(make_agent, scripted_server)
-    fresh = build_agent(agent.deps.settings, cwd=agent.deps.cwd, interactive=False,
-                        llm=agent.deps.llm, store=make_agent.store)
+    fresh = build_agent(
+        agent.deps.settings, cwd=agent.deps.cwd, interactive=False, llm=agent.deps.llm, store=make_agent.store
+    )
     assert fresh.session_id != agent.session_id
     assert fresh.deps.compressor.context_length == 9_000
     assert make_agent.store.learned_window(fresh.session_id, MODEL) == 9_000

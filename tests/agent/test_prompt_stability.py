@@ -19,8 +19,10 @@ async def test_the_system_prompt_is_identical_on_every_turn_until_a_compaction(m
     agent, _ = make_agent()
     await agent.run_turn("first")
     agent.deps.memory.add("memory", "The build needs Python 3.12.")
-    scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": [
-        {"id": "1", "content": "ship it", "status": "pending"}]})]), Reply.text("noted"))
+    scripted_server.enqueue(
+        Reply.tool_calls([("todo", {"todos": [{"id": "1", "content": "ship it", "status": "pending"}]})]),
+        Reply.text("noted"),
+    )
     await agent.run_turn("second")
     systems = [system_of(b) for b in scripted_server.requests]
     assert len(systems) == 3 and all(s == systems[0] for s in systems)
@@ -42,7 +44,13 @@ async def test_resumed_in_another_directory_the_prompt_names_the_new_one(make_ag
     await agent.run_turn("first")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    moved = build_agent(agent.deps.settings, cwd=elsewhere, interactive=False, session_id=agent.session_id,
-                        llm=agent.deps.llm, store=make_agent.store)
+    moved = build_agent(
+        agent.deps.settings,
+        cwd=elsewhere,
+        interactive=False,
+        session_id=agent.session_id,
+        llm=agent.deps.llm,
+        store=make_agent.store,
+    )
     assert str(elsewhere) in moved.messages[0]["content"]
     assert moved.messages[1:] == agent.messages[1:]

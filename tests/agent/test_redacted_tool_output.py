@@ -10,13 +10,16 @@ from tests.secret_samples import vendor_samples
 from tests.server import Reply
 
 
-async def test_env_grep_output_is_redacted_before_it_is_stored_or_sent(make_agent, scripted_server, monkeypatch, tmp_path):
+async def test_env_grep_output_is_redacted_before_it_is_stored_or_sent(
+    make_agent, scripted_server, monkeypatch, tmp_path
+):
     key = vendor_samples(5)[0]  # a project-scoped OpenAI key
     monkeypatch.setenv("DEMO_SERVICE_API_KEY", key.key)
     (tmp_path / ".env").write_text(f"DEMO_SERVICE_PASSWORD=hunter22-{key.secret[:12]}\nDEBUG=true\n")
     scripted_server.enqueue(
-        Reply.tool_calls([("terminal", {"command": "env | grep DEMO_SERVICE_API_KEY"}),
-                          ("read_file", {"path": ".env"})]),
+        Reply.tool_calls(
+            [("terminal", {"command": "env | grep DEMO_SERVICE_API_KEY"}), ("read_file", {"path": ".env"})]
+        ),
         Reply.text("Found it."),
     )
     # Passed on purpose (tools.pass_env): redaction is what keeps it out of the session then.

@@ -28,8 +28,8 @@ def test_a_report_is_the_base_and_what_is_appended_since_is_estimated_in_its_sca
     transcript = Transcript(1_000)
     size = RequestSize(transcript)
     size.sending()
-    size.reported(1_250)                 # this provider counts a quarter more than we estimate
-    transcript.tokens += 400             # the reply and a new user message
+    size.reported(1_250)  # this provider counts a quarter more than we estimate
+    transcript.tokens += 400  # the reply and a new user message
     now = size.now()
     assert now.reported == 1_250 and now.estimated == 500 and now.total == 1_750
     assert now.calibration == Calibration(1.25, 1)
@@ -51,7 +51,7 @@ def test_a_rewrite_drops_the_base_but_keeps_the_calibration():
     size = RequestSize(transcript)
     size.sending()
     size.reported(7_500)
-    transcript.tokens = 4_000            # a compaction
+    transcript.tokens = 4_000  # a compaction
     size.rewritten()
     now = size.now()
     assert now.reported is None and now.total == now.estimated == 3_000
@@ -76,7 +76,7 @@ def test_a_shrinking_edit_lowers_the_count_from_the_base():
     size = RequestSize(transcript)
     size.sending()
     size.reported(5_000)
-    transcript.tokens = 4_000            # the checkpoint was edited shorter
+    transcript.tokens = 4_000  # the checkpoint was edited shorter
     now = size.now()
     assert now.total == 4_000 and now.estimated == -1_000 and now.reported == 5_000
 
@@ -84,10 +84,10 @@ def test_a_shrinking_edit_lowers_the_count_from_the_base():
 def test_a_saved_session_replays_its_turns_for_the_same_model_only():
     records = [
         UsageRecord("turn", "m", 1_200, estimated_tokens=1_000),
-        UsageRecord("summary", "m", 5_000),                          # never estimated
+        UsageRecord("summary", "m", 5_000),  # never estimated
         UsageRecord("turn", "other", 3_000, estimated_tokens=1_000),  # another tokenizer
         UsageRecord("turn", "m", 2_600, estimated_tokens=2_000),
-        UsageRecord("turn", "m", 800),                               # recorded before estimates were kept
+        UsageRecord("turn", "m", 800),  # recorded before estimates were kept
     ]
     learned = learned_calibration(records, "m")
     assert (learned.factor, learned.samples) == (1.3, 2)

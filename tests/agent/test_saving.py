@@ -24,9 +24,13 @@ async def test_a_full_disk_mid_session_keeps_the_conversation_and_catches_up(scr
         agent = build_agent(settings, cwd=tmp_path, interactive=False, llm=llm, store=store)
         rec = Recorder()
         agent.subscribe(rec)
-        scripted_server.enqueue(Reply.text("saved fine"), Reply.text("only on screen"),
-                                Reply.tool_calls([("terminal", {"command": "echo still going"})]),
-                                Reply.text("tool turn done"), Reply.text("saved again"))
+        scripted_server.enqueue(
+            Reply.text("saved fine"),
+            Reply.text("only on screen"),
+            Reply.tool_calls([("terminal", {"command": "echo still going"})]),
+            Reply.text("tool turn done"),
+            Reply.text("saved again"),
+        )
         assert (await agent.run_turn("one")).saved
 
         filler = fill(disk)

@@ -24,6 +24,7 @@ def answer(server):
         if is_flush(body):
             return Reply.text("nothing to save")
         return None
+
     server.responder = respond
 
 

@@ -57,7 +57,11 @@ class _Probe:
 
     name = "probe"
     description = "Waits briefly and echoes its number."
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+    }
 
     def __init__(self) -> None:
         self.running = self.peak = 0
@@ -197,7 +201,9 @@ async def test_private_keys_never_reach_the_provider(make_agent, scripted_server
 
 
 async def test_a_command_s_exit_code_reaches_the_message_and_the_event_as_data(make_agent, scripted_server):
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo half; exit 4"})]), Reply.text("It failed."))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "echo half; exit 4"})]), Reply.text("It failed.")
+    )
     agent, rec = make_agent()
     assert (await agent.run_turn("run it")).ok
     tool = next(m for m in agent.messages if m["role"] == "tool")

@@ -23,8 +23,16 @@ def test_help_lists_options_and_commands(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: hermeslite")
-    for item in ("--config FILE", "-p TEXT", "--model NAME", "--api-base URL", "--continue", "--resume ID",
-                 "config", "sessions"):
+    for item in (
+        "--config FILE",
+        "-p TEXT",
+        "--model NAME",
+        "--api-base URL",
+        "--continue",
+        "--resume ID",
+        "config",
+        "sessions",
+    ):
         assert item in out
 
 
@@ -46,8 +54,10 @@ def test_config_without_file_shows_defaults_and_where_it_looked(
     assert second.startswith("# sandbox: ")
     settings, threshold = rest.rsplit("\n# compaction for ", 1)
     assert settings + "\n" == format_settings(Settings())
-    assert threshold == "local/smollm2: 6,144 tokens: 75% of the 8,192-token window " \
-                        "(auto: windows under 512K compact at 75%)\n"
+    assert (
+        threshold == "local/smollm2: 6,144 tokens: 75% of the 8,192-token window "
+        "(auto: windows under 512K compact at 75%)\n"
+    )
     assert yaml.safe_load(out) == yaml.safe_load(rest), "the output is itself a valid config file"
 
 
@@ -69,24 +79,28 @@ def test_config_shows_the_threshold_of_the_model_given_with_model_and_a_guessed_
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "mine.yaml"
-    path.write_text("compression:\n  model_thresholds:\n    gpt-4o: 0.6\n  threshold_tokens: 50000\n"
-                    "model:\n  name: openai/unknown-model\n", encoding="utf-8")
+    path.write_text(
+        "compression:\n  model_thresholds:\n    gpt-4o: 0.6\n  threshold_tokens: 50000\n"
+        "model:\n  name: openai/unknown-model\n",
+        encoding="utf-8",
+    )
     assert main(["--config", str(path), "config"]) == 0
     configured = capsys.readouterr().out.rsplit("# compaction for ", 1)[1]
-    assert configured == ("openai/unknown-model: 6,144 tokens: 75% of the 8,192-token window "
-                          "(auto: windows under 512K compact at 75%)\n# Context window of openai/unknown-model "
-                          "is unknown; assuming 8192 tokens. Set model.context_window in the config.\n")
+    assert configured == (
+        "openai/unknown-model: 6,144 tokens: 75% of the 8,192-token window "
+        "(auto: windows under 512K compact at 75%)\n# Context window of openai/unknown-model "
+        "is unknown; assuming 8192 tokens. Set model.context_window in the config.\n"
+    )
     assert main(["--config", str(path), "--model", "openai/gpt-4o", "config"]) == 0
     out = capsys.readouterr().out
-    assert "  name: openai/unknown-model\n" in out   # the settings shown are the file's
+    assert "  name: openai/unknown-model\n" in out  # the settings shown are the file's
     assert out.rsplit("# compaction for ", 1)[1] == (
         "openai/gpt-4o: 50,000 tokens: 39% of the 128,000-token window (capped by compression.threshold_tokens; "
-        "60% (compression.model_thresholds['gpt-4o']) would be 76,800)\n")
+        "60% (compression.model_thresholds['gpt-4o']) would be 76,800)\n"
+    )
 
 
-def test_config_shows_what_confines_terminal_commands(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_config_shows_what_confines_terminal_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from hermeslite.tools.landlock import abi_version
 
     path = tmp_path / "mine.yaml"
@@ -102,7 +116,7 @@ def test_config_shows_what_confines_terminal_commands(
         path.write_text("tools:\n  approval: allow\n", encoding="utf-8")
         assert main(["--config", str(path), "config"]) == 0
         assert "unused: tools.approval: allow" in capsys.readouterr().out.splitlines()[1]
-    path.write_text("tools:\n  sandbox: off\n", encoding="utf-8")   # YAML reads a bare off as false
+    path.write_text("tools:\n  sandbox: off\n", encoding="utf-8")  # YAML reads a bare off as false
     assert main(["--config", str(path), "config"]) == 0
     assert capsys.readouterr().out.splitlines()[1].startswith("# sandbox: sandbox off (tools.sandbox: off)")
 

@@ -20,8 +20,14 @@ CLAUDE = ["--model", "anthropic/claude-sonnet-4-5"]
 
 def run(args, home, cwd, server):
     env = env_for(home) | {"ANTHROPIC_API_KEY": "test-key"}
-    return subprocess.run([sys.executable, "-m", "hermeslite", *args, *CLAUDE, "--api-base", server.base_url],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "hermeslite", *args, *CLAUDE, "--api-base", server.base_url],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_verbose_headless_says_caching_is_on_and_the_next_process_reads_the_cache(tmp_path):
@@ -32,11 +38,19 @@ def test_verbose_headless_says_caching_is_on_and_the_next_process_reads_the_cach
         second = run(["-p", "and again", "--continue", "--verbose"], home, tmp_path, server)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert first.stdout.strip() == "first answer" and second.stdout.strip() == "second answer"
-    assert "note: Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)" in first.stderr
+    assert (
+        "note: Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)"
+        in first.stderr
+    )
     assert server.rejections == []
     written, read = server.exchanges[0].usage, server.exchanges[1].usage
-    assert written.cache_creation_input_tokens > 1_024 and read.cache_read_input_tokens >= written.cache_creation_input_tokens
-    assert re.search(r"session: 1 request · 0% of [\d.]+k input tokens read from cache .* cost \$0\.\d{4}", first.stderr)
+    assert (
+        written.cache_creation_input_tokens > 1_024
+        and read.cache_read_input_tokens >= written.cache_creation_input_tokens
+    )
+    assert re.search(
+        r"session: 1 request · 0% of [\d.]+k input tokens read from cache .* cost \$0\.\d{4}", first.stderr
+    )
     share = int(re.search(r"session: 2 requests · (\d+)% of", second.stderr).group(1))
     assert share == round(100 * read.cache_read_input_tokens / (written.prompt_tokens + read.prompt_tokens))
     assert "Traceback" not in first.stderr + second.stderr

@@ -24,8 +24,15 @@ def env_for(home: Path) -> dict[str, str]:
 
 
 def hermeslite(args: list[str], home: Path, cwd: Path, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hermeslite", *args], cwd=cwd, env=env_for(home),
-                          capture_output=True, text=True, timeout=120, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "hermeslite", *args],
+        cwd=cwd,
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kw,
+    )
 
 
 def model_args(server: ScriptedServer) -> list[str]:
@@ -37,8 +44,9 @@ def sessions_db(home: Path) -> SessionStore:
 
 
 def test_one_prompt_streams_the_reply_to_stdout(scripted_server, tmp_path):
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo tool-ran"})]),
-                            Reply.text("All good: the tool ran.", chunks=3))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "echo tool-ran"})]), Reply.text("All good: the tool ran.", chunks=3)
+    )
     done = hermeslite(["-p", "run something", *model_args(scripted_server)], tmp_path / "home", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "All good: the tool ran."
@@ -73,9 +81,14 @@ def test_kill_9_mid_turn_then_continue_resumes_a_valid_transcript(scripted_serve
     home = tmp_path / "home"
     started = tmp_path / "started"
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": f"touch {started}; sleep 60"})]))
-    proc = subprocess.Popen([sys.executable, "-m", "hermeslite", "-p", "long job", *model_args(scripted_server)],
-                            cwd=tmp_path, env=env_for(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermeslite", "-p", "long job", *model_args(scripted_server)],
+        cwd=tmp_path,
+        env=env_for(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -95,8 +108,12 @@ def test_kill_9_mid_turn_then_continue_resumes_a_valid_transcript(scripted_serve
 
 def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
     scripted_server.enqueue(Reply.text("hello back"))
-    done = hermeslite([*model_args(scripted_server)], tmp_path / "home", tmp_path,
-                      input="/help\nhello\n/compress database schema\n/bogus\n/quit\n")
+    done = hermeslite(
+        [*model_args(scripted_server)],
+        tmp_path / "home",
+        tmp_path,
+        input="/help\nhello\n/compress database schema\n/bogus\n/quit\n",
+    )
     assert done.returncode == 0, done.stderr
     assert "hello back" in done.stdout
     assert "/compress [--preview] [focus]" in done.stderr
@@ -117,10 +134,23 @@ def test_line_chat_recall_searches_the_archive_and_shows_an_original(scripted_se
     with sessions_db(home) as store:
         sid = store.create_session("openai/test-model", str(tmp_path))
         store.append_message(sid, {"role": "user", "content": "what did the deploy print?"})
-        store.archive(sid, {"r00000000d1": {"role": "tool", "tool_call_id": "c1", "name": "terminal",
-                                            "content": "the deploy key is KX-991-ALPHA\n[exit code: 0]"}})
-    done = hermeslite(["--resume", sid, *model_args(scripted_server)], home, tmp_path,
-                      input="/help\n/recall deploy key\n/recall r00000000d1\n/recall ***\n/recall\n/quit\n")
+        store.archive(
+            sid,
+            {
+                "r00000000d1": {
+                    "role": "tool",
+                    "tool_call_id": "c1",
+                    "name": "terminal",
+                    "content": "the deploy key is KX-991-ALPHA\n[exit code: 0]",
+                }
+            },
+        )
+    done = hermeslite(
+        ["--resume", sid, *model_args(scripted_server)],
+        home,
+        tmp_path,
+        input="/help\n/recall deploy key\n/recall r00000000d1\n/recall ***\n/recall\n/quit\n",
+    )
     assert done.returncode == 0, done.stderr
     assert "/recall <words|id>" in done.stderr
     assert '1 match for "deploy key" among 1 compacted original(s)' in done.stdout
@@ -136,27 +166,40 @@ def test_line_chat_has_the_views_sessions_and_model_commands_of_the_app(scripted
     home = tmp_path / "home"
     scripted_server.enqueue(
         Reply.text("first answer"),
-        Reply.tool_calls([("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
-                          ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."})]),
-        Reply.text("noted"), Reply.text("answer from the other model"))
+        Reply.tool_calls(
+            [
+                ("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
+                ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."}),
+            ]
+        ),
+        Reply.text("noted"),
+        Reply.text("answer from the other model"),
+    )
     assert hermeslite(["-p", "an earlier session", *model_args(scripted_server)], home, tmp_path).returncode == 0
     earlier = sessions_db(home).latest_session_id()
-    done = hermeslite([*model_args(scripted_server)], home, tmp_path, input=(
-        "remember things\n/todo\n/memory\n/context\n/sessions\n/model\n/model openai/other-model\nand now?\n"
-        f"/new\n/resume\n/resume {earlier}\n/quit\n"))
+    done = hermeslite(
+        [*model_args(scripted_server)],
+        home,
+        tmp_path,
+        input=(
+            "remember things\n/todo\n/memory\n/context\n/sessions\n/model\n/model openai/other-model\nand now?\n"
+            f"/new\n/resume\n/resume {earlier}\n/quit\n"
+        ),
+    )
     assert done.returncode == 0, done.stderr
     out, err = done.stdout, done.stderr
-    assert "write the schema (in_progress)" in out                            # /todo
-    assert "USER.md (about you)" in out and "• Prefers tabs." in out         # /memory
-    assert "system prompt" in out and "compaction:" in out and "threshold" in out   # /context
-    assert out.count(earlier) >= 2                                            # /sessions, then /resume's list
-    assert "Model openai/test-model · window" in err                         # /model
+    assert "write the schema (in_progress)" in out  # /todo
+    assert "USER.md (about you)" in out and "• Prefers tabs." in out  # /memory
+    assert "system prompt" in out and "compaction:" in out and "threshold" in out  # /context
+    assert out.count(earlier) >= 2  # /sessions, then /resume's list
+    assert "Model openai/test-model · window" in err  # /model
     assert "Switched to openai/other-model: window" in err
-    assert scripted_server.requests[-1]["model"] == "other-model"             # the next turn used it
+    assert scripted_server.requests[-1]["model"] == "other-model"  # the next turn used it
     switched = next(s for s in sessions_db(home).list_sessions() if s.title and s.title.startswith("remember"))
-    assert switched.model == "openai/other-model"                             # recorded for --continue
-    assert re.search(r"^New session \S+\.$", err, re.M)                      # /new
-    assert out.count("/resume <id prefix> opens one") == 2                  # /sessions and /resume list them
-    assert (f"Resumed session {earlier}. It was recorded with openai/test-model and goes on with "
-            "openai/other-model") in err
+    assert switched.model == "openai/other-model"  # recorded for --continue
+    assert re.search(r"^New session \S+\.$", err, re.M)  # /new
+    assert out.count("/resume <id prefix> opens one") == 2  # /sessions and /resume list them
+    assert (
+        f"Resumed session {earlier}. It was recorded with openai/test-model and goes on with openai/other-model"
+    ) in err
     assert "Traceback" not in err

@@ -34,8 +34,12 @@ def summary_requests(server: ScriptedServer) -> int:
 def test_preview_compress_and_uncompress_in_the_line_chat(scripted_server, tmp_path):
     answer_summaries(scripted_server)
     home = tmp_path / "home"
-    done = hermeslite([*model_args(scripted_server)], home, tmp_path,
-                      input=chat_lines(6) + "/compress --preview database schema\n/summary\n/uncompress\n/quit\n")
+    done = hermeslite(
+        [*model_args(scripted_server)],
+        home,
+        tmp_path,
+        input=chat_lines(6) + "/compress --preview database schema\n/summary\n/uncompress\n/quit\n",
+    )
     assert done.returncode == 0, done.stderr
     assert "Preview of /compress database schema (nothing was sent or changed)" in done.stderr
     assert "Now: 13 messages" in done.stderr and "Model call: yes" in done.stderr
@@ -47,8 +51,9 @@ def test_preview_compress_and_uncompress_in_the_line_chat(scripted_server, tmp_p
     original = store.load_transcript(sid)
     assert store.compactions(sid) == [] and len(original) == 13
 
-    again = hermeslite([*model_args(scripted_server), "--continue"], home, tmp_path,
-                       input="/compress\n/summary\n/quit\n")
+    again = hermeslite(
+        [*model_args(scripted_server), "--continue"], home, tmp_path, input="/compress\n/summary\n/quit\n"
+    )
     assert again.returncode == 0, again.stderr
     assert "## Active Task" in again.stdout and summary_requests(scripted_server) == 1
     compacted = store.load_transcript(sid)
@@ -69,8 +74,12 @@ def editor_script(tmp_path: Path, body: str) -> str:
 def test_summary_edit_uses_editor_and_validates(scripted_server, tmp_path):
     answer_summaries(scripted_server)
     home = tmp_path / "home"
-    assert hermeslite([*model_args(scripted_server)], home, tmp_path,
-                      input=chat_lines(6) + "/compress\n/quit\n").returncode == 0
+    assert (
+        hermeslite(
+            [*model_args(scripted_server)], home, tmp_path, input=chat_lines(6) + "/compress\n/quit\n"
+        ).returncode
+        == 0
+    )
     store = sessions_db(home)
     sid = store.latest_session_id()
     before = store.load_transcript(sid)
@@ -89,7 +98,9 @@ def test_summary_edit_uses_editor_and_validates(scripted_server, tmp_path):
     assert "EDITED IN EDITOR" in str(store.load_transcript(sid)) and len(store.load_transcript(sid)) == len(before)
 
     missing = run_with_editor(scripted_server, home, tmp_path, None)
-    assert "/summary edit needs $EDITOR (for example: export EDITOR=nano); the checkpoint is unchanged." in missing.stderr
+    assert (
+        "/summary edit needs $EDITOR (for example: export EDITOR=nano); the checkpoint is unchanged." in missing.stderr
+    )
     assert "EDITED IN EDITOR" in str(store.load_transcript(sid))
 
 
@@ -98,15 +109,26 @@ def run_with_editor(server: ScriptedServer, home: Path, cwd: Path, editor: str |
     env.pop("EDITOR", None)
     if editor is not None:
         env["EDITOR"] = editor
-    return subprocess.run([sys.executable, "-m", "hermeslite", *model_args(server), "--continue"], cwd=cwd, env=env,
-                          input="/summary edit\n/quit\n", capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "hermeslite", *model_args(server), "--continue"],
+        cwd=cwd,
+        env=env,
+        input="/summary edit\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_handoff_lineage_shows_in_sessions(scripted_server, tmp_path):
     answer_summaries(scripted_server)
     home = tmp_path / "home"
-    done = hermeslite([*model_args(scripted_server)], home, tmp_path,
-                      input=chat_lines(5) + "/handoff parser\nafter the handoff\n/quit\n")
+    done = hermeslite(
+        [*model_args(scripted_server)],
+        home,
+        tmp_path,
+        input=chat_lines(5) + "/handoff parser\nafter the handoff\n/quit\n",
+    )
     assert done.returncode == 0, done.stderr
     store = sessions_db(home)
     child = store.latest_session_id()

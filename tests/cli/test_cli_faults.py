@@ -26,7 +26,8 @@ def test_missing_key_is_named_at_once_and_never_retried(tmp_path):
     assert done.returncode == 1
     assert error_lines(done.stderr) == [
         "error: No API key for openai/gpt-4o: OPENAI_API_KEY is not set; export OPENAI_API_KEY=<your key>, "
-        "or name the variable that holds the key in model.api_key_env."]
+        "or name the variable that holds the key in model.api_key_env."
+    ]
     assert "retrying" not in done.stderr and "server error" not in done.stderr
 
 
@@ -37,7 +38,8 @@ def test_configured_key_variable_is_named(tmp_path):
     assert done.returncode == 1
     assert error_lines(done.stderr) == [
         "error: model.api_key_env names TEAM_ANTHROPIC_KEY, but TEAM_ANTHROPIC_KEY is not set; "
-        "export TEAM_ANTHROPIC_KEY=<your key> or change model.api_key_env."]
+        "export TEAM_ANTHROPIC_KEY=<your key> or change model.api_key_env."
+    ]
 
 
 def test_unknown_provider_is_one_line(tmp_path):
@@ -51,11 +53,15 @@ def test_ollama_not_running_says_nothing_is_listening(tmp_path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    done = hermeslite(["-p", "hi", "--model", "ollama/llama3.1", "--api-base", f"http://127.0.0.1:{port}"],
-                      tmp_path / "home", tmp_path)
+    done = hermeslite(
+        ["-p", "hi", "--model", "ollama/llama3.1", "--api-base", f"http://127.0.0.1:{port}"],
+        tmp_path / "home",
+        tmp_path,
+    )
     assert done.returncode == 1
     assert error_lines(done.stderr) == [
-        f"error: ollama/llama3.1: nothing is listening on 127.0.0.1:{port} (is Ollama running?)."]
+        f"error: ollama/llama3.1: nothing is listening on 127.0.0.1:{port} (is Ollama running?)."
+    ]
     assert "retrying" not in done.stderr
 
 

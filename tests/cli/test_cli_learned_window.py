@@ -31,7 +31,7 @@ def test_the_window_a_provider_stated_is_used_by_the_next_process_from_its_first
     before_second = len(server.requests)
     second = hermeslite(["-p", words("q", 1_000), "--continue", *model_args(server)], home, tmp_path)
     assert second.returncode == 0, second.stderr
-    assert estimate_prompt_tokens(server.requests[before_second]) > LIMIT   # refused: the window is learned
+    assert estimate_prompt_tokens(server.requests[before_second]) > LIMIT  # refused: the window is learned
     assert OVERFLOW_NOTICE in second.stderr and "compressing (reactive)" in second.stderr
     with sessions_db(home) as store:
         assert store.learned_window(store.latest_session_id(), "openai/test-model") == LIMIT

@@ -13,8 +13,9 @@ from tests.test_display import is_control
 # A reply that, printed raw, would set the window title, put a command on the
 # clipboard, clear the screen, ask the terminal for its cursor position (the
 # answer lands on our input) and switch colour through the 8-bit CSI.
-HOSTILE_REPLY = ("title\x1b]0;pwned\x07 clipboard\x1b]52;c;cm0gLXJmIH4=\x07 clear\x1b[2J\x1b[H "
-                 "query\x1b[6n c1\x9b31m end")
+HOSTILE_REPLY = (
+    "title\x1b]0;pwned\x07 clipboard\x1b]52;c;cm0gLXJmIH4=\x07 clear\x1b[2J\x1b[H query\x1b[6n c1\x9b31m end"
+)
 # A command whose text and output carry the same kind of sequences, and a file that does.
 HOSTILE_COMMAND = "printf '\x1b]0;from-tool\x07 \x1b]52;c;aGk=\x07 \x1b[6n done\\n'"
 HOSTILE_FILE = "notes\n\x1b]0;from-file\x07 \x1b]52;c;aGk=\x07 \x1b[6n done\n"
@@ -23,16 +24,16 @@ HOSTILE_FILE = "notes\n\x1b]0;from-file\x07 \x1b]52;c;aGk=\x07 \x1b[6n done\n"
 def test_escape_sequences_are_shown_not_obeyed_and_the_transcript_keeps_them(scripted_server, tmp_path):
     home = tmp_path / "home"
     (tmp_path / "notes.txt").write_text(HOSTILE_FILE, encoding="utf-8")
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": HOSTILE_COMMAND}),
-                                              ("read_file", {"path": "notes.txt"})]),
-                            Reply.text(HOSTILE_REPLY, chunks=5))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": HOSTILE_COMMAND}), ("read_file", {"path": "notes.txt"})]),
+        Reply.text(HOSTILE_REPLY, chunks=5),
+    )
     done = hermeslite(["-p", "show me", *model_args(scripted_server)], home, tmp_path)
     assert done.returncode == 0, done.stderr
     assert not [c for c in done.stdout + done.stderr if is_control(c)]
-    assert done.stdout == ("title␛]0;pwned␇ clipboard␛]52;c;cm0gLXJmIH4=␇ clear␛[2J␛[H "
-                           "query␛[6n c1\\x9b31m end\n")
+    assert done.stdout == ("title␛]0;pwned␇ clipboard␛]52;c;cm0gLXJmIH4=␇ clear␛[2J␛[H query␛[6n c1\\x9b31m end\n")
     assert "» terminal: printf '␛]0;from-tool␇ ␛]52;c;aGk=␇ ␛[6n done\\n'" in done.stderr
-    assert "␛]0;from-file␇ ␛]52;c;aGk=␇ ␛[6n done" in done.stderr   # the read_file preview
+    assert "␛]0;from-file␇ ␛]52;c;aGk=␇ ␛[6n done" in done.stderr  # the read_file preview
     store = sessions_db(home)
     transcript = store.load_transcript(store.latest_session_id())
     assert transcript[-1] == {"role": "assistant", "content": HOSTILE_REPLY}
@@ -47,7 +48,7 @@ LONG_REPLY = "".join(f"line {n} of a reply far longer than a pipe holds\n" for n
 def hermeslite_into_pipe(args: list[str], home, cwd, *, stderr, closed_stderr: bool = False):
     """Start hermeslite writing into a pipe we read 100 bytes from and then close, like `| head -c 100`."""
     command = [sys.executable, "-m", "hermeslite", *args]
-    if closed_stderr:   # as `2>&-` in a shell
+    if closed_stderr:  # as `2>&-` in a shell
         command = ["bash", "-c", 'exec 2>&-; exec "$@"', "bash", *command]
     proc = subprocess.Popen(command, cwd=cwd, env=env_for(home), stdout=subprocess.PIPE, stderr=stderr)
     head = proc.stdout.read(100)
@@ -59,17 +60,21 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(scripted_server, tmp_path)
     scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400))
     errors = tmp_path / "stderr.txt"
     with errors.open("w") as err:
-        code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path,
-                                          stderr=err)
+        code, head = hermeslite_into_pipe(
+            ["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path, stderr=err
+        )
     assert head == LONG_REPLY[:100].encode()
     assert code == 141, "the exit status of a tool ended by SIGPIPE"
     assert errors.read_text() == "", "no traceback, no 'Exception ignored' at exit"
 
 
 def test_stdout_and_stderr_on_the_same_closed_pipe(scripted_server, tmp_path):
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo step"})]), Reply.text(LONG_REPLY, chunks=400))
-    code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path,
-                                      stderr=subprocess.STDOUT)
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "echo step"})]), Reply.text(LONG_REPLY, chunks=400)
+    )
+    code, head = hermeslite_into_pipe(
+        ["-p", "long", *model_args(scripted_server)], tmp_path / "home", tmp_path, stderr=subprocess.STDOUT
+    )
     assert head.startswith("» terminal: echo step".encode())
     assert code == 141
 
@@ -77,9 +82,25 @@ def test_stdout_and_stderr_on_the_same_closed_pipe(scripted_server, tmp_path):
 def test_a_closed_stderr_still_gives_the_answer_and_a_sound_database(scripted_server, tmp_path):
     home = tmp_path / "home"
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo step"})]), Reply.text("the answer"))
-    done = subprocess.run(["bash", "-c", 'exec 2>&-; exec "$@"', "bash", sys.executable, "-m", "hermeslite",
-                           "-p", "go", *model_args(scripted_server)],
-                          cwd=tmp_path, env=env_for(home), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            'exec 2>&-; exec "$@"',
+            "bash",
+            sys.executable,
+            "-m",
+            "hermeslite",
+            "-p",
+            "go",
+            *model_args(scripted_server),
+        ],
+        cwd=tmp_path,
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (done.returncode, done.stdout) == (0, "the answer\n")
     store = sessions_db(home)
     assert store.load_transcript(store.latest_session_id())[-1] == {"role": "assistant", "content": "the answer"}
@@ -87,6 +108,7 @@ def test_a_closed_stderr_still_gives_the_answer_and_a_sound_database(scripted_se
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
     scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400))
-    code, head = hermeslite_into_pipe(["-p", "long", *model_args(scripted_server)], home, tmp_path,
-                                      stderr=None, closed_stderr=True)
+    code, head = hermeslite_into_pipe(
+        ["-p", "long", *model_args(scripted_server)], home, tmp_path, stderr=None, closed_stderr=True
+    )
     assert (code, head) == (141, LONG_REPLY[:100].encode())

@@ -31,15 +31,31 @@ def run_headless(server: ScriptedServer, tmp_path: Path, *extra: str) -> tuple[s
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "HERMESLITE_CONFIG"}
     env.update(HOME=str(home), TMPDIR=str(tmp), HERMESLITE_HOME=str(tmp_path / "hl"))
     done = subprocess.run(
-        [sys.executable, "-m", "hermeslite", "-p", "clean up", "--model", "openai/test-model",
-         "--api-base", server.base_url, *extra],
-        cwd=home / "proj", env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "hermeslite",
+            "-p",
+            "clean up",
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.base_url,
+            *extra,
+        ],
+        cwd=home / "proj",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return done, home
 
 
 def test_headless_commands_aimed_at_the_home_change_nothing(scripted_server, tmp_path):
-    scripted_server.enqueue(*[Reply.tool_calls([("terminal", {"command": c})]) for c in COMMANDS],
-                            Reply.text("could not do it"))
+    scripted_server.enqueue(
+        *[Reply.tool_calls([("terminal", {"command": c})]) for c in COMMANDS], Reply.text("could not do it")
+    )
     done, home = run_headless(scripted_server, tmp_path)
     assert done.returncode == 0, done.stderr
     assert (home / "x" / "keep.txt").read_text() == "precious\n"

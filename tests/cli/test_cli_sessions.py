@@ -23,8 +23,15 @@ from tests.server import Reply, ScriptedServer
 
 
 def start(args: list[str], home: Path, cwd: Path, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "hermeslite", *args], cwd=cwd, env=env_for(home),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "hermeslite", *args],
+        cwd=cwd,
+        env=env_for(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
@@ -65,9 +72,15 @@ def test_a_second_process_cannot_continue_a_session_in_use(scripted_server, tmp_
     with SessionStore(home / "data" / "sessions.db") as store:
         sid = store.latest_session_id()
     assert b.returncode == 1 and b.stdout == ""
-    assert b.stderr == f"hermeslite: session {sid} is in use by pid {a.pid} (hermeslite); wait for it or start a new one\n"
-    assert conversation(home) == [("user", "first"), ("assistant", "first answer"), ("user", "A1"),
-                                  ("assistant", "answer A")]
+    assert (
+        b.stderr == f"hermeslite: session {sid} is in use by pid {a.pid} (hermeslite); wait for it or start a new one\n"
+    )
+    assert conversation(home) == [
+        ("user", "first"),
+        ("assistant", "first answer"),
+        ("user", "A1"),
+        ("assistant", "answer A"),
+    ]
     assert not any("B1" in json.dumps(body) for body in scripted_server.requests)
     assert list((home / "data" / "sessions.db.locks").iterdir()) == []  # A closed its session on the way out
     scripted_server.enqueue(Reply.text("answer B"))
@@ -119,8 +132,13 @@ def test_kill_9_while_the_reply_is_awaited_frees_the_session_and_keeps_the_ask(s
     scripted_server.enqueue(Reply.text("back again"))
     b = hermeslite(["-p", "B1", "--continue", *model_args(scripted_server)], home, tmp_path)
     assert b.returncode == 0, b.stderr
-    assert sent(scripted_server.requests[-1]) == [("user", "first"), ("assistant", "first answer"), ("user", "A1"),
-                                                  ("assistant", NO_SAVED_REPLY), ("user", "B1")]
+    assert sent(scripted_server.requests[-1]) == [
+        ("user", "first"),
+        ("assistant", "first answer"),
+        ("user", "A1"),
+        ("assistant", NO_SAVED_REPLY),
+        ("user", "B1"),
+    ]
 
 
 # -- which session, which model -------------------------------------------------------------
@@ -136,8 +154,11 @@ def test_continue_keeps_the_recorded_model_and_says_when_it_changes(scripted_ser
     assert scripted_server.requests[-1]["model"] == "test-model"
     assert "continues on its own model openai/test-model" in second.stderr
     scripted_server.enqueue(Reply.text("third answer"))
-    third = hermeslite(["-p", "third", "--continue", "--model", "openai/other-model",
-                        "--api-base", scripted_server.base_url], home, tmp_path)
+    third = hermeslite(
+        ["-p", "third", "--continue", "--model", "openai/other-model", "--api-base", scripted_server.base_url],
+        home,
+        tmp_path,
+    )
     assert third.returncode == 0, third.stderr
     assert "was recorded with openai/test-model; continuing on openai/other-model as asked (--model)" in third.stderr
     assert scripted_server.requests[-1]["model"] == "other-model"
@@ -165,10 +186,11 @@ def test_an_unreadable_message_is_skipped_with_a_warning(scripted_server, tmp_pa
     scripted_server.enqueue(Reply.text("second answer"))
     done = hermeslite(["-p", "second", "--continue", *model_args(scripted_server)], home, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "hermeslite: warning: session " in done.stderr and "skipped 1 unreadable stored message(s) (#3: not " \
-        "valid JSON)" in done.stderr
-    assert sent(scripted_server.requests[-1]) == [("user", "first"), ("assistant", NO_SAVED_REPLY),
-                                                  ("user", "second")]
+    assert (
+        "hermeslite: warning: session " in done.stderr
+        and "skipped 1 unreadable stored message(s) (#3: not valid JSON)" in done.stderr
+    )
+    assert sent(scripted_server.requests[-1]) == [("user", "first"), ("assistant", NO_SAVED_REPLY), ("user", "second")]
 
 
 # -- storage faults: one line, no traceback, nothing written into a bad file -----------------------
@@ -190,19 +212,28 @@ def _newer(db: Path) -> None:
     conn.close()
 
 
-@pytest.mark.parametrize("make, expected", [
-    (_garbage, "is damaged (file is not a database); hermeslite will not write to it"),
-    (_directory, "is a directory, not a session database; move it aside"),
-    (_newer, f"uses session schema v{SCHEMA_VERSION + 5}, but this hermeslite knows only up to v{SCHEMA_VERSION}"),
-], ids=["garbage", "directory", "newer"])
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (_garbage, "is damaged (file is not a database); hermeslite will not write to it"),
+        (_directory, "is a directory, not a session database; move it aside"),
+        (_newer, f"uses session schema v{SCHEMA_VERSION + 5}, but this hermeslite knows only up to v{SCHEMA_VERSION}"),
+    ],
+    ids=["garbage", "directory", "newer"],
+)
 @pytest.mark.parametrize("command", [["-p", "hi"], ["sessions"]], ids=["prompt", "sessions"])
 def test_a_bad_database_is_one_line_and_left_alone(tmp_path, make, expected, command):
     home = tmp_path / "home"
     db = home / "data" / "sessions.db"
     make(db)
     before = hashlib.sha256(db.read_bytes()).hexdigest() if db.is_file() else None
-    done = hermeslite([*command, "--model", "openai/test-model", "--api-base", "http://127.0.0.1:9/v1"]
-                      if command[0] == "-p" else command, home, tmp_path)
+    done = hermeslite(
+        [*command, "--model", "openai/test-model", "--api-base", "http://127.0.0.1:9/v1"]
+        if command[0] == "-p"
+        else command,
+        home,
+        tmp_path,
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("hermeslite: ")
     assert str(db) in done.stderr and expected in done.stderr
@@ -246,6 +277,11 @@ def test_a_disk_that_fills_mid_turn_keeps_the_reply_and_says_it_was_not_saved(sc
         scripted_server.enqueue(Reply.text("third answer"))
         third = hermeslite(["-p", "third", "--continue", *model_args(scripted_server)], home, tmp_path)
         assert third.returncode == 0, third.stderr
-        assert conversation(home) == [("user", "first"), ("assistant", "first answer"), ("user", "second"),
-                                      ("assistant", NO_SAVED_REPLY), ("user", "third"),
-                                      ("assistant", "third answer")]
+        assert conversation(home) == [
+            ("user", "first"),
+            ("assistant", "first answer"),
+            ("user", "second"),
+            ("assistant", NO_SAVED_REPLY),
+            ("user", "third"),
+            ("assistant", "third answer"),
+        ]

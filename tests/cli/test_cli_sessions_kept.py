@@ -30,7 +30,7 @@ def test_a_failed_turn_on_a_continued_session_keeps_it(scripted_server, tmp_path
     failed = hermeslite(["-p", "then this", "--continue", *model_args(scripted_server)], home, tmp_path)
     assert failed.returncode == 1
     [info] = sessions_db(home).list_sessions()
-    assert info.message_count == 5            # system, first, answer, then this, the failure note
+    assert info.message_count == 5  # system, first, answer, then this, the failure note
 
 
 def test_a_line_chat_without_a_message_keeps_no_session(scripted_server, tmp_path):
@@ -43,12 +43,16 @@ def test_a_line_chat_without_a_message_keeps_no_session(scripted_server, tmp_pat
 def test_bang_in_the_line_chat_prints_the_output_and_the_model_sees_it(scripted_server, tmp_path):
     home = tmp_path / "home"
     scripted_server.enqueue(Reply.text("I see the marker."))
-    done = hermeslite([*model_args(scripted_server)], home, tmp_path,
-                      input="!echo marker-$((6*7))\nwhat did it print?\n/quit\n")
+    done = hermeslite(
+        [*model_args(scripted_server)], home, tmp_path, input="!echo marker-$((6*7))\nwhat did it print?\n/quit\n"
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == ["marker-42", "[exit code: 0]"]
-    assert len(scripted_server.requests) == 1                     # the command itself called no model
+    assert len(scripted_server.requests) == 1  # the command itself called no model
     command = scripted_server.requests[0]["messages"][-2]
-    assert command["role"] == "user" and command["content"] == f"{INTRO}\n$ echo marker-$((6*7))\nmarker-42\n[exit code: 0]"
+    assert (
+        command["role"] == "user"
+        and command["content"] == f"{INTRO}\n$ echo marker-$((6*7))\nmarker-42\n[exit code: 0]"
+    )
     [info] = sessions_db(home).list_sessions()
     assert info.title == "!echo marker-$((6*7))"

@@ -37,7 +37,8 @@ def test_a_fault_at_start_is_one_line_and_leaves_no_empty_session(scripted_serve
 
 
 def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_traceback(
-        scripted_server: ScriptedServer, tmp_path):
+    scripted_server: ScriptedServer, tmp_path
+):
     home = tmp_path / "home"
     scripted_server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
     scripted_server.enqueue(Reply.text("first answer " * 400))
@@ -45,7 +46,7 @@ def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_tra
     config.write_text("compression:\n  context_length: 6000\n")
     args = [*model_args(scripted_server), "--config", str(config)]
     assert hermeslite(["-p", "first question", *args], home, tmp_path).returncode == 0
-    corrupt_memory(home)   # after the first run: the saved system prompt is reused, until a compaction rebuilds it
+    corrupt_memory(home)  # after the first run: the saved system prompt is reused, until a compaction rebuilds it
     crashed = hermeslite(["-p", "second question " * 300, "--continue", "--verbose", *args], home, tmp_path)
     assert crashed.returncode == 1
     with sessions_db(home) as store:
@@ -55,4 +56,4 @@ def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_tra
     last = crashed.stderr.strip().splitlines()[-1]
     assert last.startswith(f"hermeslite: {DECODE_ERROR}")
     assert last.endswith(f"; session {sid} is saved (hermeslite --resume {sid} continues it)")
-    assert kept[-1].startswith("second question")   # the question is in the saved session
+    assert kept[-1].startswith("second question")  # the question is in the saved session

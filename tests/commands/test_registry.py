@@ -41,7 +41,7 @@ def test_every_command_is_reachable_in_each_front_end_it_declares(spec: CommandS
     assert callable(HANDLERS[front_end].for_command(spec))
     assert spec.usage in HELP[front_end]()
     if front_end == TUI:
-        assert (spec.slash, spec.args, spec.help) in tui_commands.entries()     # the dropdown
+        assert (spec.slash, spec.args, spec.help) in tui_commands.entries()  # the dropdown
 
 
 def test_front_ends_bind_no_command_the_registry_lacks():
@@ -55,13 +55,15 @@ def test_front_ends_bind_no_command_the_registry_lacks():
 def test_a_command_missing_from_a_front_end_is_declared_and_shown_by_help():
     only_app = CommandSpec("picker", "", "pick from a list", front_ends=frozenset({TUI}))
     table = (*COMMANDS, only_app)
-    app_lines, line_lines = command_lines(TUI, mark_waits=True, commands=table), \
-        command_lines(LINE, mark_waits=False, commands=table)
+    app_lines, line_lines = (
+        command_lines(TUI, mark_waits=True, commands=table),
+        command_lines(LINE, mark_waits=False, commands=table),
+    )
     assert any(line.split()[:1] == ["/picker"] for line in app_lines) and "Not here" not in app_lines
-    not_here = line_lines[line_lines.index("Not here") + 1:]
+    not_here = line_lines[line_lines.index("Not here") + 1 :]
     assert [line.split()[0] for line in not_here] == ["/picker"]
     assert "/picker works only in the app" in not_here[0]
-    assert not any(line.startswith("  /picker") for line in line_lines[:line_lines.index("Not here")])
+    assert not any(line.startswith("  /picker") for line in line_lines[: line_lines.index("Not here")])
 
 
 def test_a_command_used_where_it_is_not_says_where_it_works(monkeypatch: pytest.MonkeyPatch):
@@ -74,7 +76,7 @@ def test_a_command_used_where_it_is_not_says_where_it_works(monkeypatch: pytest.
         parse("/picker", LINE)
     Handlers(TUI).bind("picker")
     with pytest.raises(KeyError, match="not a command of the line chat"):
-        Handlers(LINE).bind("picker")       # a front end cannot bind what it did not declare
+        Handlers(LINE).bind("picker")  # a front end cannot bind what it did not declare
 
 
 def test_suggestions_come_from_the_registry():
@@ -86,7 +88,7 @@ def test_suggestions_come_from_the_registry():
 def readme_rows() -> dict[str, str]:
     """The README's command table: the first column (without backquotes) -> the second."""
     text = README.read_text(encoding="utf-8")
-    table = text[text.index("| command | does |"):].split("\n\n", 1)[0].splitlines()[2:]
+    table = text[text.index("| command | does |") :].split("\n\n", 1)[0].splitlines()[2:]
     rows = [re.fullmatch(r"\| `(.+?)` \| (.*) \|", row.replace("\\|", "¦")) for row in table]
     return {row.group(1).replace("¦", "|"): row.group(2) for row in rows if row}
 

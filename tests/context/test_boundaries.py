@@ -12,8 +12,12 @@ def bounds(msgs, **kw):
 
 
 def test_head_is_system_plus_first_messages_and_never_splits_a_group():
-    t = Transcript().user("start").tool("terminal", {"command": "a"}, "out").parallel(
-        [("read_file", {"path": "x"}, "1"), ("read_file", {"path": "y"}, "2")])
+    t = (
+        Transcript()
+        .user("start")
+        .tool("terminal", {"command": "a"}, "out")
+        .parallel([("read_file", {"path": "x"}, "1"), ("read_file", {"path": "y"}, "2")])
+    )
     msgs = t.build()
     assert head_end(msgs, 3) == 4  # system, user, call, result
     assert head_end(msgs, 4) == 7  # the parallel group is taken whole
@@ -21,7 +25,11 @@ def test_head_is_system_plus_first_messages_and_never_splits_a_group():
 
 
 def test_head_must_start_with_a_user_message():
-    msgs = [{"role": "system", "content": "s"}, {"role": "assistant", "content": "hi"}, {"role": "user", "content": "u"}]
+    msgs = [
+        {"role": "system", "content": "s"},
+        {"role": "assistant", "content": "hi"},
+        {"role": "user", "content": "u"},
+    ]
     assert head_end(msgs, 3) == 1
 
 

@@ -28,10 +28,15 @@ from hermeslite.context.tokens import message_tokens
 
 from ..builders import Transcript, assert_valid
 
-WINDOWS = st.one_of(st.sampled_from([4_096, 8_192, 32_000, 128_000, 200_000, 1_000_000, 2_000_000]),
-                    st.integers(4_096, 2_000_000))
-PIECES = ("def handler(request):\n    return send(request)\n", "collected 12 items ... PASSED\n",
-          "naïve façade ✅ 修复解析器\n", "E   AssertionError: 3 != 5\n")
+WINDOWS = st.one_of(
+    st.sampled_from([4_096, 8_192, 32_000, 128_000, 200_000, 1_000_000, 2_000_000]), st.integers(4_096, 2_000_000)
+)
+PIECES = (
+    "def handler(request):\n    return send(request)\n",
+    "collected 12 items ... PASSED\n",
+    "naïve façade ✅ 修复解析器\n",
+    "E   AssertionError: 3 != 5\n",
+)
 SUMMARY_KINDS = ("valid", "lossy", "empty", "chatty", "verbose", "raises")
 
 
@@ -85,8 +90,11 @@ def sessions(draw, threshold: int, calls_from: int = 0) -> list[dict]:
 def _latest(draw, target: int) -> str:
     """The message being sent: usually short, sometimes about the size of what fits, sometimes larger."""
     kind = draw(st.sampled_from(["short", "short", "short", "near", "huge"]))
-    chars = {"short": draw(st.integers(10, 800)), "near": target * draw(st.integers(2, 4)),
-             "huge": target * draw(st.integers(4, 12))}[kind]
+    chars = {
+        "short": draw(st.integers(10, 800)),
+        "near": target * draw(st.integers(2, 4)),
+        "huge": target * draw(st.integers(4, 12)),
+    }[kind]
     return _text("please look at the parser again ", chars)
 
 
@@ -98,36 +106,50 @@ def _check(c: ContextCompressor, before: list[dict], result, overhead: int, fact
     fixed = overhead + message_tokens(before[0]) + (message_tokens(before[user_at]) if user_at is not None else 0)
     note(f"threshold={c.threshold_tokens} target={target} after={after} fixed={fixed} too_large={result.too_large}")
     assert_valid(result.messages)
-    event("over the target: " + ("the fixed part is too large" if result.too_large else "no") +
-          f", {'fallback' if result.fallback_used else 'model summary' if result.summary else 'no summary'}")
+    event(
+        "over the target: "
+        + ("the fixed part is too large" if result.too_large else "no")
+        + f", {'fallback' if result.fallback_used else 'model summary' if result.summary else 'no summary'}"
+    )
     assert after <= target or (fixed + FRAME_TOKENS + SUMMARY_MIN + ANCHOR_MIN) * factor > target
     assert (after > target) == bool(result.too_large)
-    assert result.tokens_after == after          # the result reports what the meter will show
+    assert result.tokens_after == after  # the result reports what the meter will show
     if result.too_large and fixed > target and message_tokens(before[user_at]) > target // 2:
         assert "latest user message" in result.too_large and "/new" in result.too_large
 
 
-PROPERTY = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @PROPERTY
 @given(st.data(), WINDOWS, st.sampled_from(SUMMARY_KINDS), st.sampled_from(SUMMARY_KINDS))
 def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshold(data, window, first, second):
-    c = ContextCompressor(CompressionConfig(), context_length=window, summarize=Summarizer(first),
-                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    c = ContextCompressor(
+        CompressionConfig(),
+        context_length=window,
+        summarize=Summarizer(first),
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
     threshold, target = c.threshold_tokens, c.target_tokens
     c.request_overhead_tokens = data.draw(st.integers(0, threshold // 20), label="tool schemas")
-    system = {"role": "system", "content": _text("You are a coding agent. ", data.draw(
-        st.integers(20, threshold // 5), label="system chars"))}
+    system = {
+        "role": "system",
+        "content": _text("You are a coding agent. ", data.draw(st.integers(20, threshold // 5), label="system chars")),
+    }
     messages = [system, *data.draw(sessions(threshold), label="session")]
     messages.append({"role": "user", "content": _latest(data.draw, target)})
     result = asyncio.run(c.compress(messages, force=True))
     _check(c, messages, result, c.request_overhead_tokens)
 
     c.summarize = Summarizer(second)
-    grown = [*result.messages, {"role": "assistant", "content": "Done."},
-             *data.draw(sessions(threshold, calls_from=1_000), label="more work")]
+    grown = [
+        *result.messages,
+        {"role": "assistant", "content": "Done."},
+        *data.draw(sessions(threshold, calls_from=1_000), label="more work"),
+    ]
     grown.append({"role": "user", "content": _latest(data.draw, target)})
     again = asyncio.run(c.compress(grown, force=True))
     _check(c, grown, again, c.request_overhead_tokens)
@@ -136,14 +158,23 @@ def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshol
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data(), WINDOWS, st.floats(0.5, 3.0), st.sampled_from(SUMMARY_KINDS))
 def test_with_a_calibrated_count_a_forced_compaction_is_enough_for_the_next_preflight(data, window, factor, kind):
-    c = ContextCompressor(CompressionConfig(), context_length=window, summarize=Summarizer(kind),
-                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    c = ContextCompressor(
+        CompressionConfig(),
+        context_length=window,
+        summarize=Summarizer(kind),
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
     c.token_scale = factor
     threshold = c.threshold_tokens
-    estimated_threshold = int(threshold / factor)     # what the session is sized in: our estimate
+    estimated_threshold = int(threshold / factor)  # what the session is sized in: our estimate
     c.request_overhead_tokens = data.draw(st.integers(0, estimated_threshold // 20), label="tool schemas")
-    system = {"role": "system", "content": _text("You are a coding agent. ", data.draw(
-        st.integers(20, estimated_threshold // 5), label="system chars"))}
+    system = {
+        "role": "system",
+        "content": _text(
+            "You are a coding agent. ", data.draw(st.integers(20, estimated_threshold // 5), label="system chars")
+        ),
+    }
     messages = [system, *data.draw(sessions(estimated_threshold), label="session")]
     messages.append({"role": "user", "content": _latest(data.draw, int(c.target_tokens / factor))})
     before = round((estimate_tokens(messages) + c.request_overhead_tokens) * factor)
@@ -151,4 +182,4 @@ def test_with_a_calibrated_count_a_forced_compaction_is_enough_for_the_next_pref
     assert result.tokens_before == before
     _check(c, messages, result, c.request_overhead_tokens, factor)
     if not result.too_large:
-        assert not c.should_compress(result.tokens_after)       # the next preflight leaves it alone
+        assert not c.should_compress(result.tokens_after)  # the next preflight leaves it alone

@@ -38,7 +38,10 @@ def test_a_small_window_compacts_every_few_turns_never_twice_in_a_row(window):
     messages = Transcript("You are a coding agent. " * 100).build()
     compacted_on: list[int] = []
     for turn in range(30):
-        messages = [*messages, {"role": "user", "content": f"Turn {turn}: carry on with the next step of the refactor."}]
+        messages = [
+            *messages,
+            {"role": "user", "content": f"Turn {turn}: carry on with the next step of the refactor."},
+        ]
         for _ in range(c.config.max_passes):  # as the agent's preflight does
             if not c.should_compress(estimate_tokens(messages) + TOOL_SCHEMAS):
                 break
@@ -48,7 +51,9 @@ def test_a_small_window_compacts_every_few_turns_never_twice_in_a_row(window):
             compacted_on.append(turn)
             assert estimate_tokens(messages) + TOOL_SCHEMAS <= c.target_tokens
         if turn % 3 == 0:
-            messages = messages + Transcript(None).tool("read_file", {"path": f"src/m{turn}.py"}, "x = 1\n" * 500).build()
+            messages = (
+                messages + Transcript(None).tool("read_file", {"path": f"src/m{turn}.py"}, "x = 1\n" * 500).build()
+            )
         messages = [*messages, {"role": "assistant", "content": "Here is what I changed and why. " * 62}]
     assert compacted_on, "the session outgrew the window, so it must have compacted"
     assert len(compacted_on) <= 30 / 4, f"compacted on turns {compacted_on}"

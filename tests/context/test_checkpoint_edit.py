@@ -41,12 +41,13 @@ async def test_an_accepted_edit_replaces_the_checkpoint_and_the_iterative_state(
     c.adopt_transcript(edit.messages)
     assert_valid(edit.messages)
     now = current_checkpoint(edit.messages)
-    assert "EDITED" in now.text and KEY not in now.text                       # secrets masked
+    assert "EDITED" in now.text and KEY not in now.text  # secrets masked
     assert "Never touch the migrations folder." in now.text and "app/models.py" in now.text  # facts re-appended
     assert c.previous_summary == now.text
     assert len(edit.messages) == len(messages)
     assert [m for i, m in enumerate(edit.messages) if i != now.index] == [
-        m for i, m in enumerate(messages) if i != now.index]
+        m for i, m in enumerate(messages) if i != now.index
+    ]
     # The next pass updates the edited version, not the model's.
     summarizer = Scripted(GOOD_SUMMARY)
     c.summarize = summarizer
@@ -94,4 +95,3 @@ async def test_an_edit_of_a_checkpoint_merged_into_a_user_message_keeps_that_mes
     assert new["role"] == carrier["role"] and "MERGED-EDIT" in new["content"]
     assert new["content"].endswith("LATEST ASK: add a --verbose flag")
     assert_valid(edit.messages)
-

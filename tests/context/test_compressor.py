@@ -42,8 +42,13 @@ class FakeClock:
 
 def make(summarizer=None, ctx=20_000, clock=None, **cfg):
     config = CompressionConfig(**{"threshold": 0.5, "prune_minimum_tokens": 0, "prune_protect_tokens": 20_000, **cfg})
-    return ContextCompressor(config, context_length=ctx, summarize=summarizer or Scripted(),
-                             clock=clock or FakeClock(), today=lambda: "2026-11-22")
+    return ContextCompressor(
+        config,
+        context_length=ctx,
+        summarize=summarizer or Scripted(),
+        clock=clock or FakeClock(),
+        today=lambda: "2026-11-22",
+    )
 
 
 def long_session(turns=30, chars=3_000):
@@ -163,8 +168,11 @@ async def test_anchors_appended_when_the_summary_drops_them():
     t = Transcript().user("Never touch the migrations folder; keep PostgreSQL 15.")
     t.tool("read_file", {"path": "db/schema.sql"}, "CREATE TABLE users (...);\n" * 200)
     t.tool("write_file", {"path": "app/models.py", "content": "class User: ...\n" * 50}, "wrote 50 lines")
-    t.tool("terminal", {"command": "pytest -q tests/test_models.py"},
-           "E   AssertionError: expected 3 columns\n" * 3 + "1 failed\n[exit code: 1]")
+    t.tool(
+        "terminal",
+        {"command": "pytest -q tests/test_models.py"},
+        "E   AssertionError: expected 3 columns\n" * 3 + "1 failed\n[exit code: 1]",
+    )
     t.assistant("The model test fails on the column count.")
     msgs = t.build() + long_session(turns=25)[1:]
     r = await make(Scripted(GOOD_SUMMARY), protect_first_n=0).compress(msgs)
@@ -226,11 +234,14 @@ async def test_timeout_falls_back():
     assert r.fallback_used and "no summary within" in r.error
 
 
-@pytest.mark.parametrize("exc", [
-    AuthError("invalid key"),
-    Exception("You exceeded your current quota, please check your plan and billing details."),
-    type("PermissionDeniedError", (Exception,), {})("nope"),
-])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        AuthError("invalid key"),
+        Exception("You exceeded your current quota, please check your plan and billing details."),
+        type("PermissionDeniedError", (Exception,), {})("nope"),
+    ],
+)
 async def test_auth_and_quota_abort_unchanged(exc):
     msgs = long_session()
     r = await make(Scripted(exc)).compress(msgs)

@@ -43,11 +43,17 @@ def opening() -> Transcript:
     t = Transcript("You are a coding agent working in the acme-http repository.")
     t.user(CONSTRAINT).assistant("Understood: tabs for indentation, and vendor/ stays untouched.")
     t.user("Write a retry policy with exponential backoff for the HTTP client, then run its tests.")
-    t.tool("write_file", {"path": WRITTEN, "content": "class RetryPolicy:\n\tmax_retries = 3\n" * 20},
-           f"Wrote 760 bytes to {WRITTEN}")
-    t.tool("terminal", {"command": FAILING},
-           f"tests/http/test_retry_policy.py::test_max_retries FAILED\n{ERROR}\n1 failed, 3 passed in 0.12s\n"
-           "[exit code: 1]")
+    t.tool(
+        "write_file",
+        {"path": WRITTEN, "content": "class RetryPolicy:\n\tmax_retries = 3\n" * 20},
+        f"Wrote 760 bytes to {WRITTEN}",
+    )
+    t.tool(
+        "terminal",
+        {"command": FAILING},
+        f"tests/http/test_retry_policy.py::test_max_retries FAILED\n{ERROR}\n1 failed, 3 passed in 0.12s\n"
+        "[exit code: 1]",
+    )
     t.assistant("The policy is written, but test_max_retries fails: it retries five times instead of three.")
     return t
 
@@ -73,8 +79,10 @@ def visible(messages: list[dict]) -> str:
     return "\n".join(parts)
 
 
-LOSSY = "\n".join(f"## {name}\n" + ("Check the timeout handling in the new module." if name == "Active Task" else "None.")
-                  for name, _ in SECTIONS)
+LOSSY = "\n".join(
+    f"## {name}\n" + ("Check the timeout handling in the new module." if name == "Active Task" else "None.")
+    for name, _ in SECTIONS
+)
 
 
 async def lossy(prompt: str, model: str | None) -> str:
@@ -92,8 +100,13 @@ async def chatty(prompt: str, model: str | None) -> str:
 @pytest.mark.parametrize("summarize", [lossy, empty, chatty], ids=["lossy", "empty", "chatty"])
 @pytest.mark.parametrize("window", [8_192, 32_000, 200_000])
 def test_early_facts_survive_ten_forced_compactions(summarize, window):
-    c = ContextCompressor(CompressionConfig(), context_length=window, summarize=summarize,
-                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    c = ContextCompressor(
+        CompressionConfig(),
+        context_length=window,
+        summarize=summarize,
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
     messages = opening().build()
     facts_sizes = []
     for round_no in range(1, 11):
@@ -103,7 +116,7 @@ def test_early_facts_survive_ten_forced_compactions(summarize, window):
         messages = result.messages
         assert_valid(messages)
         text = visible(messages)
-        facts = text[text.find(HEADING):].split(RECOVERY_NOTE)[0] if HEADING in text else ""
+        facts = text[text.find(HEADING) :].split(RECOVERY_NOTE)[0] if HEADING in text else ""
         facts_sizes.append(estimate_tokens(facts))
         assert estimate_tokens(messages) <= c.target_tokens
     text = visible(messages)
@@ -116,8 +129,9 @@ def test_early_facts_survive_ten_forced_compactions(summarize, window):
 
 
 def test_a_reversed_instruction_replaces_the_earlier_one_and_says_so():
-    c = ContextCompressor(CompressionConfig(), context_length=32_000, summarize=lossy,
-                          clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    c = ContextCompressor(
+        CompressionConfig(), context_length=32_000, summarize=lossy, clock=lambda: 1_000.0, today=lambda: "2026-11-22"
+    )
     messages = work_round(opening().build(), 1)
     messages = asyncio.run(c.compress(messages, force=True)).messages
     t = Transcript(None)

@@ -28,14 +28,21 @@ def _failing_then_noise() -> list[dict]:
     t = Transcript().user("Render invoices from a template and check the rounding.")
     t.tool("terminal", {"command": ROUNDING}, ROUNDING_OUTPUT)
     for n in range(MAX_OLDER_FAILURES - 1):  # later failures of other tests, each with its own error lines
-        t.tool("terminal", {"command": f"pytest tests/test_m{n}.py -q"},
-               f"FAILED tests/test_m{n}.py::test_x - AssertionError: {n}\n1 failed\n[exit code: 1]")
+        t.tool(
+            "terminal",
+            {"command": f"pytest tests/test_m{n}.py -q"},
+            f"FAILED tests/test_m{n}.py::test_x - AssertionError: {n}\n1 failed\n[exit code: 1]",
+        )
     for n in range(30):
         t.tool("terminal", {"command": f"ls -la dir_{n}"}, "a.py\nb.py\n[exit code: 0]")
     for n in range(15):  # grep exits 1 when nothing matches: a non-zero exit without an error
         t.tool("terminal", {"command": f"grep -rn nothing_{n} src"}, "[exit code: 1]")
     for n in range(10):  # file contents that mention exceptions are not errors
-        t.tool("read_file", {"path": f"src/m{n}.py"}, "try:\n    x = table[k]\nexcept KeyError:\n    raise ValueError('bad key')\n")
+        t.tool(
+            "read_file",
+            {"path": f"src/m{n}.py"},
+            "try:\n    x = table[k]\nexcept KeyError:\n    raise ValueError('bad key')\n",
+        )
     t.assistant("Still working on it.")
     return t.build()
 
@@ -107,7 +114,9 @@ def test_error_lines_are_read_only_for_commands_that_can_be_kept(monkeypatch):
 def test_echoed_prompt_is_not_accepted_as_a_summary():
     for previous in (None, "## Goal\nearlier"):
         prompt = build_prompt("[USER]: hi", previous=previous, focus=None, budget_tokens=2_000, today="2026-11-22")
-        assert rejection_reason(prompt, replaced_tokens=10**9) == "the summary repeats the request instead of answering it"
+        assert (
+            rejection_reason(prompt, replaced_tokens=10**9) == "the summary repeats the request instead of answering it"
+        )
 
 
 def _clip_reference(text, limit):
@@ -117,11 +126,25 @@ def _clip_reference(text, limit):
 
 def test_fast_clip_and_match_count_agree_with_the_plain_versions():
     rng = random.Random(5)
-    samples = ["", "   ", " " * 5_000 + "tail", "word " * 2_000, "12 matches", "Found 7 HITS.", "rematch 3",
-               "3 matchbox 4 matches", "x\n10\t results\n", "İ 2 results"]
+    samples = [
+        "",
+        "   ",
+        " " * 5_000 + "tail",
+        "word " * 2_000,
+        "12 matches",
+        "Found 7 HITS.",
+        "rematch 3",
+        "3 matchbox 4 matches",
+        "x\n10\t results\n",
+        "İ 2 results",
+    ]
     for _ in range(2_000):
-        samples.append("".join(rng.choice(["1", "22", " ", "\n", "match", "es", "results", "hits", "ab", "M"])
-                               for _ in range(rng.randint(0, 30))))
+        samples.append(
+            "".join(
+                rng.choice(["1", "22", " ", "\n", "match", "es", "results", "hits", "ab", "M"])
+                for _ in range(rng.randint(0, 30))
+            )
+        )
     for text in samples:
         for limit in (1, 60, 80):
             assert clip_line(text, limit) == _clip_reference(text, limit)
@@ -157,18 +180,28 @@ def _summarizer(prompts=None):
         if prompts is not None:
             prompts.append(prompt)
         return _CHECKPOINT
+
     return summarize
 
 
 def _compressor(prompts=None, **cfg):
-    return ContextCompressor(CompressionConfig(**{"prune_minimum_tokens": 0, **cfg}), context_length=2_000,
-                             summarize=_summarizer(prompts), clock=lambda: 1_000.0, today=lambda: "2026-11-22")
+    return ContextCompressor(
+        CompressionConfig(**{"prune_minimum_tokens": 0, **cfg}),
+        context_length=2_000,
+        summarize=_summarizer(prompts),
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
 
 
 def test_sanitize_keeps_one_call_per_id_so_pairs_stay_one_to_one():
     call = {"id": "a", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}
-    msgs = [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [call, dict(call)]},
-            {"role": "tool", "tool_call_id": "a", "content": "out"}, {"role": "tool", "tool_call_id": "a", "content": "again"}]
+    msgs = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call, dict(call)]},
+        {"role": "tool", "tool_call_id": "a", "content": "out"},
+        {"role": "tool", "tool_call_id": "a", "content": "again"},
+    ]
     out = sanitize_tool_pairs(msgs)
     assert out[1]["tool_calls"] == [call]
     assert [m.get("tool_call_id") for m in out if m["role"] == "tool"] == ["a"]
@@ -177,9 +210,11 @@ def test_sanitize_keeps_one_call_per_id_so_pairs_stay_one_to_one():
 
 def test_summary_merged_into_an_empty_message_is_unwrapped_back_to_it():
     call = {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "ls"}'}}
-    for original in ({"role": "assistant", "content": None, "tool_calls": [call]},
-                     {"role": "user", "content": ""},
-                     {"role": "user", "content": "\n\nstarts with blank lines"}):
+    for original in (
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "user", "content": ""},
+        {"role": "user", "content": "\n\nstarts with blank lines"},
+    ):
         merged = merge_into(original, "## Goal\nship it", {})
         restored = unwrap_handoffs([merged])
         assert len(restored) == 1, "the message the summary was merged into disappeared"
@@ -200,7 +235,9 @@ def test_second_compaction_keeps_a_tool_call_the_first_summary_was_merged_into()
     assert merged and merged[0]["role"] == "assistant" and merged[0].get("tool_calls")
     second = asyncio.run(c.compress(first.messages))
     assert_valid(second.messages)
-    kept_ids = {m.get("tool_call_id") for m in second.messages} | {m.get("tool_call_id") for m in second.archived.values()}
+    kept_ids = {m.get("tool_call_id") for m in second.messages} | {
+        m.get("tool_call_id") for m in second.archived.values()
+    }
     for result in (m for m in first.messages if m["role"] == "tool"):
         assert result["tool_call_id"] in kept_ids, "a tool result vanished without being archived"
 
@@ -220,7 +257,10 @@ def test_latest_ask_inside_the_protected_head_still_comes_after_the_summary():
 
 
 def test_second_compaction_does_not_join_two_assistant_messages_around_the_old_summary():
-    image = [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo"}}]
+    image = [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo"}},
+    ]
     t = Transcript(None).user("x" * 100).assistant("ok").user("").assistant("").user("").assistant("").user(image)
     msgs = t.assistant("a" * 150).user("b" * 150).assistant("c" * 150).user("d" * 150).build()
     c = _compressor(threshold=0.5, target_ratio=0.2, protect_first_n=2, protect_last_n=1)
@@ -235,7 +275,9 @@ def test_second_compaction_does_not_join_two_assistant_messages_around_the_old_s
 def test_focus_topic_is_redacted_before_it_reaches_the_summarizer():
     key = "ghp_" + "a1B2c3D4e5" * 4
     prompts: list[str] = []
-    asyncio.run(_compressor(prompts).compress(agent_session_for_focus(), focus_topic=f"the deploy using {key}", force=True))
+    asyncio.run(
+        _compressor(prompts).compress(agent_session_for_focus(), focus_topic=f"the deploy using {key}", force=True)
+    )
     assert prompts and all(key not in p for p in prompts)
     assert "the deploy using" in prompts[0]
 

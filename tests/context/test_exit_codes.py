@@ -11,16 +11,20 @@ from tests.builders import Transcript
 
 def test_the_recorded_code_wins_over_what_the_text_says():
     assert exit_code_of({"role": "tool", "content": "[exit code: 0]", EXIT_CODE_KEY: 2}) == 2
-    assert exit_code_of({"role": "tool", "content": "done\n[exit code: 7]", EXIT_CODE_KEY: None}) is None, \
+    assert exit_code_of({"role": "tool", "content": "done\n[exit code: 7]", EXIT_CODE_KEY: None}) is None, (
         "the key says the tool ran no command, whatever its text looks like"
+    )
     assert strip_private([{"role": "tool", "content": "x", EXIT_CODE_KEY: 1}]) == [{"role": "tool", "content": "x"}]
 
 
 def test_a_message_saved_without_the_key_is_read_from_hermeslite_s_own_wording():
     assert exit_code_of({"role": "tool", "content": "boom\n[exit code: 3]\n"}) == 3
     assert exit_code_of({"role": "tool", "content": "x" * 5000 + "\n[exit code: -1]"}) == -1
-    pruned = {"role": "tool", ARCHIVE_KEY: "r0123456789",
-              "content": "[terminal] ran `make` -> exit 2, 40 lines output [pruned; recall id r0123456789]"}
+    pruned = {
+        "role": "tool",
+        ARCHIVE_KEY: "r0123456789",
+        "content": "[terminal] ran `make` -> exit 2, 40 lines output [pruned; recall id r0123456789]",
+    }
     assert exit_code_of(pruned) == 2
     assert exit_code_of({"role": "tool", "content": "import sys\nsys.exit(1)\n"}) is None, "a file that mentions exit"
     assert exit_code_of({"role": "tool", "content": "[exit code: 4]\nmore output after it"}) is None

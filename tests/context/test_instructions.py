@@ -10,32 +10,38 @@ from hermeslite.context.instructions import instruction_in, is_strong, merge_ins
 from ..builders import Transcript
 
 
-@pytest.mark.parametrize("message, strong", [
-    ("From now on always use tabs for indentation and never touch vendor/.", True),
-    ("Don't add new dependencies without asking me.", False),
-    ("Use httpx instead of requests in the new client.", False),
-    ("Tests must pass before you commit anything.", False),
-    ("I prefer small commits with one change each.", False),
-    ("Ab jetzt bitte immer Tabs statt Leerzeichen verwenden.", True),
-    ("Bitte keine neuen Abhängigkeiten hinzufügen.", False),
-    ("Désormais, n'utilise jamais de point-virgule en fin de ligne.", True),
-    ("A partir de ahora, nunca modifiques la carpeta vendor.", True),
-    ("No uses la biblioteca requests; usa httpx en su lugar.", False),
-    ("从现在开始，所有函数都要加类型注解。", True),
-    ("不要修改 vendor 目录里的文件。", False),
-    ("今後は必ずタブでインデントしてください。", True),
-    ("vendor フォルダは変更しないでください。", False),
-])
+@pytest.mark.parametrize(
+    "message, strong",
+    [
+        ("From now on always use tabs for indentation and never touch vendor/.", True),
+        ("Don't add new dependencies without asking me.", False),
+        ("Use httpx instead of requests in the new client.", False),
+        ("Tests must pass before you commit anything.", False),
+        ("I prefer small commits with one change each.", False),
+        ("Ab jetzt bitte immer Tabs statt Leerzeichen verwenden.", True),
+        ("Bitte keine neuen Abhängigkeiten hinzufügen.", False),
+        ("Désormais, n'utilise jamais de point-virgule en fin de ligne.", True),
+        ("A partir de ahora, nunca modifiques la carpeta vendor.", True),
+        ("No uses la biblioteca requests; usa httpx en su lugar.", False),
+        ("从现在开始，所有函数都要加类型注解。", True),
+        ("不要修改 vendor 目录里的文件。", False),
+        ("今後は必ずタブでインデントしてください。", True),
+        ("vendor フォルダは変更しないでください。", False),
+    ],
+)
 def test_instructions_are_recognised_in_several_languages(message, strong):
     assert instruction_in(message) == message
     assert is_strong(message) is strong
 
 
-@pytest.mark.parametrize("message", [
-    "Read src/http/client.py and tell me what the retry loop does.",
-    "Lies bitte die Datei config.toml und fasse sie zusammen.",
-    "请阅读 README 并总结一下。",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Read src/http/client.py and tell me what the retry loop does.",
+        "Lies bitte die Datei config.toml und fasse sie zusammen.",
+        "请阅读 README 并总结一下。",
+    ],
+)
 def test_ordinary_requests_are_not_instructions(message):
     assert instruction_in(message) is None
 
@@ -61,8 +67,10 @@ def test_repeats_are_kept_once_and_unrelated_instructions_all_stay():
     newer = [["always run ruff before committing.", ""], ["Prefer dataclasses over dicts for settings.", ""]]
     merged = merge_instructions(newer, older)
     assert [text for text, _ in merged] == [
-        "always run ruff before committing.", "Prefer dataclasses over dicts for settings.",
-        "Never use the requests library; use httpx."]
+        "always run ruff before committing.",
+        "Prefer dataclasses over dicts for settings.",
+        "Never use the requests library; use httpx.",
+    ]
 
 
 def test_the_record_lists_instructions_first_and_says_what_replaced_what():
@@ -72,6 +80,8 @@ def test_the_record_lists_instructions_first_and_says_what_replaced_what():
     text = render_anchors(extract_anchors(t.build()))
     lines = text.splitlines()
     assert lines[1].startswith("Standing instructions and requests for later from the user")
-    assert lines[2] == ('- "Actually, use two spaces for indentation instead of tabs." (this overrides, where they '
-                        'conflict, the earlier instruction "From now on always use tabs for indentation.")')
+    assert lines[2] == (
+        '- "Actually, use two spaces for indentation instead of tabs." (this overrides, where they '
+        'conflict, the earlier instruction "From now on always use tabs for indentation.")'
+    )
     assert text.count("always use tabs") == 1

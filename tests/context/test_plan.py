@@ -16,8 +16,7 @@ from .test_properties import COMPRESS_SETTINGS, Scenario, scenarios
 
 
 def state(c: ContextCompressor) -> tuple:
-    return (c.previous_summary, c.anchors.to_dict(), c.guard.failures,
-            c.guard.cooldown_until, c.guard.ineffective)
+    return (c.previous_summary, c.anchors.to_dict(), c.guard.failures, c.guard.cooldown_until, c.guard.ineffective)
 
 
 async def test_preview_calls_nothing_changes_nothing_and_matches_the_pass():
@@ -51,7 +50,9 @@ async def test_a_prune_only_pass_is_previewed_exactly():
     result = await c.compress(msgs)
     assert result.pruned_only and not summarizer.calls
     assert preview.estimated_after == result.tokens_after
-    assert preview.pruned == len(result.archived) and preview.pruned_tokens == result.tokens_before - result.tokens_after
+    assert (
+        preview.pruned == len(result.archived) and preview.pruned_tokens == result.tokens_before - result.tokens_after
+    )
     assert not preview.summary_call and preview.no_call == "the prune is enough"
     assert "Model call: no (the prune is enough)" in preview.lines()
 

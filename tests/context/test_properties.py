@@ -285,8 +285,11 @@ class Scenario:
         s = Summarizer(kind or self.summarizer)
         self.summarizers.append(s)
         return ContextCompressor(
-            CompressionConfig(**self.config), context_length=self.context_length, summarize=s,
-            clock=lambda: 1_000.0, today=lambda: "2026-11-22",
+            CompressionConfig(**self.config),
+            context_length=self.context_length,
+            summarize=s,
+            clock=lambda: 1_000.0,
+            today=lambda: "2026-11-22",
         )
 
 
@@ -340,9 +343,11 @@ def run(scn: Scenario):
 def report(result, label: str = "first pass"):
     """Record what a pass did: as a statistics event, and in the falsifying example's notes."""
     event(f"{label}: {outcome(result)}")
-    note(f"{label}: summary={result.summary is not None} fallback={result.fallback_used} aborted={result.aborted} "
-         f"pruned_only={result.pruned_only} dropped={result.dropped} "
-         f"{result.messages_before}->{result.messages_after} msgs, {result.tokens_before}->{result.tokens_after} tokens")
+    note(
+        f"{label}: summary={result.summary is not None} fallback={result.fallback_used} aborted={result.aborted} "
+        f"pruned_only={result.pruned_only} dropped={result.dropped} "
+        f"{result.messages_before}->{result.messages_after} msgs, {result.tokens_before}->{result.tokens_after} tokens"
+    )
     return result
 
 
@@ -395,9 +400,9 @@ def without_summary(msg: Message) -> Message | None:
         restored["content"] = content[1:]
         return restored
     at = content.find(END)
-    if at < 0 or not content[at + len(END):].startswith("\n\n"):
+    if at < 0 or not content[at + len(END) :].startswith("\n\n"):
         return None
-    restored["content"] = content[at + len(END) + 2:]
+    restored["content"] = content[at + len(END) + 2 :]
     return restored
 
 
@@ -429,8 +434,11 @@ def accounted_for(original: Message, kept: list[Message], archived: dict[str, Me
         return True
     for k in kept:
         ref = k.get(ARCHIVE_KEY)
-        if (ref and archived.get(ref) == original
-                and f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False)):
+        if (
+            ref
+            and archived.get(ref) == original
+            and f"recall id {ref}" in json.dumps(strip_private([k])[0], ensure_ascii=False)
+        ):
             return True
     return False
 
@@ -622,8 +630,13 @@ CALL_IDS = ["a", "b", "c", ""]
 @functools.cache
 def _arbitrary_message(role: str) -> st.SearchStrategy[Message]:
     if role == "tool":
-        with_id = st.fixed_dictionaries({"role": st.just("tool"), "content": st.sampled_from(["out", "", "x" * 300]),
-                                         "tool_call_id": st.sampled_from(CALL_IDS)})
+        with_id = st.fixed_dictionaries(
+            {
+                "role": st.just("tool"),
+                "content": st.sampled_from(["out", "", "x" * 300]),
+                "tool_call_id": st.sampled_from(CALL_IDS),
+            }
+        )
         return with_id | st.fixed_dictionaries({"role": st.just("tool"), "content": st.just("out")})
     if role == "assistant":
         call = st.builds(
@@ -631,8 +644,9 @@ def _arbitrary_message(role: str) -> st.SearchStrategy[Message]:
             st.sampled_from(CALL_IDS),
         )
         content = st.sampled_from([None, "", "  ", "text", []])
-        return st.fixed_dictionaries({"role": st.just("assistant"), "content": content},
-                                     optional={"tool_calls": st.lists(call, max_size=3)})
+        return st.fixed_dictionaries(
+            {"role": st.just("assistant"), "content": content}, optional={"tool_calls": st.lists(call, max_size=3)}
+        )
     return st.fixed_dictionaries({"role": st.just(role), "content": st.sampled_from(["hi", ""])})
 
 
@@ -661,7 +675,9 @@ def pairs_one_to_one(messages: list[Message]) -> bool:
     return True
 
 
-SANITIZE_SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SANITIZE_SETTINGS = settings(
+    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SANITIZE_SETTINGS

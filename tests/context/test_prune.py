@@ -31,11 +31,25 @@ def test_old_terminal_output_becomes_an_informative_line():
 
 
 def test_per_tool_summaries_say_what_happened():
-    assert summarize_tool_result("read_file", {"path": "a.py", "offset": 40}, "x" * 900) == "[read_file] read a.py from line 40 (900 chars)"
-    assert summarize_tool_result("write_file", {"path": "b.py", "content": "1\n2\n3"}, "ok") == "[write_file] wrote b.py (3 lines)"
-    assert summarize_tool_result("search_files", {"pattern": "TODO", "path": "src"}, "a:1\nb:2\n") == "[search_files] searched for 'TODO' in src -> 2 matches"
-    assert summarize_tool_result("patch", {"path": "c.py"}, "Replaced 1 occurrence") == "[patch] patched c.py (Replaced 1 occurrence)"
-    assert summarize_tool_result("web_fetch", {"url": "https://x.test"}, "z" * 10).startswith("[web_fetch] url=https://x.test")
+    assert (
+        summarize_tool_result("read_file", {"path": "a.py", "offset": 40}, "x" * 900)
+        == "[read_file] read a.py from line 40 (900 chars)"
+    )
+    assert (
+        summarize_tool_result("write_file", {"path": "b.py", "content": "1\n2\n3"}, "ok")
+        == "[write_file] wrote b.py (3 lines)"
+    )
+    assert (
+        summarize_tool_result("search_files", {"pattern": "TODO", "path": "src"}, "a:1\nb:2\n")
+        == "[search_files] searched for 'TODO' in src -> 2 matches"
+    )
+    assert (
+        summarize_tool_result("patch", {"path": "c.py"}, "Replaced 1 occurrence")
+        == "[patch] patched c.py (Replaced 1 occurrence)"
+    )
+    assert summarize_tool_result("web_fetch", {"url": "https://x.test"}, "z" * 10).startswith(
+        "[web_fetch] url=https://x.test"
+    )
     assert summarize_tool_result("terminal", {"command": ["not", "a", "string"]}, "boom").startswith("[terminal]")
 
 
@@ -45,7 +59,9 @@ def test_identical_outputs_keep_only_the_newest():
     t.tool("terminal", {"command": "ls"}, same).tool("terminal", {"command": "ls"}, same).assistant("ok")
     msgs = t.build()
     r = run(msgs, protect=10**6)
-    assert r.messages[3]["content"].startswith("[terminal] ran `ls` -> exit ?, 40 lines output; same output as a later call")
+    assert r.messages[3]["content"].startswith(
+        "[terminal] ran `ls` -> exit ?, 40 lines output; same output as a later call"
+    )
     assert r.messages[5]["content"] == same
 
 
@@ -84,8 +100,19 @@ def test_old_images_are_stripped_but_the_newest_image_turn_kept():
 def test_big_arguments_shrink_to_valid_json_and_bad_json_is_left_alone():
     t = Transcript().user("write it")
     t.tool("write_file", {"path": "big.py", "content": "x = 1\n" * 2000}, "ok")
-    t.messages.append({"role": "assistant", "content": None, "tool_calls": [
-        {"id": "bad", "type": "function", "function": {"name": "write_file", "arguments": '{"content": "' + "z" * 900}}]})
+    t.messages.append(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "bad",
+                    "type": "function",
+                    "function": {"name": "write_file", "arguments": '{"content": "' + "z" * 900},
+                }
+            ],
+        }
+    )
     t.messages.append({"role": "tool", "tool_call_id": "bad", "content": "error: invalid arguments"})
     for _ in range(3):
         t.assistant("ok").user("more")

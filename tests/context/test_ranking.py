@@ -64,8 +64,14 @@ def test_a_generous_budget_keeps_everything_and_the_record_never_exceeds_its_bud
 
 
 def test_stored_anchors_from_an_older_version_still_load():
-    stored = {"users": ["go"], "files": [["read", "a.py"]], "commands": [["ls", 0]], "errors": [],
-              "todos": ["an old todo item"], "failures": {}}
+    stored = {
+        "users": ["go"],
+        "files": [["read", "a.py"]],
+        "commands": [["ls", 0]],
+        "errors": [],
+        "todos": ["an old todo item"],
+        "failures": {},
+    }
     anchors = Anchors.from_dict(stored)
     assert anchors.users == ["go"] and anchors.instructions == [] and "an old todo item" not in render_anchors(anchors)
     assert Anchors.from_dict(json.loads(json.dumps(anchors.to_dict()))) == anchors
@@ -76,8 +82,10 @@ async def _valid(prompt: str, model: str | None) -> str:
 
 
 def test_todo_items_are_not_carried_in_the_checkpoint():
-    todos = [{"id": "1", "content": "migrate the users table", "status": "in_progress"},
-             {"id": "2", "content": "write the rollback script", "status": "pending"}]
+    todos = [
+        {"id": "1", "content": "migrate the users table", "status": "in_progress"},
+        {"id": "2", "content": "write the rollback script", "status": "pending"},
+    ]
     t = Transcript().user("Plan the migration.").tool("todo", {"todos": todos}, "Todo list: 2 items")
     for n in range(30):
         t.user(f"step {n}").tool("read_file", {"path": f"src/m{n}.py"}, "x = 1\n" * 200).assistant("ok")
@@ -91,8 +99,14 @@ def test_todo_items_are_not_carried_in_the_checkpoint():
 
 def test_a_result_repr_is_short_even_for_a_huge_transcript():
     messages = [{"role": "user", "content": "x" * 1_000_000}] * 6
-    result = CompressionResult(messages=messages, tokens_before=1_500_000, tokens_after=20_000, messages_before=4_800,
-                               summary="s" * 100_000, archived={"r1": messages[0]})
+    result = CompressionResult(
+        messages=messages,
+        tokens_before=1_500_000,
+        tokens_after=20_000,
+        messages_before=4_800,
+        summary="s" * 100_000,
+        archived={"r1": messages[0]},
+    )
     text = repr(result)
     assert len(text) < 200 and "4800->6 messages" in text and "1500000->20000 tokens" in text
 

@@ -31,8 +31,9 @@ GOOD = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
 
 def compressor(summarize, **cfg) -> ContextCompressor:
     config = CompressionConfig(**{"threshold": 0.5, "prune_minimum_tokens": 0, "prune_protect_tokens": 20_000, **cfg})
-    return ContextCompressor(config, context_length=20_000, summarize=summarize, clock=lambda: 1_000.0,
-                             today=lambda: "2026-11-22")
+    return ContextCompressor(
+        config, context_length=20_000, summarize=summarize, clock=lambda: 1_000.0, today=lambda: "2026-11-22"
+    )
 
 
 def replying(text: str):

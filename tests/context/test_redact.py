@@ -283,7 +283,17 @@ QUERY_PARAMETERS = [
     ("https://api.example.com/v1?access_token=abc123&page=2", f"https://api.example.com/v1?access_token={MARK}&page=2"),
     *[
         (f"https://x.example/api?q=1&{name}=v4lue&n=2", f"https://x.example/api?q=1&{name}={MARK}&n=2")
-        for name in ("api_key", "token", "key", "secret", "password", "sig", "signature", "client_secret", "X-Amz-Signature")
+        for name in (
+            "api_key",
+            "token",
+            "key",
+            "secret",
+            "password",
+            "sig",
+            "signature",
+            "client_secret",
+            "X-Amz-Signature",
+        )
     ],
     ("https://app.example/cb#access_token=abc&state=1", f"https://app.example/cb#access_token={MARK}&state=1"),
     ("[link](https://x.example/?token=abc)", f"[link](https://x.example/?token={MARK})"),

@@ -59,8 +59,11 @@ def test_a_slice_through_a_key_masks_the_part_inside(sample, offset, data):
 def test_anchors_hold_no_secrets():
     key = SAMPLES[0].key
     t = Transcript().user(f"deploy with OPENAI_API_KEY={key} please")
-    t.tool("terminal", {"command": f"curl -H 'Authorization: Bearer {key}' https://api.example.com"},
-           f"error: 401 invalid key {key}\n[exit code: 1]")
+    t.tool(
+        "terminal",
+        {"command": f"curl -H 'Authorization: Bearer {key}' https://api.example.com"},
+        f"error: 401 invalid key {key}\n[exit code: 1]",
+    )
     t.tool("todo", {"todos": [{"content": f"rotate {key}", "status": "pending"}]}, "ok")
     anchors = extract_anchors(t.build())
     stored = json.dumps(anchors.to_dict())
@@ -70,8 +73,12 @@ def test_anchors_hold_no_secrets():
 
 def test_anchors_read_back_from_an_older_session_are_redacted():
     key = SAMPLES[1].key
-    raw = {"users": [f"my key is {key}"], "commands": [[f"export TOKEN={key}", 1]],
-           "errors": [f"bad key {key}"], "failures": {f"export TOKEN={key}": [f"bad key {key}"]}}
+    raw = {
+        "users": [f"my key is {key}"],
+        "commands": [[f"export TOKEN={key}", 1]],
+        "errors": [f"bad key {key}"],
+        "failures": {f"export TOKEN={key}": [f"bad key {key}"]},
+    }
     assert leaked(SAMPLES[1].secret, json.dumps(Anchors.from_dict(raw).to_dict())) == []
 
 

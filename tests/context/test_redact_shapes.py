@@ -70,14 +70,19 @@ SHAPES = [
     ("HTTPBasicAuth('bob', 'hunter2')", f"HTTPBasicAuth('bob', '{M}')"),
     # .netrc
     ("machine api.example.com login bob password hunter2", f"machine api.example.com login bob password {M}"),
-    ("machine api.example.com\n  login bob\n  password hunter2\n", f"machine api.example.com\n  login bob\n  password {M}\n"),
+    (
+        "machine api.example.com\n  login bob\n  password hunter2\n",
+        f"machine api.example.com\n  login bob\n  password {M}\n",
+    ),
     # URLs
     ("https://app.example/callback?code=4/0AfJohXn9k2&state=xyz", f"https://app.example/callback?code={M}&state=xyz"),
     ("https://x.test/cb?client%5Fsecret=ENC_SECRET&view=public", f"https://x.test/cb?client%5Fsecret={M}&view=public"),
     ("/resume?token=SEMI_SECRET;view=public", f"/resume?token={M};view=public"),
     ("//user:NET_SECRET@x.test/path", f"//user:{M}@x.test/path"),
-    ("git remote set-url origin https://MYPASSWORDWASPASTEDHERE@github.com/o/r.git",
-     f"git remote set-url origin https://{M}@github.com/o/r.git"),
+    (
+        "git remote set-url origin https://MYPASSWORDWASPASTEDHERE@github.com/o/r.git",
+        f"git remote set-url origin https://{M}@github.com/o/r.git",
+    ),
     # tokens that identify themselves
     (f"bot123456789:{TELEGRAM}", f"bot123456789:{M}"),
     (f"TELEGRAM_BOT_TOKEN=987654321:{TELEGRAM}", f"TELEGRAM_BOT_TOKEN=987654321:{M}"),
@@ -91,21 +96,31 @@ def test_credentials_in_every_syntax_are_masked(text, expected):
     assert redact_secrets(text) == expected
 
 
-@pytest.mark.parametrize("text, secret", [
-    ("PGPASSWORD=p'ass psql", "ass"),
-    ('MY_SECRET=he"llo', "llo"),
-    ("x-api-key: ab'cd", "cd"),
-    ("MY_TOKEN=Tr0ub4dor&3'}", "3'}"),
-    ("password: pw'}]", "pw'"),
-])
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("PGPASSWORD=p'ass psql", "ass"),
+        ('MY_SECRET=he"llo', "llo"),
+        ("x-api-key: ab'cd", "cd"),
+        ("MY_TOKEN=Tr0ub4dor&3'}", "3'}"),
+        ("password: pw'}]", "pw'"),
+    ],
+)
 def test_a_quote_or_bracket_inside_a_value_does_not_end_it(text, secret):
     assert secret not in redact_secrets(text)
 
 
-@pytest.mark.parametrize("content", [
-    "export MY_TOKEN=xyz", "DB_PASSWORD=pw1", "spring.datasource.password=ab", "x-api-key: abc123",
-    'sh -c "export MY_TOKEN=xyz" && echo done', "curl -H 'Authorization: Bearer f1' -v",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "export MY_TOKEN=xyz",
+        "DB_PASSWORD=pw1",
+        "spring.datasource.password=ab",
+        "x-api-key: abc123",
+        'sh -c "export MY_TOKEN=xyz" && echo done',
+        "curl -H 'Authorization: Bearer f1' -v",
+    ],
+)
 @pytest.mark.parametrize("indent", [None, 2])
 def test_a_serialized_payload_still_parses_and_loses_the_secret(content, indent):
     payload = {"request": {"messages": [{"role": "user", "content": content}], "n": 1}}
@@ -129,28 +144,37 @@ def test_a_complete_key_at_the_end_of_a_line_does_not_swallow_the_next_line():
 
 
 def test_an_environment_dump_keeps_its_ordinary_lines():
-    dump = (f"HOME=/home/user\nELEVENLABS_API_KEY=sk_{fake(32, seed=33)}\nEXA_API_KEY=exa_{fake(24, seed=34)}\n"
-            "SHELL=/bin/bash\nUSER=dev\n")
-    assert redact_secrets(dump) == f"HOME=/home/user\nELEVENLABS_API_KEY=sk_{M}\nEXA_API_KEY=exa_{M}\nSHELL=/bin/bash\nUSER=dev\n"
+    dump = (
+        f"HOME=/home/user\nELEVENLABS_API_KEY=sk_{fake(32, seed=33)}\nEXA_API_KEY=exa_{fake(24, seed=34)}\n"
+        "SHELL=/bin/bash\nUSER=dev\n"
+    )
+    assert (
+        redact_secrets(dump)
+        == f"HOME=/home/user\nELEVENLABS_API_KEY=sk_{M}\nEXA_API_KEY=exa_{M}\nSHELL=/bin/bash\nUSER=dev\n"
+    )
 
 
-@pytest.mark.parametrize("text", [
-    ".".join(["segment"] * 5_000) + ".token end",
-    "a." * 20_000 + "=value",
-    "a" * 50_000 + "=value",
-    ("password: " + "x" * 50 + " ") * 2_000,
-    "Cookie: " + "a=b; " * 20_000,
-    "--" * 30_000,
-    "ey" * 50_000,
-    "-u " * 30_000,
-    "password:" * 10_000,
-    "password=" * 10_000,
-    "x-api-key: " * 10_000,
-    "PASSWORD=" + "a" * 100_000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        ".".join(["segment"] * 5_000) + ".token end",
+        "a." * 20_000 + "=value",
+        "a" * 50_000 + "=value",
+        ("password: " + "x" * 50 + " ") * 2_000,
+        "Cookie: " + "a=b; " * 20_000,
+        "--" * 30_000,
+        "ey" * 50_000,
+        "-u " * 30_000,
+        "password:" * 10_000,
+        "password=" * 10_000,
+        "x-api-key: " * 10_000,
+        "PASSWORD=" + "a" * 100_000,
+    ],
+)
 def test_pathological_input_is_linear(text):
     """The patterns have no nested quantifiers over the same characters: these finish at once."""
     import time
+
     start = time.perf_counter()
     redact_secrets(text)
     assert time.perf_counter() - start < 2.0

@@ -36,6 +36,7 @@ class Live:
             if isinstance(reply, BaseException):
                 raise reply
             return str(reply)
+
         return LiveRequest(messages=tuple(messages), tokens=self.tokens, send=send)
 
     def request(self, messages: list[dict]) -> LiveRequests:
@@ -68,11 +69,15 @@ async def test_the_main_model_summarizes_by_extending_the_live_request() -> None
 
 
 async def test_the_instruction_says_where_the_kept_tail_starts() -> None:
-    kept = [{"role": "user", "content": "Now   please\nfix the flaky retry test in tests/test_http.py"},
-            {"role": "assistant", "content": "On it."}]
+    kept = [
+        {"role": "user", "content": "Now   please\nfix the flaky retry test in tests/test_http.py"},
+        {"role": "assistant", "content": "On it."},
+    ]
     text = build_instruction(kept, has_previous=True, focus="retry policy", budget_tokens=900, today="2026-01-02")
-    assert ('From the user message that begins "Now please fix the flaky retry test in tests/test_http.py" on '
-            '(the last 2 messages above), the conversation stays in the context' in text)
+    assert (
+        'From the user message that begins "Now please fix the flaky retry test in tests/test_http.py" on '
+        "(the last 2 messages above), the conversation stays in the context" in text
+    )
     assert "earlier checkpoint" in text and 'FOCUS: the user asked to keep everything about "retry policy"' in text
     assert "about 900 tokens" in text
     for heading in ("## Active Task", "## Completed Actions", "## Critical Values"):
@@ -102,7 +107,7 @@ async def compress_with(messages: list[dict], sent: list[dict] | None) -> tuple[
 
 async def test_the_summary_extends_the_last_request_sent_when_it_holds_everything_replaced() -> None:
     messages = turn_after(session())
-    sent = messages[:-2]        # the model's last reply and the new user message were never sent
+    sent = messages[:-2]  # the model's last reply and the new user message were never sent
     cut = kept_from(make(Scripted()), messages)
     assert cut < len(sent)
     now, last = await compress_with(messages, sent)

@@ -27,8 +27,9 @@ def test_auto_compacts_small_windows_at_three_quarters_and_large_ones_at_half():
 def test_the_absolute_cap_keeps_a_huge_window_from_waiting_too_long():
     capped = threshold(1_000_000)
     assert (capped.tokens, capped.capped_at) == (200_000, 200_000)
-    assert capped.reason() == ("capped by compression.threshold_tokens; 50% (auto: windows of 512K and more "
-                               "compact at 50%) would be 500,000")
+    assert capped.reason() == (
+        "capped by compression.threshold_tokens; 50% (auto: windows of 512K and more compact at 50%) would be 500,000"
+    )
     assert threshold(1_000_000, threshold_tokens=None).tokens == 500_000
     assert threshold(32_000, threshold_tokens=10_000).tokens == 10_000
     assert threshold(32_000, threshold_tokens=100_000).capped_at is None
@@ -45,7 +46,9 @@ def test_an_explicit_fraction_wins_over_auto_and_the_longest_model_match_wins_ov
 
 
 def test_the_threshold_is_resolved_again_when_the_model_changes():
-    c = ContextCompressor(CompressionConfig(model_thresholds={"mini": 0.6}), context_length=128_000, model="openai/gpt-4o")
+    c = ContextCompressor(
+        CompressionConfig(model_thresholds={"mini": 0.6}), context_length=128_000, model="openai/gpt-4o"
+    )
     assert c.threshold_tokens == 96_000
     c.set_model("openai/gpt-4o-mini", 64_000)
     assert c.threshold_tokens == 38_400 and c.threshold.reason() == "compression.model_thresholds['mini']"
@@ -54,12 +57,15 @@ def test_the_threshold_is_resolved_again_when_the_model_changes():
 
 def test_model_thresholds_are_validated_with_the_key_in_the_message(workdir: Path):
     (workdir / "hermeslite.yaml").write_text("compression:\n  model_thresholds: {claude: 1.5}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"compression\.model_thresholds\.claude must be between 0\.05 and 0\.95, got 1\.5"):
+    with pytest.raises(
+        ConfigError, match=r"compression\.model_thresholds\.claude must be between 0\.05 and 0\.95, got 1\.5"
+    ):
         load_settings()
     (workdir / "hermeslite.yaml").write_text("compression:\n  model_thresholds: [claude]\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="model_thresholds must be a mapping of model-name parts to numbers"):
         load_settings()
     (workdir / "hermeslite.yaml").write_text(
-        "compression:\n  threshold: auto\n  threshold_tokens: null\n  model_thresholds: {gpt: 0.6}\n", encoding="utf-8")
+        "compression:\n  threshold: auto\n  threshold_tokens: null\n  model_thresholds: {gpt: 0.6}\n", encoding="utf-8"
+    )
     loaded = load_settings().settings.compression
     assert (loaded.threshold, loaded.threshold_tokens, loaded.model_thresholds) == ("auto", None, {"gpt": 0.6})

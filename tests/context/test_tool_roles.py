@@ -37,8 +37,10 @@ def test_anchors_follow_the_roles_not_the_names():
 
 
 def test_pruned_lines_are_worded_by_role():
-    assert summarize_tool_result("bash", {"command": "ls"}, "a\nb\n", exit_code=0, roles=RENAMED) \
+    assert (
+        summarize_tool_result("bash", {"command": "ls"}, "a\nb\n", exit_code=0, roles=RENAMED)
         == "[bash] ran `ls` -> exit 0, 2 lines output"
+    )
     assert summarize_tool_result("bash", {"command": "ls"}, "a\nb\n") == "[bash] command=ls (4 chars result)"
     pruned = prune(_session(), protect_tokens=0, minimum_tokens=0, roles=RENAMED)
     assert pruned.messages[3]["content"].startswith("[cat] read app.py (")

@@ -27,7 +27,7 @@ CHARS_PER_TOKEN = 4
 class Block:
     """One cacheable unit: a tool, a system block, or a message content block."""
 
-    where: str                      # "tools[2]", "system[0]", "messages[4].content[1]"
+    where: str  # "tools[2]", "system[0]", "messages[4].content[1]"
     tokens: int
     cache_control: dict[str, Any] | None
 
@@ -75,7 +75,7 @@ def flatten(body: dict[str, Any]) -> Prefix:
 
     The model is hashed in first: a cache entry belongs to one model.
     """
-    raw: list[tuple[str, str, Any]] = []   # (where, identity, block)
+    raw: list[tuple[str, str, Any]] = []  # (where, identity, block)
     for i, tool in enumerate(body.get("tools") or []):
         raw.append((f"tools[{i}]", "tool", tool))
     system = body.get("system")

@@ -47,7 +47,7 @@ def ttl_of(marker: dict) -> str:
 class PromptCache:
     clock: Callable[[], float] = time.monotonic
     min_tokens: int = MIN_CACHEABLE_TOKENS
-    _entries: dict[str, float] = field(default_factory=dict)   # prefix hash -> expiry time
+    _entries: dict[str, float] = field(default_factory=dict)  # prefix hash -> expiry time
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def use(self, prefix: Prefix) -> CacheUsage:

@@ -74,8 +74,13 @@ class Exchange:
 class FakeAnthropic:
     """Serves POST /v1/messages. Use as a context manager, or call `close()`."""
 
-    def __init__(self, *, limit_tokens: int = 200_000, clock: Callable[[], float] = time.monotonic,
-                 min_cacheable_tokens: int = 1_024) -> None:
+    def __init__(
+        self,
+        *,
+        limit_tokens: int = 200_000,
+        clock: Callable[[], float] = time.monotonic,
+        min_cacheable_tokens: int = 1_024,
+    ) -> None:
         self.limit_tokens = limit_tokens
         self.cache = PromptCache(clock=clock, min_tokens=min_cacheable_tokens)
         self.exchanges: list[Exchange] = []
@@ -83,8 +88,9 @@ class FakeAnthropic:
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-anthropic", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -216,14 +222,21 @@ def _message(body: dict[str, Any], reply: Reply, usage: CacheUsage) -> dict[str,
     for name, args in reply.calls:
         content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": name, "input": args})
     return {
-        "id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": body["model"],
-        "content": content, "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
+        "id": f"msg_{uuid.uuid4().hex[:20]}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_sequence": None,
         "usage": {
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
             "cache_read_input_tokens": usage.cache_read_input_tokens,
-            "cache_creation": {"ephemeral_5m_input_tokens": usage.ephemeral_5m_input_tokens,
-                               "ephemeral_1h_input_tokens": usage.ephemeral_1h_input_tokens},
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": usage.ephemeral_5m_input_tokens,
+                "ephemeral_1h_input_tokens": usage.ephemeral_1h_input_tokens,
+            },
             "output_tokens": max(1, sum(count_tokens(block) for block in content)),
         },
     }
@@ -238,21 +251,38 @@ def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "ping", {"type": "ping"}
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {"type": "text", "text": ""}}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
             for piece in _pieces(block["text"], 3):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "text_delta", "text": piece}}
+                yield (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+                )
         else:
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {**block, "input": {}}}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+            )
             for piece in _pieces(json.dumps(block["input"]), 3):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "input_json_delta", "partial_json": piece}}
+                yield (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    },
+                )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                            "usage": {"output_tokens": output_tokens}}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -261,4 +291,4 @@ def _pieces(text: str, parts: int) -> list[str]:
     if not text:
         return []
     size = max(1, -(-len(text) // parts))
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]

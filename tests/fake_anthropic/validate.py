@@ -43,12 +43,12 @@ def _shape(body: dict[str, Any]) -> str | None:
 def _roles(body: dict[str, Any]) -> str | None:
     messages = body["messages"]
     if messages[0].get("role") != "user":
-        return "messages: first message must use the \"user\" role"
+        return 'messages: first message must use the "user" role'
     for i, message in enumerate(messages):
         if message.get("role") not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
         if i and message["role"] == messages[i - 1]["role"]:
-            return f"messages: roles must alternate between \"user\" and \"assistant\" (messages.{i})"
+            return f'messages: roles must alternate between "user" and "assistant" (messages.{i})'
         if not content_blocks(message.get("content")):
             return f"messages.{i}: all messages must have non-empty content"
     return None
@@ -79,9 +79,11 @@ def _tool_pairs(body: dict[str, Any]) -> str | None:
             answered = {b.get("tool_use_id") for b in following if b.get("type") == "tool_result"}
             missing = [u for u in uses if u not in answered]
             if missing:
-                return (f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately "
-                        f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
-                        "`tool_result` block in the next message.")
+                return (
+                    f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately "
+                    f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
+                    "`tool_result` block in the next message."
+                )
         else:
             results = [b for b in blocks if b.get("type") == "tool_result"]
             if not results:
@@ -92,9 +94,11 @@ def _tool_pairs(body: dict[str, Any]) -> str | None:
             calls = {b.get("id") for b in previous if b.get("type") == "tool_use"}
             for block in results:
                 if block.get("tool_use_id") not in calls:
-                    return (f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
-                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
-                            "`tool_use` block in the previous message.")
+                    return (
+                        f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                        "`tool_use` block in the previous message."
+                    )
     return None
 
 

@@ -23,13 +23,15 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def make_client(scripted_server: ScriptedServer) -> Callable[..., LiteLLMClient]:
     """`make_client(max_retries=3, **model_config)`: a LiteLLMClient for openai/test-model on the scripted server."""
 
-    def make(*, max_retries: int = 3, retry_base_delay: float = 0.01, on_retry: Any = None,
-             **config: Any) -> LiteLLMClient:
+    def make(
+        *, max_retries: int = 3, retry_base_delay: float = 0.01, on_retry: Any = None, **config: Any
+    ) -> LiteLLMClient:
         config.setdefault("name", MODEL)
         config.setdefault("api_base", scripted_server.base_url)
         config.setdefault("timeout", 30)
-        return LiteLLMClient(ModelConfig(**config), max_retries=max_retries, retry_base_delay=retry_base_delay,
-                             on_retry=on_retry)
+        return LiteLLMClient(
+            ModelConfig(**config), max_retries=max_retries, retry_base_delay=retry_base_delay, on_retry=on_retry
+        )
 
     return make
 

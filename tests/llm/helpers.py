@@ -8,15 +8,28 @@ from hermeslite.llm.types import Completed, StreamedText, StreamEvent
 MODEL = "openai/test-model"
 USER = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]
 TOOLS = [
-    {"type": "function", "function": {"name": "terminal", "description": "run a command",
-                                      "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "read_file", "description": "read a file",
-                                      "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal",
+            "description": "run a command",
+            "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "read a file",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    },
 ]
 
 
-async def collect(client: LiteLLMClient, messages: list[dict], tools: list[dict] | None = None,
-                  into: list[StreamEvent] | None = None) -> list[StreamEvent]:
+async def collect(
+    client: LiteLLMClient, messages: list[dict], tools: list[dict] | None = None, into: list[StreamEvent] | None = None
+) -> list[StreamEvent]:
     """Every event of one stream; `into` keeps what arrived before an exception."""
     events = into if into is not None else []
     async for event in client.stream(messages, tools):

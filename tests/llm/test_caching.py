@@ -20,7 +20,7 @@ from tests.llm.helpers import TOOLS, collect, completed
 
 CLAUDE = "anthropic/claude-sonnet-4-5"
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
-BIG_SYSTEM = "You are a careful agent. " * 300   # ~1,900 tokens: over the 1,024-token cache minimum
+BIG_SYSTEM = "You are a careful agent. " * 300  # ~1,900 tokens: over the 1,024-token cache minimum
 
 
 def follow_up(messages: list[dict]) -> list[dict]:
@@ -50,20 +50,31 @@ def markers(body: dict) -> list[tuple[str, dict]]:
     """(where, cache_control) for every marked block of an Anthropic request body."""
     found = [(f"tools[{i}]", t["cache_control"]) for i, t in enumerate(body.get("tools") or []) if "cache_control" in t]
     system = body.get("system")
-    found += [(f"system[{i}]", b["cache_control"]) for i, b in enumerate(content_blocks(system) if system else [])
-              if "cache_control" in b]
+    found += [
+        (f"system[{i}]", b["cache_control"])
+        for i, b in enumerate(content_blocks(system) if system else [])
+        if "cache_control" in b
+    ]
     for m, message in enumerate(body["messages"]):
-        found += [(f"messages[{m}]", b["cache_control"]) for b in content_blocks(message["content"])
-                  if "cache_control" in b]
+        found += [
+            (f"messages[{m}]", b["cache_control"]) for b in content_blocks(message["content"]) if "cache_control" in b
+        ]
     return found
 
 
 # -- which models ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [CLAUDE, "openrouter/anthropic/claude-sonnet-4.5",
-                                  "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-                                  "vertex_ai/claude-sonnet-4-5", "anthropic/claude-3-5-haiku-20241022"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        CLAUDE,
+        "openrouter/anthropic/claude-sonnet-4.5",
+        "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "vertex_ai/claude-sonnet-4-5",
+        "anthropic/claude-3-5-haiku-20241022",
+    ],
+)
 def test_claude_on_a_claude_provider_gets_breakpoints(name: str) -> None:
     plan = plan_for(name, setting="auto", ttl="1h", litellm=load_litellm())
     assert plan.marks and plan.ttl == "1h"
@@ -106,7 +117,11 @@ async def test_system_and_the_last_three_messages_are_marked(claude, fake_anthro
     body = fake_anthropic.exchanges[0].body
     last = len(body["messages"]) - 1
     assert [where for where, _ in markers(body)] == [
-        "system[0]", f"messages[{last - 2}]", f"messages[{last - 1}]", f"messages[{last}]"]
+        "system[0]",
+        f"messages[{last - 2}]",
+        f"messages[{last - 1}]",
+        f"messages[{last}]",
+    ]
     assert all(marker == {"type": "ephemeral"} for _, marker in markers(body))
     assert not fake_anthropic.rejections
 
@@ -123,8 +138,9 @@ async def test_a_short_conversation_gets_fewer_marks(claude, fake_anthropic: Fak
 
 
 async def test_tool_results_are_marked_and_never_more_than_four(claude, fake_anthropic: FakeAnthropic) -> None:
-    calls = [{"id": f"toolu_{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
-             for i in range(3)]
+    calls = [
+        {"id": f"toolu_{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}} for i in range(3)
+    ]
     messages = [*conversation(1), {"role": "assistant", "content": "Reading.", "tool_calls": calls}]
     messages += [{"role": "tool", "tool_call_id": c["id"], "content": f"file {i}"} for i, c in enumerate(calls)]
     await claude().complete(messages, TOOLS)
@@ -175,11 +191,14 @@ def test_usage_reads_cached_tokens_the_way_litellm_normalizes_them() -> None:
 
     from hermeslite.llm.usage import usage_from
 
-    openai_style = LiteLLMUsage(prompt_tokens=5_000, completion_tokens=40,
-                                prompt_tokens_details={"cached_tokens": 4_608})
+    openai_style = LiteLLMUsage(
+        prompt_tokens=5_000, completion_tokens=40, prompt_tokens_details={"cached_tokens": 4_608}
+    )
     assert usage_from(openai_style) == Usage(prompt_tokens=5_000, completion_tokens=40, cache_read_tokens=4_608)
-    anthropic_style = LiteLLMUsage(prompt_tokens=5_010, completion_tokens=5, cache_creation_input_tokens=2_000,
-                                   cache_read_input_tokens=3_000)
-    assert usage_from(anthropic_style) == Usage(prompt_tokens=5_010, completion_tokens=5,
-                                                cache_read_tokens=3_000, cache_write_tokens=2_000)
+    anthropic_style = LiteLLMUsage(
+        prompt_tokens=5_010, completion_tokens=5, cache_creation_input_tokens=2_000, cache_read_input_tokens=3_000
+    )
+    assert usage_from(anthropic_style) == Usage(
+        prompt_tokens=5_010, completion_tokens=5, cache_read_tokens=3_000, cache_write_tokens=2_000
+    )
     assert usage_from(None) == Usage()

@@ -43,7 +43,9 @@ def assert_sentence(err: LLMError) -> None:
 def test_context_window_exceeded_is_caught_before_bad_request(litellm):
     exc = litellm.ContextWindowExceededError(
         "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.",
-        model="gpt-4o", llm_provider="openai")
+        model="gpt-4o",
+        llm_provider="openai",
+    )
     err = classify(exc, model=M)
     assert type(err) is ContextOverflow and err.limit == 32768
     assert err.__cause__ is exc
@@ -67,7 +69,10 @@ def test_authentication_error_names_the_key_variable(litellm):
     exc = litellm.AuthenticationError("Incorrect API key provided: sk-abc", llm_provider="openai", model="gpt-4o")
     err = classify(exc, model=M)
     assert type(err) is AuthError and err.status_code == 401
-    assert str(err) == "The provider rejected the API key for openai/gpt-4o (401). Set OPENAI_API_KEY or model.api_key_env."
+    assert (
+        str(err)
+        == "The provider rejected the API key for openai/gpt-4o (401). Set OPENAI_API_KEY or model.api_key_env."
+    )
     err = classify(exc, model=M, api_key_env="WORK_OPENAI_KEY")
     assert str(err).endswith("Set WORK_OPENAI_KEY.")
 
@@ -85,33 +90,46 @@ def test_permission_denied_is_auth(litellm):
 
 
 def test_quota_rate_limit_is_auth_not_rate_limited(litellm):
-    exc = litellm.RateLimitError("You exceeded your current quota, please check your plan and billing details.",
-                                 llm_provider="openai", model="gpt-4o")
+    exc = litellm.RateLimitError(
+        "You exceeded your current quota, please check your plan and billing details.",
+        llm_provider="openai",
+        model="gpt-4o",
+    )
     err = classify(exc, model=M)
     assert type(err) is AuthError and "quota" in str(err)
 
 
 def test_rate_limit(litellm):
-    exc = litellm.RateLimitError("Rate limit reached for gpt-4o", llm_provider="openai", model="gpt-4o",
-                                 response=response(429, {"retry-after": "7"}))
+    exc = litellm.RateLimitError(
+        "Rate limit reached for gpt-4o",
+        llm_provider="openai",
+        model="gpt-4o",
+        response=response(429, {"retry-after": "7"}),
+    )
     err = classify(exc, model=M)
     assert type(err) is RateLimited and "wait 7 s" in str(err)
     assert retry_after_seconds(exc) == 7
 
 
 def test_openai_tpm_limit_is_rate_limited_not_overflow(litellm):
-    exc = litellm.RateLimitError("Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 50000.",
-                                 llm_provider="openai", model="gpt-4o")
+    exc = litellm.RateLimitError(
+        "Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 50000.",
+        llm_provider="openai",
+        model="gpt-4o",
+    )
     assert type(classify(exc)) is RateLimited
 
 
-@pytest.mark.parametrize("make", [
-    lambda lm: lm.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
-    lambda lm: lm.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
-    lambda lm: lm.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
-    lambda lm: lm.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
-    lambda lm: lm.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lm: lm.Timeout("Request timed out", model="gpt-4o", llm_provider="openai"),
+        lambda lm: lm.APIConnectionError("Connection error.", llm_provider="openai", model="gpt-4o"),
+        lambda lm: lm.InternalServerError("boom", llm_provider="openai", model="gpt-4o"),
+        lambda lm: lm.ServiceUnavailableError("overloaded", llm_provider="openai", model="gpt-4o"),
+        lambda lm: lm.BadGatewayError("bad gateway", llm_provider="openai", model="gpt-4o"),
+    ],
+)
 def test_transient_classes(litellm, make):
     err = classify(make(litellm), model=M)
     assert type(err) is TransientError
@@ -127,23 +145,23 @@ def test_mid_stream_fallback_is_classified_by_what_it_wraps(litellm):
     from litellm.exceptions import MidStreamFallbackError
 
     inner = litellm.APIConnectionError("Response payload is not completed", llm_provider="openai", model="gpt-4o")
-    outer = MidStreamFallbackError("stream broke", model="gpt-4o", llm_provider="openai",
-                                           original_exception=inner)
+    outer = MidStreamFallbackError("stream broke", model="gpt-4o", llm_provider="openai", original_exception=inner)
     err = classify(outer, model=M)
     assert type(err) is TransientError and "dropped" in str(err)
 
-    overflow = litellm.ContextWindowExceededError("maximum context length is 8192 tokens", model="x",
-                                                  llm_provider="openai")
-    outer = MidStreamFallbackError("stream broke", model="x", llm_provider="openai",
-                                           original_exception=overflow)
+    overflow = litellm.ContextWindowExceededError(
+        "maximum context length is 8192 tokens", model="x", llm_provider="openai"
+    )
+    outer = MidStreamFallbackError("stream broke", model="x", llm_provider="openai", original_exception=overflow)
     assert classify(outer).limit == 8192
 
 
 def test_not_found_and_bad_request_are_fatal(litellm):
     nf = classify(litellm.NotFoundError("The model `gpt-9` does not exist", model="gpt-9", llm_provider="openai"))
     assert type(nf) is FatalError and "openai/gpt-9" in str(nf) and "model.name" in str(nf)
-    bad = classify(litellm.BadRequestError("Invalid 'tools[0].function.name'", model="gpt-4o", llm_provider="openai"),
-                   model=M)
+    bad = classify(
+        litellm.BadRequestError("Invalid 'tools[0].function.name'", model="gpt-4o", llm_provider="openai"), model=M
+    )
     assert type(bad) is FatalError
     assert str(bad) == "openai/gpt-4o refused the request (400): Invalid 'tools[0].function.name'."
 
@@ -158,16 +176,22 @@ class StatusError(Exception):
         self.body = body
 
 
-@pytest.mark.parametrize("message, limit", [
-    ("This model's maximum context length is 32768 tokens. However, your messages resulted in 40000 tokens.", 32768),
-    ("the request exceeds the available context size (4096 tokens), try increasing it", 4096),
-    ("prompt exceeds the context window of 8192 tokens", 8192),
-    ("prompt is too long: 210000 tokens > 200000 maximum", 200000),
-    ("The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", 1048576),
-    ("This model's maximum context length is 128,000 tokens.", 128000),
-    ("too many tokens in the prompt", None),
-    ("Input length exceeds max_model_len", None),
-])
+@pytest.mark.parametrize(
+    "message, limit",
+    [
+        (
+            "This model's maximum context length is 32768 tokens. However, your messages resulted in 40000 tokens.",
+            32768,
+        ),
+        ("the request exceeds the available context size (4096 tokens), try increasing it", 4096),
+        ("prompt exceeds the context window of 8192 tokens", 8192),
+        ("prompt is too long: 210000 tokens > 200000 maximum", 200000),
+        ("The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", 1048576),
+        ("This model's maximum context length is 128,000 tokens.", 128000),
+        ("too many tokens in the prompt", None),
+        ("Input length exceeds max_model_len", None),
+    ],
+)
 def test_overflow_phrases_and_limits(message, limit):
     err = classify(StatusError(message, 400), model="openai/local")
     assert type(err) is ContextOverflow
@@ -176,8 +200,15 @@ def test_overflow_phrases_and_limits(message, limit):
 
 
 def test_overflow_limit_from_llama_cpp_body():
-    body = {"error": {"code": 400, "message": "request exceeds the available context size, try increasing it",
-                      "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}}
+    body = {
+        "error": {
+            "code": 400,
+            "message": "request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 5000,
+            "n_ctx": 4096,
+        }
+    }
     err = classify(StatusError("Error code: 400", 400, body))
     assert type(err) is ContextOverflow and err.limit == 4096
 
@@ -186,18 +217,21 @@ def test_request_entity_too_large_text_is_an_overflow():
     assert type(classify(Exception("413 Request Entity Too Large"))) is ContextOverflow
 
 
-@pytest.mark.parametrize("status, message, kind", [
-    (401, "unauthorized", AuthError),
-    (402, "Payment Required", AuthError),
-    (403, "forbidden", AuthError),
-    (None, "Your credit balance is too low to access the API", AuthError),
-    (429, "slow down", RateLimited),
-    (500, "internal error", TransientError),
-    (504, "gateway timeout", TransientError),
-    (404, "no such model", FatalError),
-    (400, "messages: roles must alternate", FatalError),
-    (None, "something odd", FatalError),
-])
+@pytest.mark.parametrize(
+    "status, message, kind",
+    [
+        (401, "unauthorized", AuthError),
+        (402, "Payment Required", AuthError),
+        (403, "forbidden", AuthError),
+        (None, "Your credit balance is too low to access the API", AuthError),
+        (429, "slow down", RateLimited),
+        (500, "internal error", TransientError),
+        (504, "gateway timeout", TransientError),
+        (404, "no such model", FatalError),
+        (400, "messages: roles must alternate", FatalError),
+        (None, "something odd", FatalError),
+    ],
+)
 def test_status_codes_and_phrases(status, message, kind):
     err = classify(StatusError(message, status), model=M)
     assert type(err) is kind
@@ -217,9 +251,11 @@ def test_llm_errors_pass_through():
 
 
 def test_multiline_junk_is_trimmed_to_the_first_meaningful_line():
-    message = ("litellm.BadRequestError: OpenAIException - Unsupported parameter: 'foo'\n\n"
-               "Traceback (most recent call last):\n  File \"x.py\", line 1\n"
-               "Give Feedback / Get Help: https://github.com/BerriAI/litellm/issues/new")
+    message = (
+        "litellm.BadRequestError: OpenAIException - Unsupported parameter: 'foo'\n\n"
+        'Traceback (most recent call last):\n  File "x.py", line 1\n'
+        "Give Feedback / Get Help: https://github.com/BerriAI/litellm/issues/new"
+    )
     err = classify(StatusError(message, 400), model=M)
     assert str(err) == "openai/gpt-4o refused the request (400): Unsupported parameter: 'foo'."
 
@@ -257,17 +293,22 @@ def test_retry_after_forms():
     assert retry_after_seconds(E()) is None
 
 
-@pytest.mark.parametrize("message", ["error code: 413", "Error code: 413 - upstream refused the body",
-                                     "proxy said: HTTP/1.1 413", "status_code=413"])
+@pytest.mark.parametrize(
+    "message",
+    ["error code: 413", "Error code: 413 - upstream refused the body", "proxy said: HTTP/1.1 413", "status_code=413"],
+)
 def test_a_413_left_only_in_the_text_is_an_overflow(message):
     err = classify(StatusError(message), model=M)
     assert type(err) is ContextOverflow and "413" in str(err)
 
 
-@pytest.mark.parametrize("message, kind", [
-    ("error code: 4130", FatalError),
-    ("Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000", RateLimited),
-])
+@pytest.mark.parametrize(
+    "message, kind",
+    [
+        ("error code: 4130", FatalError),
+        ("Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000", RateLimited),
+    ],
+)
 def test_lookalikes_of_413_are_not_overflows(message, kind):
     status = 429 if kind is RateLimited else None
     assert type(classify(StatusError(message, status), model=M)) is kind
@@ -283,8 +324,10 @@ def test_refused_connection_names_the_address_the_library_named():
         except StatusError as exc:
             return exc
 
-    aiohttp_style = refused("Cannot connect to host localhost:11434 ssl:<ssl.SSLContext object at 0x7f00> "
-                            "[Connect call failed ('127.0.0.1', 11434)]")
+    aiohttp_style = refused(
+        "Cannot connect to host localhost:11434 ssl:<ssl.SSLContext object at 0x7f00> "
+        "[Connect call failed ('127.0.0.1', 11434)]"
+    )
     assert refused_address(aiohttp_style) == "localhost:11434"
     err = classify(aiohttp_style, model="ollama_chat/llama3.1")
     assert type(err) is Unreachable

@@ -40,7 +40,9 @@ def test_calls_without_index_follow_their_id():
     )
     calls = done.message["tool_calls"]
     assert [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [
-        ("a", "terminal", {"cmd": "ls"}), ("b", "read_file", {"path": "x"})]
+        ("a", "terminal", {"cmd": "ls"}),
+        ("b", "read_file", {"path": "x"}),
+    ]
 
 
 def test_repeated_names_missing_ids_and_empty_arguments():

@@ -44,9 +44,13 @@ async def test_overflow_above_threshold_then_a_smaller_request_succeeds(scripted
 
 
 async def test_llama_cpp_overflow_message_is_recognised(scripted_server, make_client):
-    scripted_server.enqueue(Reply.error(
-        400, "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it",
-        type="exceed_context_size_error"))
+    scripted_server.enqueue(
+        Reply.error(
+            400,
+            "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it",
+            type="exceed_context_size_error",
+        )
+    )
     with pytest.raises(ContextOverflow) as info:
         await collect(make_client(), USER)
     assert info.value.limit == 4096
@@ -64,8 +68,11 @@ async def test_413_is_an_overflow(scripted_server, make_client):
 async def test_429_then_success_is_retried(scripted_server, make_client):
     retries = []
     scripted_server.enqueue(Reply.error(429, "Rate limit reached for requests"), Reply.text("made it", chunks=2))
-    client = make_client(on_retry=lambda notice: retries.append(
-        (type(notice.error), notice.attempt, notice.max_retries, notice.delay, notice.error.brief)))
+    client = make_client(
+        on_retry=lambda notice: retries.append(
+            (type(notice.error), notice.attempt, notice.max_retries, notice.delay, notice.error.brief)
+        )
+    )
     events = await collect(client, USER)
     assert "".join(texts(events)) == "made it"
     assert completed(events).completion.message["content"] == "made it"
@@ -93,9 +100,14 @@ async def test_retry_after_header_is_honoured(scripted_server, make_client):
 
 
 async def test_quota_429_is_an_auth_error_and_not_retried(scripted_server, make_client):
-    scripted_server.enqueue(Reply.error(
-        429, "You exceeded your current quota, please check your plan and billing details.",
-        code="insufficient_quota", type="insufficient_quota"))
+    scripted_server.enqueue(
+        Reply.error(
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            code="insufficient_quota",
+            type="insufficient_quota",
+        )
+    )
     with pytest.raises(AuthError) as info:
         await collect(make_client(), USER)
     assert "quota" in str(info.value)
@@ -107,7 +119,8 @@ async def test_401_is_an_auth_error_with_a_one_line_hint(scripted_server, make_c
     with pytest.raises(AuthError) as info:
         await collect(make_client(), USER)
     assert str(info.value) == (
-        "The provider rejected the API key for openai/test-model (401). Set OPENAI_API_KEY or model.api_key_env.")
+        "The provider rejected the API key for openai/test-model (401). Set OPENAI_API_KEY or model.api_key_env."
+    )
     assert len(scripted_server.requests) == 1
 
 
@@ -169,12 +182,15 @@ def closed_port() -> int:
 async def test_refused_connection_says_nothing_is_listening_without_retrying():
     retries = []
     port = closed_port()
-    client = LiteLLMClient(ModelConfig(name=MODEL, api_base=f"http://127.0.0.1:{port}/v1"), max_retries=3,
-                           on_retry=retries.append)
+    client = LiteLLMClient(
+        ModelConfig(name=MODEL, api_base=f"http://127.0.0.1:{port}/v1"), max_retries=3, on_retry=retries.append
+    )
     with pytest.raises(Unreachable) as info:
         await collect(client, USER)
-    assert str(info.value) == (f"{MODEL}: nothing is listening on 127.0.0.1:{port}; check that the server is "
-                               "running and model.api_base is right.")
+    assert str(info.value) == (
+        f"{MODEL}: nothing is listening on 127.0.0.1:{port}; check that the server is "
+        "running and model.api_base is right."
+    )
     assert retries == []
 
 
@@ -201,13 +217,18 @@ async def test_bad_request_is_fatal_and_not_retried(scripted_server, make_client
     with pytest.raises(FatalError) as info:
         await make_client().complete(USER)
     assert str(info.value) == (
-        "openai/test-model refused the request (400): Invalid value for 'tool_choice': must be 'auto'.")
+        "openai/test-model refused the request (400): Invalid value for 'tool_choice': must be 'auto'."
+    )
     assert len(scripted_server.requests) == 1
 
 
 async def test_failing_calls_print_nothing(scripted_server, make_client, capfd):
-    scripted_server.enqueue(Reply.error(401, "bad key"), Reply.context_length_exceeded(),
-                            *[Reply.error(500, "boom")] * 2, Reply.disconnect(after_chunks=1))
+    scripted_server.enqueue(
+        Reply.error(401, "bad key"),
+        Reply.context_length_exceeded(),
+        *[Reply.error(500, "boom")] * 2,
+        Reply.disconnect(after_chunks=1),
+    )
     client = make_client(max_retries=1)
     capfd.readouterr()
     for _ in range(4):

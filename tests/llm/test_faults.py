@@ -26,9 +26,14 @@ def one_line(err: Exception) -> str:
 # -- credentials and providers, checked before the first request -----------------------
 
 
-@pytest.mark.parametrize("name, variable", [("openai/gpt-4o", "OPENAI_API_KEY"),
-                                            ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
-                                            ("gpt-4o", "OPENAI_API_KEY")])
+@pytest.mark.parametrize(
+    "name, variable",
+    [
+        ("openai/gpt-4o", "OPENAI_API_KEY"),
+        ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("gpt-4o", "OPENAI_API_KEY"),
+    ],
+)
 async def test_missing_key_fails_at_once_naming_the_variable(monkeypatch, name, variable):
     monkeypatch.delenv(variable, raising=False)
     notices = []
@@ -40,8 +45,10 @@ async def test_missing_key_fails_at_once_naming_the_variable(monkeypatch, name, 
     with pytest.raises(AuthError) as info:
         await collect(client, USER)
     assert time.monotonic() - start < 1.0
-    assert one_line(info.value) == (f"No API key for {name}: {variable} is not set; export {variable}=<your key>, "
-                                    "or name the variable that holds the key in model.api_key_env.")
+    assert one_line(info.value) == (
+        f"No API key for {name}: {variable} is not set; export {variable}=<your key>, "
+        "or name the variable that holds the key in model.api_key_env."
+    )
     assert notices == []
     with pytest.raises(AuthError):
         await client.prepare()  # what /model awaits: refused before any message is sent
@@ -91,20 +98,29 @@ def test_sdk_missing_credentials_is_an_auth_error_not_a_server_error():
     litellm = load_litellm()
     exc = litellm.InternalServerError(
         "OpenAIException - Missing credentials. Please pass an `api_key`, or set the `OPENAI_API_KEY` "
-        "environment variable.", llm_provider="openai", model="gpt-4o")
+        "environment variable.",
+        llm_provider="openai",
+        model="gpt-4o",
+    )
     err = classify(exc, model="openai/gpt-4o")
     assert type(err) is AuthError
-    assert one_line(err) == "No API key for openai/gpt-4o: OPENAI_API_KEY is not set. Set OPENAI_API_KEY or model.api_key_env."
+    assert (
+        one_line(err)
+        == "No API key for openai/gpt-4o: OPENAI_API_KEY is not set. Set OPENAI_API_KEY or model.api_key_env."
+    )
 
 
 # -- overflow reported only in the text --------------------------------------------------
 
 
-@pytest.mark.parametrize("reply", [
-    Reply.stream_error("error code: 413"),
-    Reply.error(502, "error code: 413"),
-    Reply.stream_error("upstream: prompt too long for this model"),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply.stream_error("error code: 413"),
+        Reply.error(502, "error code: 413"),
+        Reply.stream_error("upstream: prompt too long for this model"),
+    ],
+)
 async def test_overflow_in_the_text_alone_is_an_overflow(scripted_server, make_client, reply):
     scripted_server.enqueue(reply, Reply.text("never requested"))
     with pytest.raises(ContextOverflow) as info:
@@ -141,8 +157,10 @@ async def test_empty_reply_is_retried_then_reported(scripted_server, make_client
 
 
 async def test_tool_calls_cut_off_are_never_returned_and_the_call_is_retried(scripted_server, make_client):
-    scripted_server.enqueue(Reply.unfinished(calls=[("terminal", {"command": "rm -rf build"})]),
-                            Reply.tool_calls([("terminal", {"command": "ls"})]))
+    scripted_server.enqueue(
+        Reply.unfinished(calls=[("terminal", {"command": "rm -rf build"})]),
+        Reply.tool_calls([("terminal", {"command": "ls"})]),
+    )
     final = completed(await collect(make_client(), USER)).completion
     assert [c["function"]["arguments"] for c in final.message["tool_calls"]] == ['{"command": "ls"}']
     assert len(scripted_server.requests) == 2

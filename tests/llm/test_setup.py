@@ -14,11 +14,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_python(code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LITELLM_", "OPENAI_")) and k not in ("TIKTOKEN_CACHE_DIR", "PYTHONWARNINGS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LITELLM_", "OPENAI_")) and k not in ("TIKTOKEN_CACHE_DIR", "PYTHONWARNINGS")
+    }
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_importing_the_llm_package_does_not_import_litellm():
@@ -43,7 +52,9 @@ def _module_scope_litellm_imports(path: Path) -> list[int]:
         node = nodes.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "litellm" for a in node.names)) or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "litellm" and not node.level):
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "litellm" for a in node.names)) or (
+            isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "litellm" and not node.level
+        ):
             lines.append(node.lineno)
         elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             continue
@@ -107,9 +118,15 @@ def test_loaded_litellm_is_configured_and_failing_calls_are_silent():
     assert result.stderr == ""
     lines = result.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("RESULT "), result.stdout
-    report = json.loads(lines[0][len("RESULT "):])
-    assert report["kinds"] == ["AuthError", "ContextOverflow", "TransientError", "TransientError", "RateLimited",
-                               "FatalError"]
+    report = json.loads(lines[0][len("RESULT ") :])
+    assert report["kinds"] == [
+        "AuthError",
+        "ContextOverflow",
+        "TransientError",
+        "TransientError",
+        "RateLimited",
+        "FatalError",
+    ]
     assert report["ok"] == "ok"
     assert report["flags"] == [True, True, True]
     assert report["env"] == ["True", "ERROR", True]
@@ -126,7 +143,12 @@ def test_the_bundled_bpe_tables_load_offline_without_importing_litellm():
         "assert 8 <= n <= 12, n;"
         "assert 'litellm' not in sys.modules; print(n)"
     )
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "NO_PROXY": "*", "HTTPS_PROXY": "http://127.0.0.1:9",
-           "PYTHONPATH": str(ROOT)}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/nonexistent",
+        "NO_PROXY": "*",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "PYTHONPATH": str(ROOT),
+    }
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr

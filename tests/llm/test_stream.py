@@ -54,8 +54,11 @@ async def test_parallel_tool_calls_split_across_deltas_are_assembled(scripted_se
 
 
 async def test_interleaved_fragments_of_parallel_calls_are_kept_apart(scripted_server, make_client):
-    calls = [("terminal", {"cmd": "pytest -q tests/llm"}), ("read_file", {"path": "README.md"}),
-             ("terminal", {"cmd": "git status"})]
+    calls = [
+        ("terminal", {"cmd": "pytest -q tests/llm"}),
+        ("read_file", {"path": "README.md"}),
+        ("terminal", {"cmd": "git status"}),
+    ]
     scripted_server.enqueue(Reply.tool_calls(calls, interleave=True))
     final = completed(await collect(make_client(), USER, TOOLS)).completion
     got = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in final.message["tool_calls"]]

@@ -36,8 +36,9 @@ def test_known_models_come_from_the_bundled_map(no_network):
 def test_unknown_model_assumes_8192_and_says_how_to_fix_it(no_network):
     tokens, warning = lookup_context_window(ModelConfig(name="openai/test-model", api_base="http://127.0.0.1:1/v1"))
     assert tokens == DEFAULT_CONTEXT_WINDOW == 8192
-    assert warning == ("Context window of openai/test-model is unknown; assuming 8192 tokens. "
-                       "Set model.context_window in the config.")
+    assert warning == (
+        "Context window of openai/test-model is unknown; assuming 8192 tokens. Set model.context_window in the config."
+    )
 
 
 def test_ollama_never_asks_the_server(no_network):

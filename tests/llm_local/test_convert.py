@@ -46,15 +46,22 @@ def test_tool_calls_and_results_become_plain_alternating_text() -> None:
 
 
 def test_images_private_keys_and_late_system_messages() -> None:
-    chat = to_chat_messages([
-        {"role": "system", "content": "Rule one."},
-        {"role": "system", "content": "Rule two."},
-        {"role": "user", "content": [{"type": "text", "text": "What is this?"},
-                                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}],
-         "_hl_summary": True},
-        {"role": "system", "content": "Context was compacted."},
-        {"role": "user", "content": "And now?"},
-    ])
+    chat = to_chat_messages(
+        [
+            {"role": "system", "content": "Rule one."},
+            {"role": "system", "content": "Rule two."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                ],
+                "_hl_summary": True,
+            },
+            {"role": "system", "content": "Context was compacted."},
+            {"role": "user", "content": "And now?"},
+        ]
+    )
     _assert_alternates(chat)
     assert chat[0] == {"role": "system", "content": "Rule one.\n\nRule two."}
     assert len(chat) == 2
@@ -84,7 +91,9 @@ def test_reply_budget_shrinks_the_answer_to_fit_and_refuses_below_the_reserve() 
     with pytest.raises(ContextOverflow) as err:
         reply_budget(8150, 8192, 512)
     assert err.value.limit == 8192 and "8150 tokens" in str(err.value)
-    with pytest.raises(ContextOverflow, match=r"The prompt \(9000 tokens\) is larger than the embedded model's 8192-token window\."):
+    with pytest.raises(
+        ContextOverflow, match=r"The prompt \(9000 tokens\) is larger than the embedded model's 8192-token window\."
+    ):
         reply_budget(9000, 8192, 512)
 
 

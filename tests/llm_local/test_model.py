@@ -115,7 +115,9 @@ async def test_cancelling_mid_stream_stops_promptly_and_frees_the_model(client: 
     seen: list[str] = []
 
     async def consume() -> None:
-        async for event in chatty.stream([{"role": "user", "content": "Write a long story about a dragon and a knight."}]):
+        async for event in chatty.stream(
+            [{"role": "user", "content": "Write a long story about a dragon and a knight."}]
+        ):
             if isinstance(event, StreamedText):
                 seen.append(event.text)
                 if len(seen) >= 3:
@@ -203,7 +205,9 @@ def test_loading_and_generating_in_a_fresh_process_print_nothing_and_keep_the_te
     assert proc.stderr == b"." * written
 
 
-@pytest.mark.skipif(not os.environ.get("HERMESLITE_SLOW_TESTS"), reason="set HERMESLITE_SLOW_TESTS=1 (2-3 minutes on two cores)")
+@pytest.mark.skipif(
+    not os.environ.get("HERMESLITE_SLOW_TESTS"), reason="set HERMESLITE_SLOW_TESTS=1 (2-3 minutes on two cores)"
+)
 async def test_a_summary_sized_prompt_fits_and_shrinks_the_reply(client: LocalModelClient) -> None:
     notes = "".join(f"Step {i}: ran pytest on module_{i}.py, exit code {i % 2}, fixed an import. " for i in range(310))
     summarizer = LocalModelClient(max_tokens=512, seed=5)

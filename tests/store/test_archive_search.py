@@ -52,12 +52,15 @@ def index_in_step(path: Path) -> bool:
 
 def test_the_more_relevant_original_comes_first(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r000000000a": tool("deployed the billing service to staging without trouble"),
-        "r000000000b": tool("billing: rounding error in invoice totals; the rounding mode is wrong for billing"),
-        "r000000000c": tool("unrelated output about the cache warmer"),
-        "r000000000d": {"role": "user", "content": "the rounding looks off"},
-    })
+    store.archive(
+        sid,
+        {
+            "r000000000a": tool("deployed the billing service to staging without trouble"),
+            "r000000000b": tool("billing: rounding error in invoice totals; the rounding mode is wrong for billing"),
+            "r000000000c": tool("unrelated output about the cache warmer"),
+            "r000000000d": {"role": "user", "content": "the rounding looks off"},
+        },
+    )
     hits = store.search_archive(sid, "billing rounding error", limit=5)
     assert refs(hits)[0] == "r000000000b"
     assert set(refs(hits)) == {"r000000000a", "r000000000b", "r000000000d"}
@@ -77,15 +80,34 @@ def test_a_rare_exact_value_outranks_common_words(store: SessionStore):
 
 def test_text_parts_and_tool_call_arguments_are_indexed_but_not_image_data(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r0000000001": {"role": "user", "content": [
-            {"type": "text", "text": "compare with the mockup"}, "a bare string part",
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDREVGR0hJSktMTU5PUA"}}]},
-        "r0000000002": {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c9", "type": "function",
-             "function": {"name": "read_file", "arguments": json.dumps({"path": "config/feature_flags.toml"})}},
-            "not a call"]},
-    })
+    store.archive(
+        sid,
+        {
+            "r0000000001": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "compare with the mockup"},
+                    "a bare string part",
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDREVGR0hJSktMTU5PUA"}},
+                ],
+            },
+            "r0000000002": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c9",
+                        "type": "function",
+                        "function": {
+                            "name": "read_file",
+                            "arguments": json.dumps({"path": "config/feature_flags.toml"}),
+                        },
+                    },
+                    "not a call",
+                ],
+            },
+        },
+    )
     assert refs(store.search_archive(sid, "mockup")) == ["r0000000001"]
     assert refs(store.search_archive(sid, "bare string")) == ["r0000000001"]
     assert store.search_archive(sid, "QUJDREVGR0hJSktMTU5PUA") == []
@@ -98,13 +120,28 @@ def test_the_recall_tools_own_calls_and_results_are_not_searched(store: SessionS
     """They repeat what the archive holds; found again, they would crowd the originals out."""
     sid = store.create_session("m", "/w")
     call = {"id": "c5", "type": "function", "function": {"name": "recall", "arguments": '{"query": "deploy key"}'}}
-    store.archive(sid, {
-        "r0000000001": tool("the deploy key is KX-991"),
-        "r0000000002": {"role": "assistant", "content": None, "tool_calls": [call]},
-        "r0000000003": tool('1 match for "deploy key": r0000000001 the deploy key is KX-991', name="recall", cid="c5"),
-        "r0000000004": {"role": "assistant", "content": "Checking the environment.", "tool_calls": [
-            call, {"id": "c6", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "env"}'}}]},
-    })
+    store.archive(
+        sid,
+        {
+            "r0000000001": tool("the deploy key is KX-991"),
+            "r0000000002": {"role": "assistant", "content": None, "tool_calls": [call]},
+            "r0000000003": tool(
+                '1 match for "deploy key": r0000000001 the deploy key is KX-991', name="recall", cid="c5"
+            ),
+            "r0000000004": {
+                "role": "assistant",
+                "content": "Checking the environment.",
+                "tool_calls": [
+                    call,
+                    {
+                        "id": "c6",
+                        "type": "function",
+                        "function": {"name": "terminal", "arguments": '{"command": "env"}'},
+                    },
+                ],
+            },
+        },
+    )
     assert refs(store.search_archive(sid, "deploy key")) == ["r0000000001"]
     assert refs(store.search_archive(sid, "checking env")) == ["r0000000004"]
     assert store.archived_count(sid) == 4
@@ -136,10 +173,13 @@ def test_search_is_limited_to_the_session(store: SessionStore):
 
 def test_case_and_accents_are_folded(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r0000000001": {"role": "user", "content": "Le café crème de Ångström à Zürich"},
-        "r0000000002": {"role": "user", "content": "ПРИВЕТ, мир; Ελληνικά κείμενα"},
-    })
+    store.archive(
+        sid,
+        {
+            "r0000000001": {"role": "user", "content": "Le café crème de Ångström à Zürich"},
+            "r0000000002": {"role": "user", "content": "ПРИВЕТ, мир; Ελληνικά κείμενα"},
+        },
+    )
     for query in ("cafe creme", "CAFÉ", "angstrom", "zurich", "Zürich"):
         assert refs(store.search_archive(sid, query)) == ["r0000000001"], query
     for query in ("привет", "ΕΛΛΗΝΙΚΆ", "ελληνικά"):
@@ -151,14 +191,17 @@ def test_cjk_runs_match_whole_or_by_their_beginning(store: SessionStore):
     """unicode61 makes one token of each run of CJK text between spaces or punctuation: a query
     finds a run it equals or begins, not a word in the middle of one."""
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r0000000001": {"role": "user", "content": "設定ファイルを読む。東京都に住む"},
-        "r0000000002": {"role": "user", "content": "部署 デプロイ 完了"},
-    })
+    store.archive(
+        sid,
+        {
+            "r0000000001": {"role": "user", "content": "設定ファイルを読む。東京都に住む"},
+            "r0000000002": {"role": "user", "content": "部署 デプロイ 完了"},
+        },
+    )
     assert refs(store.search_archive(sid, "デプロイ")) == ["r0000000002"]
-    assert refs(store.search_archive(sid, "東京")) == ["r0000000001"]        # the start of 東京都に住む
+    assert refs(store.search_archive(sid, "東京")) == ["r0000000001"]  # the start of 東京都に住む
     assert refs(store.search_archive(sid, "設定ファイル")) == ["r0000000001"]
-    assert store.search_archive(sid, "住む") == []                          # inside a run: not found
+    assert store.search_archive(sid, "住む") == []  # inside a run: not found
 
 
 def test_lone_surrogates_in_an_original_do_not_break_search(store: SessionStore):
@@ -171,10 +214,38 @@ def test_lone_surrogates_in_an_original_do_not_break_search(store: SessionStore)
 # -- queries are words, never syntax ------------------------------------------------------------
 
 HOSTILE = [
-    "'; DROP TABLE archive; --", '"unbalanced', 'say "hello" twice', "NEAR(alpha beta)", "alpha AND beta",
-    "alpha NOT beta", "alpha OR", "-beta", "*", "alpha*", "body:alpha", "session:x", "^alpha", "(alpha",
-    "alpha)", "{alpha beta}", "a + b", "100%", "c:\\path\\to", "NOT", "AND OR NOT NEAR", "\x00alpha", "alpha\nbeta",
-    "'", '"', "''", '""', ":", "?", "[alpha]", "alpha_beta", "e=mc^2",
+    "'; DROP TABLE archive; --",
+    '"unbalanced',
+    'say "hello" twice',
+    "NEAR(alpha beta)",
+    "alpha AND beta",
+    "alpha NOT beta",
+    "alpha OR",
+    "-beta",
+    "*",
+    "alpha*",
+    "body:alpha",
+    "session:x",
+    "^alpha",
+    "(alpha",
+    "alpha)",
+    "{alpha beta}",
+    "a + b",
+    "100%",
+    "c:\\path\\to",
+    "NOT",
+    "AND OR NOT NEAR",
+    "\x00alpha",
+    "alpha\nbeta",
+    "'",
+    '"',
+    "''",
+    '""',
+    ":",
+    "?",
+    "[alpha]",
+    "alpha_beta",
+    "e=mc^2",
 ]
 
 
@@ -191,8 +262,14 @@ def test_hostile_queries_never_raise(store: SessionStore, query: str):
 
 def test_operators_are_plain_words(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {"r0000000001": tool("only apple here"), "r0000000002": tool("apple and banana"),
-                        "r0000000003": tool("near the river")})
+    store.archive(
+        sid,
+        {
+            "r0000000001": tool("only apple here"),
+            "r0000000002": tool("apple and banana"),
+            "r0000000003": tool("near the river"),
+        },
+    )
     # AND would require both, NOT would exclude banana, NEAR would be a proximity group: none of that
     assert set(refs(store.search_archive(sid, "apple AND banana"))) == {"r0000000001", "r0000000002"}
     assert "r0000000002" in refs(store.search_archive(sid, "apple NOT banana"))
@@ -224,8 +301,10 @@ def test_a_query_without_words_finds_nothing(store: SessionStore):
 def test_a_large_archive(store: SessionStore):
     sid = store.create_session("m", "/w")
     words = "parser cache retry session token schema handler worker queue client server payload".split()
-    bulk = {f"r{n:010x}": tool(" ".join(words[(n + k) % len(words)] for k in range(60)) + f" item{n}")
-            for n in range(20_000)}
+    bulk = {
+        f"r{n:010x}": tool(" ".join(words[(n + k) % len(words)] for k in range(60)) + f" item{n}")
+        for n in range(20_000)
+    }
     bulk["rffffffffff"] = tool("x" * 2_000_000 + " needle-value Q7-ZETA " + "y" * 1_000_000)
     store.archive(sid, bulk)
     assert store.archived_count(sid) == 20_001
@@ -248,8 +327,12 @@ def test_index_follows_a_compaction(store: SessionStore):
     store.append_message(sid, {"role": "user", "content": "run the migration"})
     store.append_message(sid, tool("applied migration 0042_add_invoice_index in 3.2 s"))
     new = [{"role": "user", "content": "run the migration"}, tool("[pruned; recall id r0000000042]")]
-    store.apply_compaction(sid, new, {"r0000000042": tool("applied migration 0042_add_invoice_index in 3.2 s")},
-                           CompactionRecord("manual", 100, 20, 2, 2))
+    store.apply_compaction(
+        sid,
+        new,
+        {"r0000000042": tool("applied migration 0042_add_invoice_index in 3.2 s")},
+        CompactionRecord("manual", 100, 20, 2, 2),
+    )
     hit = store.search_archive(sid, "0042_add_invoice_index")[0]
     assert hit.ref == "r0000000042" and "3.2" in hit.excerpt
     # archiving the same id again keeps the first original and one index row
@@ -264,8 +347,9 @@ def test_index_rolls_back_with_a_failed_compaction(store: SessionStore):
     record = CompactionRecord("manual", 100, 20, 2, 2)
     record.trigger = "bogus"  # the compactions table's CHECK fails after the archive rows went in
     with pytest.raises(sqlite3.IntegrityError):
-        store.apply_compaction(sid, [{"role": "user", "content": "x"}],
-                               {"r0000000002": tool("written in the failed transaction")}, record)
+        store.apply_compaction(
+            sid, [{"role": "user", "content": "x"}], {"r0000000002": tool("written in the failed transaction")}, record
+        )
     assert store.search_archive(sid, "failed transaction") == []
     assert store.recall(sid, "r0000000002") is None
     assert refs(store.search_archive(sid, "kept failure")) == ["r0000000001"]
@@ -305,10 +389,13 @@ def old_database(path: Path, rows: list[tuple[str, str, str]]) -> str:
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {INDEX_VERSION - 1}")
     sid = "20250101-120000-abcdef"
-    conn.execute("INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, 1, 1, 't', 'm', '/w')",
-                 (sid,))
-    conn.executemany("INSERT INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, 1)",
-                     [(sid, ref, text) for _, ref, text in rows])
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, 1, 1, 't', 'm', '/w')", (sid,)
+    )
+    conn.executemany(
+        "INSERT INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, 1)",
+        [(sid, ref, text) for _, ref, text in rows],
+    )
     conn.close()
     return sid
 
@@ -325,9 +412,12 @@ def test_a_database_the_previous_version_wrote_opens_searchable(tmp_path: Path, 
         assert old.schema_version == INDEX_VERSION - 1
         sid = old.create_session("m", "/w")
         old.append_message(sid, {"role": "user", "content": "read the flags"})
-        old.apply_compaction(sid, [{"role": "user", "content": "read the flags"}],
-                             {"r00000000aa": tool('rollout_percentage = 35\nkill_switch = "off"', name="read_file")},
-                             CompactionRecord("manual", 10, 5, 1, 1))
+        old.apply_compaction(
+            sid,
+            [{"role": "user", "content": "read the flags"}],
+            {"r00000000aa": tool('rollout_percentage = 35\nkill_switch = "off"', name="read_file")},
+            CompactionRecord("manual", 10, 5, 1, 1),
+        )
     monkeypatch.undo()
     with SessionStore(path) as store:
         assert store.schema_version == len(MIGRATIONS)
@@ -339,12 +429,15 @@ def test_a_database_the_previous_version_wrote_opens_searchable(tmp_path: Path, 
 
 def test_an_old_database_opens_and_its_archive_becomes_searchable(tmp_path: Path):
     path = tmp_path / "old.db"
-    sid = old_database(path, [
-        ("", "r0000000001", json.dumps(tool("the staging URL was https://staging.example.test/v2"))),
-        ("", "r0000000002", json.dumps({"role": "user", "content": [{"type": "text", "text": "résumé draft"}]})),
-        ("", "r0000000003", json.dumps({"role": "user", "content": "lone \ud800 survives"}, ensure_ascii=True)),
-        ("", "r0000000004", "{not json: damaged row"),
-    ])
+    sid = old_database(
+        path,
+        [
+            ("", "r0000000001", json.dumps(tool("the staging URL was https://staging.example.test/v2"))),
+            ("", "r0000000002", json.dumps({"role": "user", "content": [{"type": "text", "text": "résumé draft"}]})),
+            ("", "r0000000003", json.dumps({"role": "user", "content": "lone \ud800 survives"}, ensure_ascii=True)),
+            ("", "r0000000004", "{not json: damaged row"),
+        ],
+    )
     with SessionStore(path) as store:
         assert store.schema_version == len(MIGRATIONS)
         assert refs(store.search_archive(sid, "staging url")) == ["r0000000001"]

@@ -132,20 +132,23 @@ def test_a_bad_row_is_skipped_with_a_note_and_kept_in_the_database(tmp_path: Pat
     for n, text in enumerate(texts):
         store.append_message(sid, {"role": "user" if n % 2 == 0 else "assistant", "content": text})
     conn = sqlite3.connect(store.path)
-    conn.execute("UPDATE messages SET json = '{\"role\": \"assistant\", \"content\": \"cut of' WHERE seq = 1")
+    conn.execute('UPDATE messages SET json = \'{"role": "assistant", "content": "cut of\' WHERE seq = 1')
     conn.execute("UPDATE messages SET json = '[1, 2]' WHERE seq = 3")
     conn.commit()
     restored = store.open_transcript(sid)
     assert [m["content"] for m in restored.messages if not str(m["content"]).startswith("[no reply")] == [
-        "first ask", "second ask"]
+        "first ask",
+        "second ask",
+    ]
     [note] = restored.notes
     assert "skipped 2 unreadable" in note and "#2: not valid JSON" in note and "#4: a JSON list" in note
     # A compaction keeps the transcript before it whole, as the undo point; once the next one moves
     # the undo point on, that generation is dropped, but not the rows no message stands for.
     store.apply_compaction(sid, restored.messages, {}, CompactionRecord("manual", 10, 5, 4, 4))
     store.apply_compaction(sid, restored.messages, {}, CompactionRecord("manual", 10, 5, 4, 4))
-    kept = conn.execute("SELECT json FROM messages WHERE session_id = ? AND generation = 0 ORDER BY seq",
-                        (sid,)).fetchall()
+    kept = conn.execute(
+        "SELECT json FROM messages WHERE session_id = ? AND generation = 0 ORDER BY seq", (sid,)
+    ).fetchall()
     assert [row[0] for row in kept] == ['{"role": "assistant", "content": "cut of', "[1, 2]"]
     assert store.open_transcript(sid).notes == []
     conn.close()
@@ -175,8 +178,9 @@ def test_a_write_past_the_file_size_limit_is_one_clear_error(tmp_path: Path):
     with SessionStore(path) as store:
         sid = store.create_session("m", "/w")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", _FILL_TO_LIMIT, str(path), sid], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _FILL_TO_LIMIT, str(path), sid], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     written, kind, message = done.stdout.strip().split("\t")
     assert kind == "StoreWriteFailed" and str(path) in message

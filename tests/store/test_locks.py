@@ -29,9 +29,14 @@ store.close()
 
 
 def start_holder(path: Path, session_id: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), session_id],
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path), session_id],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "holding", proc.stderr
     return proc
 
@@ -50,8 +55,9 @@ def test_a_session_open_in_another_process_is_refused_with_its_pid(session):
         with SessionStore(path) as store:
             with pytest.raises(SessionBusy) as err:
                 store.claim(sid)
-            assert str(err.value) == (f"session {sid} is in use by pid {holder.pid} (hermeslite); "
-                                      "wait for it or start a new one")
+            assert str(err.value) == (
+                f"session {sid} is in use by pid {holder.pid} (hermeslite); wait for it or start a new one"
+            )
             with pytest.raises(SessionBusy):
                 store.append_message(sid, {"role": "user", "content": "sneaking in"})
             assert store.load_transcript(sid) == []  # reading is fine, and nothing was written

@@ -182,9 +182,7 @@ for i in range(25):
 
 def test_concurrent_processes_lose_no_edits(tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    procs = [
-        subprocess.Popen([sys.executable, "-c", _ADDER, str(tmp_path), str(n)], env=env) for n in range(4)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", _ADDER, str(tmp_path), str(n)], env=env) for n in range(4)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
     entries = MemoryStore(tmp_path).entries("memory")
     assert len(entries) == 100

@@ -24,21 +24,32 @@ def write_old_database(path: Path, version: int) -> str:
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {version}")
     sid, now = "20261101-090000-abcdef", time.time()
-    conn.execute("INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, ?, ?, ?, ?, ?)",
-                 (sid, now, now, None, "openai/test-model", "/project"))
-    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "old question"},
-                {"role": "assistant", "content": "old answer"}]
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, updated_at, title, model, cwd) VALUES (?, ?, ?, ?, ?, ?)",
+        (sid, now, now, None, "openai/test-model", "/project"),
+    )
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "old question"},
+        {"role": "assistant", "content": "old answer"},
+    ]
     for seq, message in enumerate(messages):
         conn.execute(
             "INSERT INTO messages (session_id, generation, seq, role, json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (sid, 0, seq, message["role"], json.dumps(message), now))
-    conn.execute("UPDATE sessions SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?",
-                 (now, "old question", sid))
-    conn.execute("INSERT INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, ?)",
-                 (sid, "r0123456789", json.dumps({"role": "tool", "tool_call_id": "c", "content": "long"}), now))
+            (sid, 0, seq, message["role"], json.dumps(message), now),
+        )
+    conn.execute(
+        "UPDATE sessions SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?", (now, "old question", sid)
+    )
+    conn.execute(
+        "INSERT INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, ?)",
+        (sid, "r0123456789", json.dumps({"role": "tool", "tool_call_id": "c", "content": "long"}), now),
+    )
     if version >= 2:
-        conn.execute("INSERT INTO usage (session_id, at, kind, model, prompt_tokens) VALUES (?, ?, 'turn', ?, ?)",
-                     (sid, now, "openai/test-model", 1234))
+        conn.execute(
+            "INSERT INTO usage (session_id, at, kind, model, prompt_tokens) VALUES (?, ?, 'turn', ?, ?)",
+            (sid, now, "openai/test-model", 1234),
+        )
     conn.close()
     return sid
 
@@ -51,7 +62,11 @@ def test_an_old_session_opens_migrated_and_continues(tmp_path: Path, version: in
         assert store.schema_version == SCHEMA_VERSION
         info = store.get_session(sid)
         assert (info.model, info.api_base, info.title, info.message_count) == (
-            "openai/test-model", None, "old question", 3)
+            "openai/test-model",
+            None,
+            "old question",
+            3,
+        )
         assert [m["content"] for m in store.load_transcript(sid)] == ["sys", "old question", "old answer"]
         assert store.recall(sid, "r0123456789")["content"] == "long"
         assert [u.prompt_tokens for u in store.usage(sid)] == ([1234] if version >= 2 else [])
@@ -71,5 +86,7 @@ def test_continuing_an_old_session_keeps_the_configured_endpoint_for_its_model(t
     with SessionStore(path) as store:
         choice = choose_session(store, settings, continue_latest=True, resume=None, environ={})
     assert choice.session_id == sid and choice.notes == []
-    assert (choice.settings.model.name, choice.settings.model.api_base) == ("openai/test-model",
-                                                                           "http://127.0.0.1:9/v1")
+    assert (choice.settings.model.name, choice.settings.model.api_base) == (
+        "openai/test-model",
+        "http://127.0.0.1:9/v1",
+    )

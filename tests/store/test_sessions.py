@@ -49,10 +49,19 @@ def test_round_trip_keeps_private_keys_and_list_content(store: SessionStore):
     sid = store.create_session("openai/gpt-4o", "/tmp/project")
     msgs = [
         {"role": "system", "content": "sys"},
-        {"role": "user", "content": [{"type": "text", "text": "what's in this?"},
-                                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}}]},
-        {"role": "assistant", "content": "ünïcödé ✓ \U0001F600", "_hl_summary": True,
-         "_hl_anchors": {"users": ["x"], "files": [["a.py", "read"]]}},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what's in this?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "ünïcödé ✓ \U0001f600",
+            "_hl_summary": True,
+            "_hl_anchors": {"users": ["x"], "files": [["a.py", "read"]]},
+        },
         {"role": "assistant", "content": None, "tool_calls": [call("c1")]},
         {"role": "tool", "tool_call_id": "c1", "content": "[pruned; recall id r0123456789]", "_hl_ref": "r0123456789"},
         {"role": "user", "content": "lone surrogate \ud800 survives"},
@@ -95,7 +104,9 @@ def test_failed_replace_keeps_the_old_transcript(store: SessionStore):
             raise RuntimeError("cannot serialize")
 
     with pytest.raises(RuntimeError):
-        store.replace_transcript(sid, [{"role": "user", "content": "new"}, {"role": "user", "content": Unserializable()}])
+        store.replace_transcript(
+            sid, [{"role": "user", "content": "new"}, {"role": "user", "content": Unserializable()}]
+        )
     assert store.load_transcript(sid) == [{"role": "assistant", "content": "keep me"}]
     assert store.generation(sid) == 0
 
@@ -162,30 +173,56 @@ def test_a_user_message_left_without_a_reply_gets_a_note_and_keeps_its_text(stor
 
 def test_a_summary_in_a_user_message_is_not_answered_with_a_note():
     """It was never a question: saying no reply was saved for it would be false."""
-    msgs = [{"role": "system", "content": "sys"},
-            {"role": "user", "content": "[summary of the earlier conversation]", "_hl_summary": True},
-            {"role": "user", "content": "go on"}, {"role": "assistant", "content": "done"}]
+    msgs = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "[summary of the earlier conversation]", "_hl_summary": True},
+        {"role": "user", "content": "go on"},
+        {"role": "assistant", "content": "done"},
+    ]
     assert repair_transcript(msgs) == msgs
 
 
 def test_repair_is_a_no_op_on_valid_transcripts():
-    msgs = [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [call("a")]},
-            result("a"), {"role": "assistant", "content": "done"}]
+    msgs = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a")]},
+        result("a"),
+        {"role": "assistant", "content": "done"},
+    ]
     assert repair_transcript(msgs) == msgs
 
 
 def test_compaction_records(store: SessionStore):
     sid = store.create_session("m", "/w")
     store.record_compaction(sid, CompactionRecord("preflight", 90_000, 20_000, 48, 12, summary="## Goal\nx"))
-    res = CompressionResult(messages=[{"role": "user", "content": "x"}], tokens_before=50, tokens_after=50,
-                            messages_before=3, aborted=True, error="auth failed", focus_topic="tests")
+    res = CompressionResult(
+        messages=[{"role": "user", "content": "x"}],
+        tokens_before=50,
+        tokens_after=50,
+        messages_before=3,
+        aborted=True,
+        error="auth failed",
+        focus_topic="tests",
+    )
     store.record_compaction(sid, CompactionRecord.from_result(res, "manual"))
     first, second = store.compactions(sid)
-    assert (first.trigger, first.tokens_before, first.tokens_after, first.messages_before, first.messages_after,
-            first.summary, first.fallback, first.aborted) == ("preflight", 90_000, 20_000, 48, 12, "## Goal\nx",
-                                                              False, False)
+    assert (
+        first.trigger,
+        first.tokens_before,
+        first.tokens_after,
+        first.messages_before,
+        first.messages_after,
+        first.summary,
+        first.fallback,
+        first.aborted,
+    ) == ("preflight", 90_000, 20_000, 48, 12, "## Goal\nx", False, False)
     assert (second.trigger, second.aborted, second.error, second.focus, second.messages_after) == (
-        "manual", True, "auth failed", "tests", 1)
+        "manual",
+        True,
+        "auth failed",
+        "tests",
+        1,
+    )
     assert first.at <= second.at
     with pytest.raises(ValueError):
         CompactionRecord("sometimes", 1, 1, 1, 1)
@@ -207,8 +244,12 @@ def test_apply_compaction_is_one_transaction(store: SessionStore):
     for m in ({"role": "user", "content": "a"}, {"role": "assistant", "content": "b" * 1000}):
         store.append_message(sid, m)
     new = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "[pruned; recall id r1111111111]"}]
-    gen = store.apply_compaction(sid, new, {"r1111111111": {"role": "assistant", "content": "b" * 1000}},
-                                 CompactionRecord("reactive", 10, 5, 2, 2))
+    gen = store.apply_compaction(
+        sid,
+        new,
+        {"r1111111111": {"role": "assistant", "content": "b" * 1000}},
+        CompactionRecord("reactive", 10, 5, 2, 2),
+    )
     assert gen == 1
     assert store.load_transcript(sid) == new
     assert store.recall(sid, "r1111111111")["content"] == "b" * 1000
@@ -231,7 +272,9 @@ def test_latest_list_get_and_titles(store: SessionStore):
     store.append_message(b, {"role": "user", "content": "ignored because a title was given"})
     time.sleep(0.01)
     store.append_message(a, {"role": "system", "content": "sys"})
-    store.append_message(a, {"role": "user", "content": "  Fix   the flaky\n test in CI please, it fails on every third run or so  "})
+    store.append_message(
+        a, {"role": "user", "content": "  Fix   the flaky\n test in CI please, it fails on every third run or so  "}
+    )
     store.append_message(a, {"role": "user", "content": "second"})
     assert store.latest_session_id() == a
     assert store.latest_session_id(cwd="/two") == b
@@ -281,8 +324,16 @@ def test_schema_version_and_wal(store: SessionStore):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.journal_mode == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"sessions", "messages", "compactions", "archive", "usage", "undo_points", "archive_docs",
-            "archive_fts"} <= tables
+    assert {
+        "sessions",
+        "messages",
+        "compactions",
+        "archive",
+        "usage",
+        "undo_points",
+        "archive_docs",
+        "archive_fts",
+    } <= tables
 
 
 def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path):
@@ -377,8 +428,9 @@ def test_sigkill_mid_session_loses_nothing_committed(tmp_path: Path):
     with SessionStore(path) as s:
         sid = s.create_session("m", "/w")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", _CRASHER, str(path), sid], env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CRASHER, str(path), sid], env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == -9, proc.stderr
     assert "killing" in proc.stdout
     with SessionStore(path) as s:

@@ -35,10 +35,20 @@ def test_replace_mode_replaces_the_list():
 def test_merge_upserts_by_id_keeping_order_and_appending_new():
     todos = TodoList()
     todos.write(items(("1", "a", "pending"), ("2", "b", "pending"), ("3", "c", "pending")))
-    todos.write([{"id": "4", "content": "d"}, {"id": "2", "status": "completed"},
-                 {"id": "1", "content": "a!", "status": "in_progress"}], merge=True)
+    todos.write(
+        [
+            {"id": "4", "content": "d"},
+            {"id": "2", "status": "completed"},
+            {"id": "1", "content": "a!", "status": "in_progress"},
+        ],
+        merge=True,
+    )
     assert [(i.id, i.content, i.status) for i in todos.items] == [
-        ("1", "a!", "in_progress"), ("2", "b", "completed"), ("3", "c", "pending"), ("4", "d", "pending")]
+        ("1", "a!", "in_progress"),
+        ("2", "b", "completed"),
+        ("3", "c", "pending"),
+        ("4", "d", "pending"),
+    ]
 
 
 def test_integer_ids_are_accepted_as_strings():
@@ -47,17 +57,20 @@ def test_integer_ids_are_accepted_as_strings():
     assert todos.items[0].id == "1"
 
 
-@pytest.mark.parametrize("bad, word", [
-    (items(("1", "a", "done")), "status"),
-    ([{"content": "a"}], "missing id"),
-    ([{"id": "1"}], "missing content"),
-    ([{"id": "1", "content": "   "}], "missing content"),
-    (items(("1", "a", "pending"), ("1", "b", "pending")), "duplicate"),
-    ([{"id": "1", "content": "x" * (MAX_CONTENT_CHARS + 1)}], "limit"),
-    ([{"id": str(n), "content": "t"} for n in range(MAX_ITEMS + 1)], "at most"),
-    (["just a string"], "object"),
-    ("not a list", "array"),
-])
+@pytest.mark.parametrize(
+    "bad, word",
+    [
+        (items(("1", "a", "done")), "status"),
+        ([{"content": "a"}], "missing id"),
+        ([{"id": "1"}], "missing content"),
+        ([{"id": "1", "content": "   "}], "missing content"),
+        (items(("1", "a", "pending"), ("1", "b", "pending")), "duplicate"),
+        ([{"id": "1", "content": "x" * (MAX_CONTENT_CHARS + 1)}], "limit"),
+        ([{"id": str(n), "content": "t"} for n in range(MAX_ITEMS + 1)], "at most"),
+        (["just a string"], "object"),
+        ("not a list", "array"),
+    ],
+)
 def test_validation_errors_leave_the_list_unchanged(bad, word):
     todos = TodoList()
     todos.write(items(("keep", "me", "pending")))
@@ -86,11 +99,16 @@ def test_exactly_max_items_and_max_content_are_fine():
 def test_active_and_snapshot_text():
     todos = TodoList()
     assert todos.snapshot_text() is None
-    todos.write(items(("1", "Read the code", "completed"), ("2", "Fix the bug", "in_progress"),
-                      ("3", "Write tests", "pending"), ("4", "Old idea", "cancelled")))
+    todos.write(
+        items(
+            ("1", "Read the code", "completed"),
+            ("2", "Fix the bug", "in_progress"),
+            ("3", "Write tests", "pending"),
+            ("4", "Old idea", "cancelled"),
+        )
+    )
     assert [i.id for i in todos.active()] == ["2", "3"]
-    assert todos.snapshot_text() == (
-        f"{SNAPSHOT_HEADER}\n- [>] Fix the bug (in_progress)\n- [ ] Write tests (pending)")
+    assert todos.snapshot_text() == (f"{SNAPSHOT_HEADER}\n- [>] Fix the bug (in_progress)\n- [ ] Write tests (pending)")
     todos.write([{"id": "2", "status": "completed"}, {"id": "3", "status": "cancelled"}], merge=True)
     assert todos.snapshot_text() is None
 
@@ -134,8 +152,11 @@ def transcript():
     return [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "first ask"},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "todo", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "todo", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "ok"},
         {"role": "assistant", "content": "done"},
         {"role": "user", "content": "second ask", "_hl_ref": "r0000000000"},
@@ -180,8 +201,12 @@ def test_snapshots_elsewhere_are_stripped_too():
 
 
 def test_list_content_gets_a_text_part_that_is_removed_again():
-    msgs = [{"role": "user", "content": [{"type": "text", "text": "look"},
-                                         {"type": "image_url", "image_url": {"url": "data:x"}}]}]
+    msgs = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:x"}}],
+        }
+    ]
     out = attach_snapshot(msgs, SNAP1)
     assert out[0]["content"][:2] == msgs[0]["content"]
     assert out[0]["content"][2] == {"type": "text", "text": f"{SNAPSHOT_OPEN}\n{SNAP1}\n{SNAPSHOT_CLOSE}"}

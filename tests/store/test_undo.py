@@ -31,8 +31,11 @@ def turns(n: int, start: int = 0) -> list[dict]:
 
 
 def compacted(text: str = "the checkpoint") -> list[dict]:
-    return [SYSTEM, summary_message("user", f"## Goal\n{text}", {"users": ["ask 0"]}),
-            {"role": "assistant", "content": "answer 9"}]
+    return [
+        SYSTEM,
+        summary_message("user", f"## Goal\n{text}", {"users": ["ask 0"]}),
+        {"role": "assistant", "content": "answer 9"},
+    ]
 
 
 def generations(store: SessionStore, sid: str) -> set[int]:
@@ -87,12 +90,16 @@ def test_the_undo_point_survives_reopening_the_database(tmp_path: Path):
 
 def test_a_transcript_over_the_bound_is_not_kept_and_undo_says_why(store: SessionStore, monkeypatch):
     monkeypatch.setattr(undo, "UNDO_MAX_BYTES", 1024)
-    sid = session(store, [SYSTEM, {"role": "user", "content": "x" * 1500}, {"role": "assistant", "content": "y" * 1500}])
+    sid = session(
+        store, [SYSTEM, {"role": "user", "content": "x" * 1500}, {"role": "assistant", "content": "y" * 1500}]
+    )
     store.apply_compaction(sid, compacted())
     assert generations(store, sid) == {store.generation(sid)}  # dropped as before the undo point existed
     point = store.undo_point(sid)
     assert point.generation is None and point.size_bytes > 1024
-    with pytest.raises(NothingToUndo, match=r"before it was 3 KB, more than the 1 KB kept for undo; its originals stay in the archive"):
+    with pytest.raises(
+        NothingToUndo, match=r"before it was 3 KB, more than the 1 KB kept for undo; its originals stay in the archive"
+    ):
         store.undo_compaction(sid)
     assert store.load_transcript(sid) == compacted()
 
@@ -129,11 +136,19 @@ def test_replacing_a_checkpoint_needs_one(store: SessionStore):
 
 def test_a_seeded_session_records_its_parent_and_inherits_only_referenced_originals(store: SessionStore):
     parent = session(store, [SYSTEM, *turns(2)])
-    store.archive(parent, {"r00000000aa": {"role": "tool", "content": "kept original"},
-                           "r00000000bb": {"role": "tool", "content": "not referenced"}})
+    store.archive(
+        parent,
+        {
+            "r00000000aa": {"role": "tool", "content": "kept original"},
+            "r00000000bb": {"role": "tool", "content": "not referenced"},
+        },
+    )
     child = store.create_session("m", "/w", parent_id=parent)
-    seeded = [SYSTEM, {"role": "user", "content": "see [pruned; recall id r00000000aa]"},
-              {"role": "assistant", "content": "seen"}]
+    seeded = [
+        SYSTEM,
+        {"role": "user", "content": "see [pruned; recall id r00000000aa]"},
+        {"role": "assistant", "content": "seen"},
+    ]
     store.seed_session(child, seeded, {"r00000000cc": {"role": "user", "content": "summarized"}}, parent)
     assert store.load_transcript(child) == seeded
     assert store.get_session(child).parent_id == parent and store.get_session(parent).parent_id is None
@@ -158,6 +173,8 @@ def test_a_version_1_database_opens_and_gains_lineage_and_undo(tmp_path: Path):
     with SessionStore(path) as store:
         assert store.load_transcript("old") == old
         assert store.get_session("old").parent_id is None
-        store.apply_compaction("old", [{"role": "user", "content": "compacted"}, {"role": "assistant", "content": "ok"}])
+        store.apply_compaction(
+            "old", [{"role": "user", "content": "compacted"}, {"role": "assistant", "content": "ok"}]
+        )
         store.undo_compaction("old")
         assert store.load_transcript("old") == old

@@ -42,7 +42,11 @@ def test_an_unknown_kind_is_refused() -> None:
 def test_totals_hit_rate_and_cost() -> None:
     totals = UsageTotals.of([turn(1_000, write=900), turn(1_200, read=900, write=250), turn(1_300, read=1_150)])
     assert (totals.requests, totals.prompt_tokens, totals.cache_read_tokens, totals.cache_write_tokens) == (
-        3, 3_500, 2_050, 1_150)
+        3,
+        3_500,
+        2_050,
+        1_150,
+    )
     assert totals.uncached_tokens == 300
     assert totals.cache_hit_rate == pytest.approx(2_050 / 3_500)
     assert totals.cost == pytest.approx(0.03) and totals.priced
@@ -74,7 +78,7 @@ def test_a_session_written_before_the_usage_table_opens_and_records(tmp_path: Pa
 def test_a_turns_estimate_is_kept_and_a_database_from_before_it_opens(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    for migration in MIGRATIONS[:6]:      # v6: usage rows without our estimate
+    for migration in MIGRATIONS[:6]:  # v6: usage rows without our estimate
         for statement in migration:
             conn.execute(statement)
     conn.execute("PRAGMA user_version = 6")

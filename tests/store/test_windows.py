@@ -17,7 +17,7 @@ def test_a_learned_window_is_kept_per_model_and_the_latest_statement_wins(tmp_pa
         other = store.create_session("openai/small", "/project")
         store.remember_window(sid, "openai/small", 4_096)
         store.remember_window(sid, "openai/small", 3_000)
-    with SessionStore(path) as store:   # a new process
+    with SessionStore(path) as store:  # a new process
         assert store.learned_window(sid, "openai/small") == 3_000
         assert store.learned_window(sid, "openai/big") is None
         assert store.learned_window(other, "openai/small") is None

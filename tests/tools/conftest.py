@@ -35,13 +35,25 @@ class Scratch:
     proj: Path
     tmp: Path
 
-    def ctx(self, mode: str = "ask", *, approve: Approver = deny_all, sandbox: bool = True,
-            writable: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> ToolContext:
+    def ctx(
+        self,
+        mode: str = "ask",
+        *,
+        approve: Approver = deny_all,
+        sandbox: bool = True,
+        writable: tuple[Path, ...] = (),
+        readable: tuple[Path, ...] = (),
+    ) -> ToolContext:
         return ToolContext(
-            cwd=self.proj, approve=approve, approval_policy=mode, terminal_timeout=20, output_limit=4000,
+            cwd=self.proj,
+            approve=approve,
+            approval_policy=mode,
+            terminal_timeout=20,
+            output_limit=4000,
             boundary=Boundary(self.proj, self.home, (self.tmp, *writable)),
             sandbox=Sandbox(abi_version(), writable) if sandbox and abi_version() else None,
-            readable_paths=readable)
+            readable_paths=readable,
+        )
 
     def snapshot(self) -> dict[str, tuple[int, bytes]]:
         """Every path under home outside the project, with its mode and content: what must not change."""

@@ -20,6 +20,7 @@ def numbered(n: int, text: str) -> str:
 
 # read_file
 
+
 async def test_read_numbers_lines(ctx):
     (ctx.cwd / "a.txt").write_text("alpha\nbeta\n")
     result = await read.run({"path": "a.txt"}, ctx)
@@ -64,12 +65,19 @@ async def test_read_path_relative_to_ctx_cwd_and_home_expanded(scratch):
     assert "my notes" in (await read.run({"path": "~/notes.txt"}, ctx)).content
 
 
-@pytest.mark.parametrize("setup, path, message", [
-    (lambda root: None, "absent.txt", "no such file: absent.txt"),
-    (lambda root: (root / "dir").mkdir(), "dir", "dir is a directory"),
-    (lambda root: (root / "bin").write_bytes(b"\x7fELF\x00\x01"), "bin", "binary"),
-    (lambda root: (root / "a.txt").write_text("one\n"), "a.txt", "offset 5 is past the end of a.txt, which has 1 line"),
-])
+@pytest.mark.parametrize(
+    "setup, path, message",
+    [
+        (lambda root: None, "absent.txt", "no such file: absent.txt"),
+        (lambda root: (root / "dir").mkdir(), "dir", "dir is a directory"),
+        (lambda root: (root / "bin").write_bytes(b"\x7fELF\x00\x01"), "bin", "binary"),
+        (
+            lambda root: (root / "a.txt").write_text("one\n"),
+            "a.txt",
+            "offset 5 is past the end of a.txt, which has 1 line",
+        ),
+    ],
+)
 async def test_read_errors(ctx, setup, path, message):
     setup(ctx.cwd)
     result = await read.run({"path": path, "offset": 5 if path == "a.txt" else 1}, ctx)
@@ -106,6 +114,7 @@ async def test_read_empty_file(ctx):
 
 
 # write_file
+
 
 async def test_write_creates_parents_and_reports_size(ctx):
     result = await write.run({"path": "sub/dir/f.txt", "content": "héllo\nworld"}, ctx)
@@ -145,6 +154,7 @@ async def test_write_to_a_directory_is_an_error(ctx):
 
 # patch
 
+
 async def test_patch_replaces_once_and_shows_a_diff(ctx):
     (ctx.cwd / "m.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     result = await patch.run({"path": "m.py", "old": "return 1", "new": "return 10"}, ctx)
@@ -174,12 +184,15 @@ async def test_patch_diff_is_capped(ctx):
     assert len(result.content.splitlines()) <= 42 and "more diff lines" in result.content
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"path": "m.py", "old": "", "new": "x"}, "old is empty"),
-    ({"path": "m.py", "old": "nope", "new": "x"}, "not found in m.py"),
-    ({"path": "absent.py", "old": "a", "new": "b"}, "no such file: absent.py"),
-    ({"path": "m.py", "old": "same", "new": "same"}, "nothing to change"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"path": "m.py", "old": "", "new": "x"}, "old is empty"),
+        ({"path": "m.py", "old": "nope", "new": "x"}, "not found in m.py"),
+        ({"path": "absent.py", "old": "a", "new": "b"}, "no such file: absent.py"),
+        ({"path": "m.py", "old": "same", "new": "same"}, "nothing to change"),
+    ],
+)
 async def test_patch_errors(ctx, args, message):
     (ctx.cwd / "m.py").write_text("same\n")
     result = await patch.run(args, ctx)
@@ -205,7 +218,7 @@ TOOLS = [
 @pytest.mark.parametrize("tool, extra, writes", TOOLS, ids=["write_file", "patch", "read_file"])
 @pytest.mark.parametrize("path", ["~/notes.txt", "../notes.txt", "{home}/notes.txt", "link/notes.txt"])
 async def test_outside_the_boundary_is_refused_headless(scratch, tool, extra, writes, path):
-    (scratch.proj / "link").symlink_to(scratch.home)   # inside the project, pointing out of it
+    (scratch.proj / "link").symlink_to(scratch.home)  # inside the project, pointing out of it
     before = (scratch.home / "notes.txt").read_text()
     result = await tool.run({"path": path.format(home=scratch.home), **extra}, scratch.ctx("ask"))
     assert result.is_error and "no one can approve this " + ("write" if writes else "read") in result.content
@@ -259,7 +272,7 @@ async def test_a_fifo_is_refused_at_once(ctx):
 
 
 async def test_a_device_is_refused(ctx):
-    ctx.approval_policy = "allow"   # /dev is outside the project
+    ctx.approval_policy = "allow"  # /dev is outside the project
     result = await read.run({"path": "/dev/zero"}, ctx)
     assert result.is_error and "is a character device" in result.content
 

@@ -41,23 +41,27 @@ async def test_tool_add_defaults_to_memory(tool: MemoryTool, store: MemoryStore,
 
 async def test_tool_replace_and_remove(tool: MemoryTool, store: MemoryStore, tmp_path: Path):
     await tool.run({"action": "add", "target": "user", "content": "Prefers tabs"}, ctx(tmp_path))
-    r = await tool.run({"action": "replace", "target": "user", "old_text": "tabs", "content": "Prefers spaces"},
-                       ctx(tmp_path))
+    r = await tool.run(
+        {"action": "replace", "target": "user", "old_text": "tabs", "content": "Prefers spaces"}, ctx(tmp_path)
+    )
     assert not r.is_error
     assert store.entries("user") == ["Prefers spaces"]
     r = await tool.run({"action": "remove", "target": "user", "old_text": "spaces"}, ctx(tmp_path))
     assert not r.is_error and store.entries("user") == []
 
 
-@pytest.mark.parametrize("args", [
-    {},
-    {"action": "delete", "old_text": "x"},
-    {"action": "add"},
-    {"action": "add", "content": "x", "target": "elsewhere"},
-    {"action": "replace", "content": "x"},
-    {"action": "remove"},
-    {"action": "remove", "old_text": "nothing like this"},
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        {},
+        {"action": "delete", "old_text": "x"},
+        {"action": "add"},
+        {"action": "add", "content": "x", "target": "elsewhere"},
+        {"action": "replace", "content": "x"},
+        {"action": "remove"},
+        {"action": "remove", "old_text": "nothing like this"},
+    ],
+)
 async def test_tool_errors_are_results(tool: MemoryTool, tmp_path: Path, args):
     result = await tool.run(args, ctx(tmp_path))
     assert result.is_error and result.content.startswith("error: ")

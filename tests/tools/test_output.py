@@ -32,7 +32,7 @@ def test_buffer_matches_cap_output_whatever_the_chunking(chunk):
     text = "".join(f"line {n}\n" for n in range(3000))
     buffer = CappedBuffer(1000)
     for start in range(0, len(text), chunk):
-        buffer.feed(text[start:start + chunk])
+        buffer.feed(text[start : start + chunk])
     assert buffer.text() == cap_output(text, 1000)
     assert buffer.total == len(text)
 

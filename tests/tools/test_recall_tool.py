@@ -58,10 +58,13 @@ async def test_the_whole_placeholder_is_accepted_as_id(store: SessionStore):
 
 async def test_tool_name_found_in_archive_when_the_call_was_compacted_away(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r000000000a": {"role": "assistant", "content": None, "tool_calls": [CALL]},
-        "r000000000b": {"role": "tool", "tool_call_id": "call_7", "content": "body"},
-    })
+    store.archive(
+        sid,
+        {
+            "r000000000a": {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            "r000000000b": {"role": "tool", "tool_call_id": "call_7", "content": "body"},
+        },
+    )
     result = await RecallTool(store, lambda: sid).run({"id": "r000000000b"}, ctx())
     assert result.content.startswith("[original output of read_file call call_7]\nbody")
 
@@ -69,12 +72,19 @@ async def test_tool_name_found_in_archive_when_the_call_was_compacted_away(store
 async def test_unknown_tool_name_and_assistant_arguments(store: SessionStore):
     sid = store.create_session("m", "/w")
     long_args = '{"content": "' + "x" * 2000 + '"}'
-    store.archive(sid, {
-        "r00000000a1": {"role": "tool", "tool_call_id": "gone", "content": "out"},
-        "r00000000a2": {"role": "assistant", "content": "writing",
-                        "tool_calls": [{"id": "w1", "type": "function",
-                                        "function": {"name": "write_file", "arguments": long_args}}]},
-    })
+    store.archive(
+        sid,
+        {
+            "r00000000a1": {"role": "tool", "tool_call_id": "gone", "content": "out"},
+            "r00000000a2": {
+                "role": "assistant",
+                "content": "writing",
+                "tool_calls": [
+                    {"id": "w1", "type": "function", "function": {"name": "write_file", "arguments": long_args}}
+                ],
+            },
+        },
+    )
     tool = RecallTool(store, lambda: sid)
     r1 = await tool.run({"id": "r00000000a1"}, ctx())
     assert r1.content == "[original output of a tool call gone]\nout"
@@ -115,9 +125,13 @@ async def test_recall_is_scoped_to_the_current_session(store: SessionStore):
 
 
 def test_render_original_mentions_images():
-    msg = {"role": "user", "content": [{"type": "text", "text": "see"},
-                                       {"type": "image_url", "image_url": {"url": "data:x"}}]}
-    assert render_original(msg) == "[original user message]\nsee\n[1 image(s) in the original cannot be returned as text]"
+    msg = {
+        "role": "user",
+        "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:x"}}],
+    }
+    assert (
+        render_original(msg) == "[original user message]\nsee\n[1 image(s) in the original cannot be returned as text]"
+    )
     assert "no text" in render_original({"role": "assistant", "content": None})
 
 
@@ -132,12 +146,19 @@ def registry_with(store: SessionStore, sid: str | None):
 
 async def test_query_form_through_the_registry_lists_ids_kinds_and_excerpts(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {
-        "r00000000a1": {"role": "tool", "tool_call_id": "c1", "name": "terminal",
-                        "content": "export done\nthe build token is XK-4471-QZ\n[exit code: 0]"},
-        "r00000000a2": {"role": "user", "content": "please rotate the build token next week"},
-        "r00000000a3": {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "unrelated = 1"},
-    })
+    store.archive(
+        sid,
+        {
+            "r00000000a1": {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "name": "terminal",
+                "content": "export done\nthe build token is XK-4471-QZ\n[exit code: 0]",
+            },
+            "r00000000a2": {"role": "user", "content": "please rotate the build token next week"},
+            "r00000000a3": {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "unrelated = 1"},
+        },
+    )
     result = await registry_with(store, sid).execute("recall", '{"query": "build token XK-4471-QZ"}', ctx())
     assert not result.is_error
     lines = result.content.splitlines()
@@ -147,13 +168,26 @@ async def test_query_form_through_the_registry_lists_ids_kinds_and_excerpts(stor
     assert lines[3] == "2. r00000000a2 · user message" and "rotate the build token" in lines[4]
     assert "r00000000a3" not in result.content
     whole = await registry_with(store, sid).execute("recall", {"id": "r00000000a1"}, ctx())
-    assert whole.content == "[original output of terminal call c1]\nexport done\nthe build token is XK-4471-QZ\n[exit code: 0]"
+    assert (
+        whole.content
+        == "[original output of terminal call c1]\nexport done\nthe build token is XK-4471-QZ\n[exit code: 0]"
+    )
 
 
 async def test_query_results_are_bounded(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {f"r{n:010x}": {"role": "tool", "tool_call_id": f"c{n}", "name": "terminal",
-                                       "content": f"retry {n} " + "word " * 5_000} for n in range(30)})
+    store.archive(
+        sid,
+        {
+            f"r{n:010x}": {
+                "role": "tool",
+                "tool_call_id": f"c{n}",
+                "name": "terminal",
+                "content": f"retry {n} " + "word " * 5_000,
+            }
+            for n in range(30)
+        },
+    )
     result = await RecallTool(store, lambda: sid).run({"query": "retry"}, ctx())
     assert result.content.startswith('The best 5 matches for "retry" among 30 compacted original(s)')
     assert result.content.count(" · output of terminal") == 5
@@ -173,8 +207,9 @@ async def test_query_without_match_or_without_archive_says_so(store: SessionStor
 
 async def test_id_wins_when_both_forms_are_given(store: SessionStore):
     sid = store.create_session("m", "/w")
-    store.archive(sid, {"r0000000001": {"role": "user", "content": "first"},
-                        "r0000000002": {"role": "user", "content": "second"}})
+    store.archive(
+        sid, {"r0000000001": {"role": "user", "content": "first"}, "r0000000002": {"role": "user", "content": "second"}}
+    )
     result = await RecallTool(store, lambda: sid).run({"id": "r0000000001", "query": "second"}, ctx())
     assert result.content == "[original user message]\nfirst"
 
@@ -183,6 +218,10 @@ def test_a_pruned_query_result_is_summarized_as_a_search():
     from hermeslite.context.tool_summaries import summarize_tool_result
 
     out = '2 matches for "x" among 9 compacted original(s), best first; recall(id="…") returns one whole:\n1. r…'
-    assert summarize_tool_result("recall", {"query": "build token"}, out) == \
-        "[recall] searched the archive for 'build token' -> 2 matches"
-    assert summarize_tool_result("recall", {"id": "r0123456789"}, "x" * 10) == "[recall] recalled r0123456789 (10 chars)"
+    assert (
+        summarize_tool_result("recall", {"query": "build token"}, out)
+        == "[recall] searched the archive for 'build token' -> 2 matches"
+    )
+    assert (
+        summarize_tool_result("recall", {"id": "r0123456789"}, "x" * 10) == "[recall] recalled r0123456789 (10 chars)"
+    )

@@ -85,15 +85,18 @@ async def test_missing_required_argument(registry, ctx):
     assert '"text": string' in result.content, "the expected shape helps the model retry"
 
 
-@pytest.mark.parametrize("args, key", [
-    ({"text": 5}, "text"),
-    ({"text": "a", "times": "many"}, "times"),
-    ({"text": "a", "times": 1.5}, "times"),
-    ({"text": "a", "loud": "maybe"}, "loud"),
-    ({"text": "a", "scale": "x"}, "scale"),
-    ({"text": "a", "scale": True}, "scale"),
-    ({"text": "a", "tags": "x"}, "tags"),
-])
+@pytest.mark.parametrize(
+    "args, key",
+    [
+        ({"text": 5}, "text"),
+        ({"text": "a", "times": "many"}, "times"),
+        ({"text": "a", "times": 1.5}, "times"),
+        ({"text": "a", "loud": "maybe"}, "loud"),
+        ({"text": "a", "scale": "x"}, "scale"),
+        ({"text": "a", "scale": True}, "scale"),
+        ({"text": "a", "tags": "x"}, "tags"),
+    ],
+)
 async def test_wrong_types_are_errors(registry, ctx, args, key):
     result = await registry.execute("echo", args, ctx)
     assert result.is_error and result.content.startswith("error: ") and repr(key) in result.content
@@ -124,8 +127,10 @@ async def test_cancellation_propagates(ctx):
 def test_schemas_are_openai_function_tools(registry):
     schemas = registry.schemas()
     assert [s["function"]["name"] for s in schemas] == ["echo", "broken"]
-    assert schemas[0] == {"type": "function", "function": {
-        "name": "echo", "description": Echo.description, "parameters": Echo.parameters}}
+    assert schemas[0] == {
+        "type": "function",
+        "function": {"name": "echo", "description": Echo.description, "parameters": Echo.parameters},
+    }
     assert [s["function"]["name"] for s in registry.schemas(only={"broken", "absent"})] == ["broken"]
 
 

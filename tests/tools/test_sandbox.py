@@ -94,8 +94,10 @@ async def test_the_kernel_blocks_unreadable_code_that_writes_outside(scratch):
 
 @needs_landlock
 async def test_writes_inside_the_project_and_the_temp_dir_work_under_the_sandbox(scratch):
-    command = ("mkdir -p d/e && echo one > d/e/f && mv d/e/f d/g && ln -s g d/link && truncate -s 2 d/g "
-               "&& mkfifo d/pipe && echo tmp > $TMPDIR/t && echo x > /dev/null && rm -r d/e && cat d/link")
+    command = (
+        "mkdir -p d/e && echo one > d/e/f && mv d/e/f d/g && ln -s g d/link && truncate -s 2 d/g "
+        "&& mkfifo d/pipe && echo tmp > $TMPDIR/t && echo x > /dev/null && rm -r d/e && cat d/link"
+    )
     result = await run(scratch.ctx("auto", approve=must_not_ask), command)
     assert result.content == "on\n[exit code: 0]"
     assert (scratch.proj / "d" / "g").read_text() == "on" and (scratch.tmp / "t").read_text() == "tmp\n"
@@ -168,8 +170,9 @@ HOST = textwrap.dedent("""
 
 def _host(tmp_path: Path, command: str, then: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), command, then], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", HOST, str(tmp_path), command, then], env=env, stdout=subprocess.PIPE, text=True
+    )
 
 
 def _pids(tmp_path: Path, *names: str) -> list[int]:

@@ -86,14 +86,17 @@ async def test_missing_path_is_an_error(ctx, backend):
     assert result.is_error and "no such file or directory: nowhere" in result.content
 
 
-@pytest.mark.parametrize("glob, path, expected", [
-    ("*.py", "a/b/c.py", True),
-    ("*.py", "c.txt", False),
-    ("src/**/*.py", "src/a/b.py", True),
-    ("**/*.py", "top.py", True),
-    ("!*.py", "c.py", False),
-    ("!*.py", "c.md", True),
-])
+@pytest.mark.parametrize(
+    "glob, path, expected",
+    [
+        ("*.py", "a/b/c.py", True),
+        ("*.py", "c.txt", False),
+        ("src/**/*.py", "src/a/b.py", True),
+        ("**/*.py", "top.py", True),
+        ("!*.py", "c.py", False),
+        ("!*.py", "c.md", True),
+    ],
+)
 def test_glob_semantics(glob, path, expected):
     assert search_worker.glob_matches(glob, path) is expected
 
@@ -154,5 +157,7 @@ async def test_searching_outside_the_project_is_refused_headless(scratch):
     result = await SearchFilesTool().run({"pattern": "notes", "path": "~"}, scratch.ctx("ask"))
     assert result.is_error and "no one can approve this read" in result.content
     assert "my notes" not in result.content
-    allowed = await SearchFilesTool().run({"pattern": "notes", "path": "~"}, scratch.ctx("ask", readable=(scratch.home,)))
+    allowed = await SearchFilesTool().run(
+        {"pattern": "notes", "path": "~"}, scratch.ctx("ask", readable=(scratch.home,))
+    )
     assert "my notes" in allowed.content

@@ -184,10 +184,13 @@ async def test_ordinary_commands_do_not_ask(ctx):
     assert (await run(ctx, "echo fine")).content == "fine\n[exit code: 0]"
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"command": "  "}, "empty command"),
-    ({"command": "echo", "timeout": -1}, "timeout must be a positive"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"command": "  "}, "empty command"),
+        ({"command": "echo", "timeout": -1}, "timeout must be a positive"),
+    ],
+)
 async def test_bad_arguments(ctx, args, message):
     result = await tool.run(args, ctx)
     assert result.is_error and message in result.content
@@ -209,18 +212,33 @@ async def test_a_model_supplied_timeout_is_capped_by_the_configured_one(ctx):
 
 
 async def test_provider_keys_do_not_reach_tool_processes(ctx, monkeypatch):
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                 "REPLICATE_API_TOKEN", "MY_CLIENT_SECRET", "CORP_LLM_CREDENTIAL", "GROQ_API_KEY"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "REPLICATE_API_TOKEN",
+        "MY_CLIENT_SECRET",
+        "CORP_LLM_CREDENTIAL",
+        "GROQ_API_KEY",
+    ):
         monkeypatch.setenv(name, f"value-of-{name}")
     monkeypatch.setenv("ORDINARY_SETTING", "kept")
-    ctx.hidden_env = ("CORP_LLM_CREDENTIAL",)    # model.api_key_env
-    ctx.pass_env = ("GROQ_API_KEY",)             # tools.pass_env
+    ctx.hidden_env = ("CORP_LLM_CREDENTIAL",)  # model.api_key_env
+    ctx.pass_env = ("GROQ_API_KEY",)  # tools.pass_env
     ctx.output_limit = 1_000_000
     result = await run(ctx, "env")
     assert "ORDINARY_SETTING=kept" in result.content
     assert "GROQ_API_KEY=value-of-GROQ_API_KEY" in result.content
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                 "REPLICATE_API_TOKEN", "MY_CLIENT_SECRET", "CORP_LLM_CREDENTIAL"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "REPLICATE_API_TOKEN",
+        "MY_CLIENT_SECRET",
+        "CORP_LLM_CREDENTIAL",
+    ):
         assert f"value-of-{name}" not in result.content, name
 
 
@@ -252,5 +270,5 @@ async def test_groups_that_died_on_their_own_are_forgotten(ctx):
     await run(ctx, "sleep 0.3 > /dev/null 2>&1 & echo $! > bg.pid")
     pid = int((ctx.cwd / "bg.pid").read_text())
     assert gone_within(pid)
-    await run(ctx, "true")   # every command first forgets dead groups
+    await run(ctx, "true")  # every command first forgets dead groups
     assert not process_groups.live()

@@ -38,12 +38,19 @@ def answer_summaries(server: ScriptedServer, text: str | None = None) -> None:
     server.responder = lambda body: Reply.text(body_text) if is_summary_request(body) else None
 
 
-def make_settings(server: ScriptedServer, memory_dir: Path, *, context_window: int = 100_000,
-                  compression: dict | None = None, tools: dict | None = None) -> Settings:
+def make_settings(
+    server: ScriptedServer,
+    memory_dir: Path,
+    *,
+    context_window: int = 100_000,
+    compression: dict | None = None,
+    tools: dict | None = None,
+) -> Settings:
     settings = Settings()
     model = ModelConfig(name=MODEL, api_base=server.base_url, context_window=context_window)
     return replace(
-        settings, model=model,
+        settings,
+        model=model,
         # The figures these tests check assume compaction at half the window.
         compression=replace(settings.compression, memory_flush=False, **{"threshold": 0.5, **(compression or {})}),
         memory=replace(settings.memory, dir=str(memory_dir)),
@@ -56,10 +63,19 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
     """`make_app(context_window=..., compression={...}, cwd=...)` -> a HermesApp not yet running."""
     store = SessionStore(tmp_path / "sessions.db")
 
-    def make(*, context_window: int = 100_000, compression: dict | None = None, tools: dict | None = None,
-             cwd: Path | None = None, session_id: str | None = None, llm: Any = None, **kwargs: Any) -> HermesApp:
-        settings = make_settings(scripted_server, tmp_path / "memory", context_window=context_window,
-                                 compression=compression, tools=tools)
+    def make(
+        *,
+        context_window: int = 100_000,
+        compression: dict | None = None,
+        tools: dict | None = None,
+        cwd: Path | None = None,
+        session_id: str | None = None,
+        llm: Any = None,
+        **kwargs: Any,
+    ) -> HermesApp:
+        settings = make_settings(
+            scripted_server, tmp_path / "memory", context_window=context_window, compression=compression, tools=tools
+        )
         llm = llm or LiteLLMClient(settings.model, max_retries=3, retry_base_delay=0.01)
         workdir = cwd or tmp_path / "project"
         workdir.mkdir(parents=True, exist_ok=True)

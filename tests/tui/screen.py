@@ -16,8 +16,11 @@ from rich.cells import cell_len
 from textual.message import Message
 from textual.notifications import Notify
 
-RUN = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="([\d.]+)" '
-                 r'clip-path="url\(#[\w-]+-line-(\d+)\)">(.*?)</text>', re.DOTALL)
+RUN = re.compile(
+    r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="([\d.]+)" '
+    r'clip-path="url\(#[\w-]+-line-(\d+)\)">(.*?)</text>',
+    re.DOTALL,
+)
 
 
 def drawn_svg(app) -> str:
@@ -30,7 +33,7 @@ def screen_text(app) -> str:
     runs: dict[int, list[tuple[int, str]]] = {}
     for x, text_length, line, escaped in RUN.findall(drawn_svg(app)):
         text = html.unescape(escaped).replace("\xa0", " ")
-        cell_width = float(text_length) / len(text)     # textLength counts characters, x counts cells
+        cell_width = float(text_length) / len(text)  # textLength counts characters, x counts cells
         runs.setdefault(int(line), []).append((round(float(x) / cell_width), text))
     lines = []
     for row in range(app.size.height):

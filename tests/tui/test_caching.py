@@ -28,8 +28,12 @@ FILLER = "lorem ipsum dolor sit amet " * 60
 def claude(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> LiteLLMClient:
     monkeypatch.setenv(KEY_ENV, "test-key")
     fake_anthropic.responder = lambda body: Reply.say(checkpoint()) if is_summary_request(body) else None
-    model = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=fake_anthropic.base_url, api_key_env=KEY_ENV,
-                        context_window=100_000)
+    model = ModelConfig(
+        name="anthropic/claude-sonnet-4-5",
+        api_base=fake_anthropic.base_url,
+        api_key_env=KEY_ENV,
+        context_window=100_000,
+    )
     return LiteLLMClient(model, max_retries=0)
 
 
@@ -42,14 +46,13 @@ async def test_claude_gets_a_caching_note_a_card_cost_and_session_usage(make_app
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.pause()
-        assert ("Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)"
-                in notes(app))
+        assert "Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)" in notes(app)
         for n in range(6):
             await send(pilot, f"turn {n}: {FILLER}")
         await send(pilot, "/compress")
         card = app.chat.query_one(CompactionCard)
         assert card.state == "done"
-        await pilot.press("ctrl+o")            # the cost is among the details of the one-line card
+        await pilot.press("ctrl+o")  # the cost is among the details of the one-line card
         await settle(pilot)
         shown = re.search(r"cost \$(\d+\.\d{4}) · (\d+)% of [\d.]+k input tokens read from cache", screen_text(app))
         assert shown and float(shown.group(1)) > 0 and int(shown.group(2)) >= 80
@@ -78,11 +81,12 @@ async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app
 
 
 async def test_switching_to_claude_says_caching_is_on(make_app, scripted_server, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")   # /model checks the key at once
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # /model checks the key at once
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/model anthropic/claude-sonnet-4-5")
-        assert notes(app)[-1] == ("Prompt caching: on (Claude via anthropic; system prompt + last 3 messages "
-                                  "marked, 5m TTL)")
+        assert notes(app)[-1] == (
+            "Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)"
+        )
         assert scripted_server.requests == []

@@ -34,7 +34,8 @@ async def test_a_message_gets_a_streamed_markdown_reply(make_app, scripted_serve
 async def test_a_tool_call_shows_a_panel_that_completes(make_app, scripted_server):
     scripted_server.enqueue(
         Reply.tool_calls([("terminal", {"command": "sleep 3; echo hello from the tool"})], text="Checking."),
-        Reply.text("All done."))
+        Reply.text("All done."),
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -54,7 +55,9 @@ async def test_a_tool_call_shows_a_panel_that_completes(make_app, scripted_serve
 
 
 async def test_a_failing_command_shows_its_exit_code(make_app, scripted_server):
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo oops; exit 3"})]), Reply.text("It failed."))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "echo oops; exit 3"})]), Reply.text("It failed.")
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -80,8 +83,9 @@ async def test_provider_errors_are_one_line_and_a_notification(make_app, scripte
 
 
 async def test_a_retry_counts_its_wait_down_in_the_status_line(make_app, scripted_server):
-    scripted_server.enqueue(Reply.error(429, "slow down", headers={"Retry-After": "2"}),
-                            Reply.delay(1.5, Reply.text("made it")))
+    scripted_server.enqueue(
+        Reply.error(429, "slow down", headers={"Retry-After": "2"}), Reply.delay(1.5, Reply.text("made it"))
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -89,7 +93,7 @@ async def test_a_retry_counts_its_wait_down_in_the_status_line(make_app, scripte
         await until(pilot, lambda: app.activity_line.text == "retrying in 2 s (rate limited, attempt 1/3)")
         assert "● retrying in 2 s (rate limited, attempt 1/3)" in screen_text(app)
         await until(pilot, lambda: app.activity_line.text == "retrying in 1 s (rate limited, attempt 1/3)")
-        await until(pilot, lambda: app.activity_line.text == "thinking")   # the call went out again
+        await until(pilot, lambda: app.activity_line.text == "thinking")  # the call went out again
         await settle(pilot)
         assert app.chat.query(AssistantMessage).last().source == "made it"
         assert app.activity == "" and app.activity_line.text == ""
@@ -117,7 +121,9 @@ async def test_esc_stops_a_streaming_reply_and_keeps_the_partial_text(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "talk", wait=False)
-        await until(pilot, lambda: app.chat.query(AssistantMessage) and "word5" in app.chat.query_one(AssistantMessage).source)
+        await until(
+            pilot, lambda: app.chat.query(AssistantMessage) and "word5" in app.chat.query_one(AssistantMessage).source
+        )
         await pilot.press("escape")
         await settle(pilot)
         assert llm.cancelled
@@ -145,13 +151,19 @@ async def test_esc_kills_a_running_tool(make_app, scripted_server):
 
 
 async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
-        make_app, scripted_server, tmp_path_factory, monkeypatch):
-    outside = tmp_path_factory.mktemp("outside")   # outside the project and (below) the temp dir
+    make_app, scripted_server, tmp_path_factory, monkeypatch
+):
+    outside = tmp_path_factory.mktemp("outside")  # outside the project and (below) the temp dir
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     touch = ("terminal", {"command": f"touch {outside}/flag"})
-    scripted_server.enqueue(Reply.tool_calls([touch]), Reply.text("denied, fine"),
-                            Reply.tool_calls([touch]), Reply.text("ran it"),
-                            Reply.tool_calls([touch]), Reply.text("ran it again"))
+    scripted_server.enqueue(
+        Reply.tool_calls([touch]),
+        Reply.text("denied, fine"),
+        Reply.tool_calls([touch]),
+        Reply.text("ran it"),
+        Reply.tool_calls([touch]),
+        Reply.text("ran it again"),
+    )
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -169,7 +181,7 @@ async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
         await settle(pilot)
         assert (outside / "flag").exists()
         (outside / "flag").unlink()
-        await send(pilot, "and again")   # no modal this time: allowed for the session
+        await send(pilot, "and again")  # no modal this time: allowed for the session
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert "denied" not in results[-1] and "denied" not in results[-2]
         assert "[exit code: 0]" in results[-1] and (outside / "flag").exists()
@@ -254,7 +266,9 @@ async def test_a_failed_start_is_one_line_and_the_next_send_retries(make_app):
 
 async def test_start_up_warnings_are_shown_in_the_chat(make_app):
     """stderr is hidden behind the app, so a config warning (an untrusted project file) is repeated inside it."""
-    warning = "ignored tools.approval from ./hermeslite.yaml: this folder is not trusted; run `hermeslite trust` to use them"
+    warning = (
+        "ignored tools.approval from ./hermeslite.yaml: this folder is not trusted; run `hermeslite trust` to use them"
+    )
     app = make_app(notices=(warning,))
     async with app.run_test(size=(140, 24)) as pilot:
         await pilot.pause()

@@ -19,8 +19,16 @@ async def test_context_shows_the_breakdown_against_window_and_threshold(make_app
         await send(pilot, "/context")
         assert isinstance(app.screen, TextViewer)
         text = screen_text(app)
-        for part in ("system prompt", "memory", "tool schemas", "conversation", "tool results", "summary",
-                     "next request", "threshold"):
+        for part in (
+            "system prompt",
+            "memory",
+            "tool schemas",
+            "conversation",
+            "tool results",
+            "summary",
+            "next request",
+            "threshold",
+        ):
             assert part in text, part
         assert "Window 100k tokens · compaction at 50k (50% of the window)" in text
         assert "Why there: compression.threshold" in text
@@ -38,7 +46,7 @@ async def test_unknown_command_suggests_the_closest(make_app, scripted_server):
         note = app.chat.query(NoteLine).last().text
         assert note == "Unknown command /comprss. Did you mean /compress? Type /help for the list."
         assert any("Did you mean /compress?" in n.message for n in shown)
-        assert scripted_server.requests == []        # nothing was sent to the model
+        assert scripted_server.requests == []  # nothing was sent to the model
 
 
 async def test_a_path_is_a_message_not_a_command(make_app, scripted_server):
@@ -64,9 +72,14 @@ async def test_help_lists_every_command_and_the_keys(make_app):
 
 async def test_memory_todo_and_sessions_views(make_app, scripted_server, tmp_path):
     scripted_server.enqueue(
-        Reply.tool_calls([("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
-                          ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."})]),
-        Reply.text("noted"))
+        Reply.tool_calls(
+            [
+                ("todo", {"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}]}),
+                ("memory", {"action": "add", "target": "user", "content": "Prefers tabs."}),
+            ]
+        ),
+        Reply.text("noted"),
+    )
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -135,7 +148,7 @@ async def test_model_shows_and_switches_the_model(make_app, scripted_server):
         assert app.chat.query(NoteLine).last().text.startswith("Model openai/test-model · window 100,000 tokens")
         await send(pilot, "/model openai/other-model")
         assert app.query_one(HeaderBar).model == "openai/other-model"
-        assert app.host.agent.deps.compressor.context_length == 8192     # unknown model: the default window
+        assert app.host.agent.deps.compressor.context_length == 8192  # unknown model: the default window
         assert "Switched to openai/other-model" in app.chat.query(NoteLine).last().text
         await send(pilot, "hello")
         assert scripted_server.requests[-1]["model"] == "other-model"
@@ -148,12 +161,18 @@ async def test_model_without_a_key_or_a_known_provider_is_refused_at_once(make_a
         await ready(pilot)
         llm = app.host.agent.deps.llm
         await send(pilot, "/model anthropic/claude-sonnet-4-5")
-        assert app.chat.query("ErrorLine").last().text.endswith(
-            "/model: No API key for anthropic/claude-sonnet-4-5: ANTHROPIC_API_KEY is not set; export "
-            "ANTHROPIC_API_KEY=<your key>, or name the variable that holds the key in model.api_key_env.")
+        assert (
+            app.chat.query("ErrorLine")
+            .last()
+            .text.endswith(
+                "/model: No API key for anthropic/claude-sonnet-4-5: ANTHROPIC_API_KEY is not set; export "
+                "ANTHROPIC_API_KEY=<your key>, or name the variable that holds the key in model.api_key_env."
+            )
+        )
         await send(pilot, "/model nosuchprovider/x")
         assert "/model: litellm does not know the provider of the model 'nosuchprovider/x'" in (
-            app.chat.query("ErrorLine").last().text)
+            app.chat.query("ErrorLine").last().text
+        )
         assert app.query_one(HeaderBar).model == "openai/test-model"
         assert app.host.agent.deps.llm is llm
         assert scripted_server.requests == []
@@ -209,7 +228,7 @@ async def test_commands_are_in_the_palette(make_app):
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "/compress" in titles and "/compress --preview" in titles and "/context" in titles and "/quit" in titles
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
-        assert "[" not in helps["/compress"] and "focus topic" in helps["/compress"]   # no markup to lose
+        assert "[" not in helps["/compress"] and "focus topic" in helps["/compress"]  # no markup to lose
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"/context")

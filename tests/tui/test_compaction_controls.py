@@ -22,8 +22,12 @@ async def chat(pilot, turns: int, start: int = 0) -> None:
 def saved(app) -> tuple:
     agent = app.host.agent
     store = agent.deps.store
-    return (store.load_transcript(agent.session_id), store.generation(agent.session_id),
-            store.compactions(agent.session_id), store.undo_point(agent.session_id))
+    return (
+        store.load_transcript(agent.session_id),
+        store.generation(agent.session_id),
+        store.compactions(agent.session_id),
+        store.undo_point(agent.session_id),
+    )
 
 
 def copy(messages: list[dict]) -> list[dict]:
@@ -48,7 +52,8 @@ async def test_preview_shows_the_numbers_and_changes_nothing(make_app, scripted_
         assert "Now: 13 messages" in text and "Summarize:" in text and "Keep verbatim: head" in text
         assert "Model call: yes, a summary request" in text
         assert len(scripted_server.requests) == requests and not any(
-            is_summary_request(b) for b in scripted_server.requests)
+            is_summary_request(b) for b in scripted_server.requests
+        )
         assert app.host.agent.messages == messages and saved(app) == store_before
         await pilot.press("escape")
 
@@ -209,6 +214,6 @@ async def test_uncompress_typed_during_a_turn_waits_for_it_and_keeps_its_reply(m
         await pilot.pause()
         assert app.queued.items == ["/uncompress"]
         await settle(pilot)
-        assert app.host.agent.messages[:len(before)] == before
-        assert [m["content"] for m in app.host.agent.messages[len(before):]] == ["one more", "slow answer"]
+        assert app.host.agent.messages[: len(before)] == before
+        assert [m["content"] for m in app.host.agent.messages[len(before) :]] == ["one more", "slow answer"]
         assert last_note(app).startswith("Undid the last compaction")

@@ -39,14 +39,15 @@ async def test_warning_bar_appears_at_warn_at_and_clears_after_compress(make_app
         await chat(pilot, 6)
         bar, meter = app.query_one(WarningBar), app.query_one(PressureMeter)
         assert not bar.is_shown and bar.styles.display == "none"
-        scripted_server.enqueue(Reply.text("noted", usage=(44_000, 5)))   # 88% of the 50k threshold
+        scripted_server.enqueue(Reply.text("noted", usage=(44_000, 5)))  # 88% of the 50k threshold
         await send(pilot, "one more")
         assert bar.is_shown and bar.has_class("-warning") and bar.styles.display == "block"
-        assert str(bar.content) == ("Context 88% of the way to compaction (44k / 50k tokens)"
-                                    " - /compress [focus] to compact now")
+        assert str(bar.content) == (
+            "Context 88% of the way to compaction (44k / 50k tokens) - /compress [focus] to compact now"
+        )
         assert meter.has_class("-warning")
         assert "Context 88% of the way to compaction" in screen_text(app)
-        scripted_server.enqueue(Reply.text("noted", usage=(48_500, 5)))   # 97%: critical
+        scripted_server.enqueue(Reply.text("noted", usage=(48_500, 5)))  # 97%: critical
         await send(pilot, "and another")
         assert bar.has_class("-critical") and not bar.has_class("-warning") and meter.has_class("-critical")
         await send(pilot, "/compress")
@@ -71,7 +72,7 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         assert card.state == "done" and card.trigger == "manual" and card.focus_topic == "database schema"
         text = screen_text(app)
         assert f"⟳ compaction · manual · {before} → {len(app.host.agent.messages)} messages" in text
-        assert "focus: database schema" not in text and card.details.collapsed     # one line until opened
+        assert "focus: database schema" not in text and card.details.collapsed  # one line until opened
         await pilot.click(CollapsibleTitle)
         await settle(pilot)
         assert not card.details.collapsed and app.focused is app.prompt
@@ -105,7 +106,9 @@ async def test_the_card_shows_the_spinner_text_while_compressing(make_app, scrip
 
 
 async def test_a_failed_summary_is_flagged_as_fallback(make_app, scripted_server):
-    scripted_server.responder = lambda body: Reply.error(500, "summarizer exploded") if is_summary_request(body) else None
+    scripted_server.responder = lambda body: (
+        Reply.error(500, "summarizer exploded") if is_summary_request(body) else None
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -23,12 +23,12 @@ async def test_clicking_a_panel_toggles_it_and_typing_still_goes_to_the_input(ma
         panel = app.chat.query_one(ToolPanel)
         await pilot.click(CollapsibleTitle)
         assert not panel.collapsed and app.focused is app.prompt
-        await pilot.press(*"typed", "enter")     # Enter sends; it does not toggle the panel
+        await pilot.press(*"typed", "enter")  # Enter sends; it does not toggle the panel
         await settle(pilot)
         assert not panel.collapsed
         assert scripted_server.requests[-1]["messages"][-1]["content"] == "typed"
         await pilot.press("tab")
-        assert app.focused is app.prompt         # no card or panel in the Tab order
+        assert app.focused is app.prompt  # no card or panel in the Tab order
 
 
 async def test_a_printable_key_and_esc_bring_the_focus_back_to_the_input(make_app, scripted_server):
@@ -42,9 +42,9 @@ async def test_a_printable_key_and_esc_bring_the_focus_back_to_the_input(make_ap
         await pilot.press("enter")
         await until(pilot, lambda: app.busy)
         app.set_focus(None)
-        await pilot.press("escape")              # first Esc: focus back, the turn goes on
+        await pilot.press("escape")  # first Esc: focus back, the turn goes on
         assert app.focused is app.prompt and app.busy
-        await pilot.press("escape")              # second Esc, from the input: cancels
+        await pilot.press("escape")  # second Esc, from the input: cancels
         await settle(pilot)
         assert llm.cancelled and not app.busy
 
@@ -58,7 +58,7 @@ async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(ma
         await send(pilot, "long one")
         assert chat.scroll_y == chat.max_scroll_y > 0 and not chat.unseen
         await send(pilot, "another", wait=False)
-        await pilot.press("pageup", "pageup")     # from the input: scrolls the chat
+        await pilot.press("pageup", "pageup")  # from the input: scrolls the chat
         assert chat.scroll_y < chat.max_scroll_y
         await settle(pilot)
         assert chat.unseen and "↓ new messages below" in screen_text(app)
@@ -67,15 +67,15 @@ async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(ma
         await pilot.pause()
         assert chat.scroll_y == chat.max_scroll_y and not chat.unseen
         assert "the newest reply" in screen_text(app) and "new messages below" not in screen_text(app)
-        await send(pilot, "and follow")           # at the bottom: keeps following, no marker
+        await send(pilot, "and follow")  # at the bottom: keeps following, no marker
         assert chat.scroll_y == chat.max_scroll_y and not chat.unseen
         await pilot.press("ctrl+home")
         await pilot.pause()
-        assert chat.scroll_y == 0 and not chat.unseen   # nothing new: no marker
+        assert chat.scroll_y == 0 and not chat.unseen  # nothing new: no marker
         scripted_server.enqueue(Reply.delay(2.0, Reply.text("sent from the top")))
         await send(pilot, "typed while reading the top", wait=False)
         await pilot.pause()
-        assert chat.scroll_y == chat.max_scroll_y          # what the user sends now, they see
+        assert chat.scroll_y == chat.max_scroll_y  # what the user sends now, they see
         await pilot.press("ctrl+home")
         await settle(pilot)
         assert chat.unseen
@@ -85,8 +85,10 @@ async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(ma
 
 
 async def test_the_todo_panel_shows_its_items_not_a_repr(make_app, scripted_server):
-    todos = [{"id": "1", "content": "write the schema", "status": "in_progress"},
-             {"id": "2", "content": "add tests", "status": "pending"}]
+    todos = [
+        {"id": "1", "content": "write the schema", "status": "in_progress"},
+        {"id": "2", "content": "add tests", "status": "pending"},
+    ]
     scripted_server.enqueue(Reply.tool_calls([("todo", {"todos": todos})]), Reply.text("planned"))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

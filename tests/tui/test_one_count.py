@@ -14,14 +14,16 @@ from tests.tui.conftest import SIZE, checkpoint, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
-PASTE = "def handler(event):\n    return event\n" * 150     # ~5,600 chars, a pasted file
+PASTE = "def handler(event):\n    return event\n" * 150  # ~5,600 chars, a pasted file
 
 
 def provider_counting(server, factor: float) -> None:
     """Usage from a tokenizer that counts `factor` times the server's own count; summaries get a checkpoint."""
+
     def respond(body):
         text = checkpoint() if is_summary_request(body) else "noted"
         return Reply.text(text, usage=(round(estimate_prompt_tokens(body) * factor), 3))
+
     server.responder = respond
 
 
@@ -57,8 +59,11 @@ async def test_meter_warning_bar_context_and_card_agree(make_app, scripted_serve
         text = await context_text(pilot)
         assert re.search(rf"next request +{re.escape(shown)} ", text), text
         last = scripted_server.requests[-1]
-        assert re.search(rf"counted +{re.escape(format_token_count(round(estimate_prompt_tokens(last) * 0.75)))}  reported by the "
-                         r"provider", text), text
+        assert re.search(
+            rf"counted +{re.escape(format_token_count(round(estimate_prompt_tokens(last) * 0.75)))}  reported by the "
+            r"provider",
+            text,
+        ), text
         assert re.search(r"estimates +×0\.7\d from the last of \d+ provider reports", text), text
 
         await send(pilot, "/compress")
@@ -83,7 +88,7 @@ async def test_the_meter_moves_as_soon_as_a_long_message_is_sent(make_app, scrip
         scripted_server.enqueue(Reply.delay(5.0, Reply.text("read it")))
         await send(pilot, PASTE, wait=False)
         await until(pilot, lambda: meter_reading(app)[0] != shown_before, timeout=4.0)
-        assert app.host.agent.messages[-1]["role"] == "user"           # the reply has not arrived
+        assert app.host.agent.messages[-1]["role"] == "user"  # the reply has not arrived
         assert app.host.agent.request_tokens() - before >= len(PASTE) // 4
         assert meter_reading(app)[0] == format_token_count(app.host.agent.request_tokens())
         await until(pilot, lambda: app.host.agent.messages[-1].get("content") == "read it", timeout=10)

@@ -37,7 +37,7 @@ async def test_a_message_typed_during_a_turn_is_queued_then_sent_after_it(make_a
         await pilot.pause()
         assert app.queued.items == ["two"] and app.prompt.text == ""
         assert "⏸ queued  two" in screen_text(app)
-        assert [w.text for w in app.chat.query(UserMessage)] == ["one"]   # not shown as sent yet
+        assert [w.text for w in app.chat.query(UserMessage)] == ["one"]  # not shown as sent yet
         assert len(scripted_server.requests) == 1
         await settle(pilot)
         assert app.queued.items == [] and not app.queued.has_class("-waiting")
@@ -47,8 +47,9 @@ async def test_a_message_typed_during_a_turn_is_queued_then_sent_after_it(make_a
 
 
 async def test_the_queue_survives_esc_and_is_sent_in_order(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(5.0, Reply.text("never shown")), Reply.text("answer two"),
-                            Reply.text("answer three"))
+    scripted_server.enqueue(
+        Reply.delay(5.0, Reply.text("never shown")), Reply.text("answer two"), Reply.text("answer three")
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -81,16 +82,16 @@ async def test_up_takes_the_last_queued_message_back_and_a_click_removes_one(mak
         await pilot.press("up")
         assert app.prompt.text == "three" and app.queued.items == ["two"]
         await pilot.press(*" and four")
-        await pilot.click(QueuedMessages, offset=(3, 0))     # removes "two"
+        await pilot.click(QueuedMessages, offset=(3, 0))  # removes "two"
         assert app.queued.items == []
-        await pilot.press("enter")                            # "three and four" goes back in the queue
+        await pilot.press("enter")  # "three and four" goes back in the queue
         assert app.queued.items == ["three and four"]
         await settle(pilot)
         assert sent_user_texts(scripted_server) == ["one", "three and four"]
 
 
 async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app, scripted_server):
-    scripted_server.enqueue(Reply.delay(4.0, Reply.text("first answer")))   # long enough on a loaded machine
+    scripted_server.enqueue(Reply.delay(4.0, Reply.text("first answer")))  # long enough on a loaded machine
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(pilot)
@@ -101,7 +102,7 @@ async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app,
         assert app.busy and app.queued.items == []
         await pilot.press("escape")
         await pilot.pause()
-        assert app.busy                          # Esc closed the help, it did not cancel the turn
+        assert app.busy  # Esc closed the help, it did not cancel the turn
         await send(pilot, "/new", wait=False)
         await send(pilot, "/nosuch", wait=False)
         assert app.queued.items == ["/new"]
@@ -109,4 +110,4 @@ async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app,
         first = app.host.agent.session_id
         await settle(pilot)
         assert app.host.agent.session_id != first and app.queued.items == []
-        assert app.host.agent.deps.store.get_session(first).message_count == 3   # the turn finished first
+        assert app.host.agent.deps.store.get_session(first).message_count == 3  # the turn finished first

@@ -16,8 +16,10 @@ VALUE = "KX-991-ALPHA"
 
 async def compacted_session(pilot, scripted_server) -> None:
     """A tool prints a value once, more turns follow, then /compress summarizes it away."""
-    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": f"echo the deploy key is {VALUE}"})]),
-                            Reply.text("The command printed the key."))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": f"echo the deploy key is {VALUE}"})]),
+        Reply.text("The command printed the key."),
+    )
     await send(pilot, "print the deploy key")
     for n in range(6):
         scripted_server.enqueue(Reply.text(f"answer {n}"))
@@ -47,7 +49,7 @@ async def test_recall_searches_what_was_compacted_and_opens_one(make_app, script
         await pilot.press("escape")
         await pilot.pause()
         await send(pilot, "/recall kubernetes")
-        assert "No match for \"kubernetes\"" in screen_text(app)
+        assert 'No match for "kubernetes"' in screen_text(app)
         await pilot.press("escape")
         await pilot.pause()
         await send(pilot, "/recall")
@@ -69,8 +71,9 @@ async def test_the_model_gets_the_note_and_finds_the_value_with_a_query(make_app
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await compacted_session(pilot, scripted_server)
-        scripted_server.enqueue(Reply.tool_calls([("recall", {"query": "deploy key"})]),
-                                Reply.text(f"The key was {VALUE}."))
+        scripted_server.enqueue(
+            Reply.tool_calls([("recall", {"query": "deploy key"})]), Reply.text(f"The key was {VALUE}.")
+        )
         await send(pilot, "what was the deploy key?")
         first, second = scripted_server.requests[-2:]
         assert RECOVERY_NOTE in str(first["messages"])  # the checkpoint tells the model how

@@ -36,7 +36,9 @@ async def test_frozen_text_rewraps_after_a_resize(make_app, scripted_server):
         reply = app.chat.query_one(AssistantMessage)
         await until(pilot, lambda: not reply.query(Markdown))
         await pilot.resize_terminal(120, 30)
-        await until(pilot, lambda: reply.query(FrozenMarkdown) and all(f._width > 100 for f in reply.query(FrozenMarkdown)))
+        await until(
+            pilot, lambda: reply.query(FrozenMarkdown) and all(f._width > 100 for f in reply.query(FrozenMarkdown))
+        )
         # The re-wrapped widgets are laid out before the screen repaints; under load that takes a few frames.
         await until(pilot, lambda: "The end." in screen_text(app))
         widest = max(len(line.rstrip()) for line in screen_text(app).splitlines())
@@ -54,6 +56,12 @@ async def test_frozen_text_follows_a_theme_change(make_app, scripted_server):
         for frozen in reply.query(FrozenMarkdown):
             frozen.drawn_in_dark = True
         app.theme = "textual-light"
-        await until(pilot, lambda: reply.query(FrozenMarkdown) and not reply.query(Markdown)
-                    and not any(hasattr(f, "drawn_in_dark") for f in reply.query(FrozenMarkdown)))
+        await until(
+            pilot,
+            lambda: (
+                reply.query(FrozenMarkdown)
+                and not reply.query(Markdown)
+                and not any(hasattr(f, "drawn_in_dark") for f in reply.query(FrozenMarkdown))
+            ),
+        )
         assert reply.source == LONG

@@ -56,9 +56,13 @@ async def test_opening_notes_and_skipped_rows_show_after_the_transcript(make_app
 
 async def test_a_session_open_in_another_process_cannot_be_resumed(make_app):
     sid = saved_session(make_app.store, "question", "answer")
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(make_app.store.path), sid],
-                              env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(make_app.store.path), sid],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
         app = make_app()
@@ -106,7 +110,8 @@ async def test_resuming_a_session_recorded_with_another_model_says_so(make_app):
         await send(pilot, f"/resume {sid}")
         assert app.chat.query(NoteLine).last().text == (
             f"Resumed session {sid}. It was recorded with anthropic/claude-sonnet-4-5 and goes on with "
-            "openai/test-model (/model anthropic/claude-sonnet-4-5 switches).")
+            "openai/test-model (/model anthropic/claude-sonnet-4-5 switches)."
+        )
         assert make_app.store.get_session(sid).model == "openai/test-model"
 
 
@@ -115,17 +120,30 @@ async def test_a_replayed_command_shows_its_exit_code_with_or_without_the_record
     sid = store.create_session("openai/test-model", "/w")
     store.append_message(sid, {"role": "system", "content": "sys"})
     store.append_message(sid, {"role": "user", "content": "run both"})
-    calls = [{"id": f"c{n}", "type": "function",
-              "function": {"name": name, "arguments": json.dumps(args)}}
-             for n, (name, args) in enumerate([("terminal", {"command": "make"}), ("read_file", {"path": "x.py"}),
-                                               ("terminal", {"command": "make test"})])]
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        for n, (name, args) in enumerate(
+            [("terminal", {"command": "make"}), ("read_file", {"path": "x.py"}), ("terminal", {"command": "make test"})]
+        )
+    ]
     store.append_message(sid, {"role": "assistant", "content": None, "tool_calls": calls})
-    store.append_message(sid, {"role": "tool", "tool_call_id": "c0", "name": "terminal",
-                               "content": "boom\n[exit code: 2]"})                          # saved before the key
-    store.append_message(sid, {"role": "tool", "tool_call_id": "c1", "name": "read_file",
-                               "content": "sys.exit(1)\n[exit code: 3]", EXIT_CODE_KEY: None})  # a file, not a command
-    store.append_message(sid, {"role": "tool", "tool_call_id": "c2", "name": "terminal",
-                               "content": "ok\n[exit code: 0]", EXIT_CODE_KEY: 0})
+    store.append_message(
+        sid, {"role": "tool", "tool_call_id": "c0", "name": "terminal", "content": "boom\n[exit code: 2]"}
+    )  # saved before the key
+    store.append_message(
+        sid,
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "name": "read_file",
+            "content": "sys.exit(1)\n[exit code: 3]",
+            EXIT_CODE_KEY: None,
+        },
+    )  # a file, not a command
+    store.append_message(
+        sid,
+        {"role": "tool", "tool_call_id": "c2", "name": "terminal", "content": "ok\n[exit code: 0]", EXIT_CODE_KEY: 0},
+    )
     store.append_message(sid, {"role": "assistant", "content": "done"})
     store.release(sid)
     app = make_app(session_id=sid)

@@ -10,7 +10,7 @@ async def test_an_app_quit_at_once_keeps_no_session(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        assert make_app.store.list_sessions() != []          # the session exists while the app runs
+        assert make_app.store.list_sessions() != []  # the session exists while the app runs
         await pilot.press("ctrl+c", "ctrl+c")
         await pilot.pause()
     assert make_app.store.list_sessions() == []
@@ -25,7 +25,7 @@ async def test_only_sessions_with_a_user_message_are_kept(make_app, scripted_ser
         kept = app.host.agent.session_id
         await send(pilot, "/new")
         await send(pilot, "/new")
-        assert len(make_app.store.list_sessions()) == 2       # the first /new's empty session is gone
+        assert len(make_app.store.list_sessions()) == 2  # the first /new's empty session is gone
     assert [s.id for s in make_app.store.list_sessions()] == [kept]
 
 
@@ -40,7 +40,7 @@ async def test_a_session_with_only_a_command_of_the_user_is_kept(make_app):
 
 async def test_start_up_warnings_are_notices_and_chat_lines(make_app):
     warning = "unknown key 'compresion' in ./hermeslite.yaml (ignored)"
-    app = make_app(notices=(warning,), context_window=None)       # an unknown model: the window is assumed
+    app = make_app(notices=(warning,), context_window=None)  # an unknown model: the window is assumed
     toasts: list[str] = []
     shown = app.notify
     app.notify = lambda message, **kw: (toasts.append(message), shown(message, **kw))  # type: ignore[method-assign]
@@ -82,7 +82,7 @@ async def test_quitting_while_the_session_is_being_created_keeps_none(make_app, 
     host._factory = slow
     host.start()
     await asyncio.to_thread(entered.wait, 10)
-    host.close()                              # the app quits while the thread builds the agent
+    host.close()  # the app quits while the thread builds the agent
     release.set()
     await asyncio.to_thread(done.wait, 10)
     await asyncio.sleep(0.1)

@@ -19,10 +19,10 @@ async def test_bang_runs_the_command_and_the_next_request_carries_its_output(mak
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "!printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt")
-        assert scripted_server.requests == []                     # no model call
-        assert (tmp_path / "project" / "seen.txt").read_text() == "marker-4711\n"   # it really ran, in the cwd
+        assert scripted_server.requests == []  # no model call
+        assert (tmp_path / "project" / "seen.txt").read_text() == "marker-4711\n"  # it really ran, in the cwd
         panel = app.chat.query_one(ToolPanel)
-        assert panel.state == "ok" and not panel.collapsed        # the user ran it to see it
+        assert panel.state == "ok" and not panel.collapsed  # the user ran it to see it
         assert "marker-4711" in screen_text(app) and "exit 0" in screen_text(app)
         assert [w.text for w in app.chat.query(UserMessage)] == ["!printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt"]
         assert app.query_one(HeaderBar).session_title.startswith("!printf")
@@ -31,13 +31,15 @@ async def test_bang_runs_the_command_and_the_next_request_carries_its_output(mak
         messages = scripted_server.requests[-1]["messages"]
         command, question = messages[-2], messages[-1]
         assert command["role"] == "user" and command["content"].startswith(INTRO)
-        assert "$ printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt\nmarker-4711\n[exit code: 0]" in command["content"]
-        assert not any(key.startswith("_") for key in command)    # the private marker never leaves
+        assert (
+            "$ printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt\nmarker-4711\n[exit code: 0]" in command["content"]
+        )
+        assert not any(key.startswith("_") for key in command)  # the private marker never leaves
         assert question == {"role": "user", "content": "what did it print?"}
 
 
 async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_path_factory, monkeypatch):
-    outside = tmp_path_factory.mktemp("outside")   # outside the project and (below) the temp dir
+    outside = tmp_path_factory.mktemp("outside")  # outside the project and (below) the temp dir
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -47,7 +49,7 @@ async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_pa
         assert "Why: " in screen_text(app) and str(outside) in screen_text(app)
         await pilot.press("n")
         await settle(pilot)
-        assert not (outside / "flag").exists()                   # denied: it never ran
+        assert not (outside / "flag").exists()  # denied: it never ran
         assert app.chat.query_one(ToolPanel).state == "error"
         last = app.host.agent.messages[-1]
         assert last["role"] == "user" and "the user denied this command" in last["content"]
@@ -55,7 +57,7 @@ async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_pa
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("y")
         await settle(pilot)
-        assert (outside / "flag").exists()                       # allowed once: it ran
+        assert (outside / "flag").exists()  # allowed once: it ran
         assert scripted_server.requests == []
 
 

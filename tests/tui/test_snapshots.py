@@ -49,10 +49,16 @@ def test_empty_start(snap_compare, make_app):
 
 def test_conversation_with_a_tool_panel(snap_compare, make_app, scripted_server):
     scripted_server.enqueue(
-        Reply.tool_calls([("terminal", {"command": "echo '3 passed in 0.12s'"})], text="Let me run the tests.",
-                         ),
-        Reply.text("All **3 tests pass**. Next steps:\n\n1. add a test for `checkout()`\n2. run `ruff`\n",
-                   chunks=6, usage=(2_310, 40)))
+        Reply.tool_calls(
+            [("terminal", {"command": "echo '3 passed in 0.12s'"})],
+            text="Let me run the tests.",
+        ),
+        Reply.text(
+            "All **3 tests pass**. Next steps:\n\n1. add a test for `checkout()`\n2. run `ruff`\n",
+            chunks=6,
+            usage=(2_310, 40),
+        ),
+    )
 
     async def run_before(pilot):
         await ready(pilot)
@@ -63,8 +69,7 @@ def test_conversation_with_a_tool_panel(snap_compare, make_app, scripted_server)
 
 
 def test_the_warning_bar(snap_compare, make_app, scripted_server):
-    scripted_server.enqueue(Reply.text("Noted: the orders table needs an index on `customer_id`.",
-                                       usage=(44_200, 12)))
+    scripted_server.enqueue(Reply.text("Noted: the orders table needs an index on `customer_id`.", usage=(44_200, 12)))
 
     async def run_before(pilot):
         await ready(pilot)
@@ -90,10 +95,13 @@ def test_a_compaction_card(snap_compare, make_app, scripted_server):
 
 
 def test_an_opened_compaction_card_shows_a_clean_checkpoint(snap_compare, make_app, scripted_server):
-    answer_summaries(scripted_server, "## Active Task\n> \"index the orders table\"\n>\n## Goal\nFaster checkout.\n"
-                                      "Commands, newest first:\n- `pytest -q` -> exit 0\nFiles:\n- shop/db.py\n"
-                                      "## Completed Actions\n1. added the index\n## Relevant Files\n- shop/db.py\n"
-                                      "## Remaining Work\nNone.")
+    answer_summaries(
+        scripted_server,
+        '## Active Task\n> "index the orders table"\n>\n## Goal\nFaster checkout.\n'
+        "Commands, newest first:\n- `pytest -q` -> exit 0\nFiles:\n- shop/db.py\n"
+        "## Completed Actions\n1. added the index\n## Relevant Files\n- shop/db.py\n"
+        "## Remaining Work\nNone.",
+    )
 
     async def run_before(pilot):
         await ready(pilot)

@@ -29,8 +29,14 @@ from hermeslite.tui.widgets.slash_complete import matches, search_string
 
 
 def test_token_counts_read_like_the_headless_printer():
-    assert [format_token_count(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == \
-        ["0", "999", "1.0k", "42k", "96k", "200k"]
+    assert [format_token_count(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == [
+        "0",
+        "999",
+        "1.0k",
+        "42k",
+        "96k",
+        "200k",
+    ]
     assert format_token_count(4_210) == "4.2k"
 
 
@@ -38,7 +44,8 @@ def test_pressure_line_and_warning_wording():
     assert bar(0.42) == "▰▰▰▰▱▱▱▱▱▱" and bar(1.7) == "▰" * 10 and bar(-1) == "▱" * 10
     assert pressure_line(42_100, 100_000, 200_000) == "42k / 100k tokens · 42% · ▰▰▰▰▱▱▱▱▱▱ · window 200k"
     assert warning_text(87_000, 100_000) == (
-        "Context 87% of the way to compaction (87k / 100k tokens) - /compress [focus] to compact now")
+        "Context 87% of the way to compaction (87k / 100k tokens) - /compress [focus] to compact now"
+    )
 
 
 def test_tool_summaries():
@@ -51,25 +58,35 @@ def test_tool_summaries():
 def test_list_arguments_read_as_items_not_as_a_repr():
     todos = '{"todos": [{"id": "1", "content": "write the schema", "status": "in_progress"}, {"id": "2", "content": "add tests"}]}'
     assert key_argument(todos) == "2 items: write the schema, add tests"
-    assert key_argument('{"todos": [{"id": "2", "status": "completed"}], "merge": true}') == "1 item: id 2, status completed"
+    assert (
+        key_argument('{"todos": [{"id": "2", "status": "completed"}], "merge": true}')
+        == "1 item: id 2, status completed"
+    )
     assert key_argument('{"todos": []}') == "none"
     assert key_argument('{"flag": true, "opts": {"deep": null}}') == "flag=true, opts=deep null"
 
 
 def test_counts_are_spelled_right_for_one():
-    assert [plural(0, "message"), plural(1, "message"), plural(2, "message")] == ["0 messages", "1 message", "2 messages"]
+    assert [plural(0, "message"), plural(1, "message"), plural(2, "message")] == [
+        "0 messages",
+        "1 message",
+        "2 messages",
+    ]
     assert plural(1, "entry", "entries") == "1 entry" and plural(3, "entry", "entries") == "3 entries"
     assert plural(12_345, "token") == "12,345 tokens"
 
 
 def test_checkpoints_render_as_clean_markdown():
-    raw = ("## Active Task\n>\n> \"fix the login bug\"\n>\n> > and keep the tests\n## Goal\nShip it.\n"
-           "Users first.\nCommands, newest first:\n- `pytest` -> exit 1\nFiles:\n- app.py\n"
-           "```\n> not a quote in code\n```\n**Constraints**\n> no new deps\n**Decisions**: none")
+    raw = (
+        '## Active Task\n>\n> "fix the login bug"\n>\n> > and keep the tests\n## Goal\nShip it.\n'
+        "Users first.\nCommands, newest first:\n- `pytest` -> exit 1\nFiles:\n- app.py\n"
+        "```\n> not a quote in code\n```\n**Constraints**\n> no new deps\n**Decisions**: none"
+    )
     assert checkpoint_markdown(raw) == (
-        "## Active Task\n\n\"fix the login bug\"  \nand keep the tests\n\n## Goal\n\nShip it.  \nUsers first.  \n"
+        '## Active Task\n\n"fix the login bug"  \nand keep the tests\n\n## Goal\n\nShip it.  \nUsers first.  \n'
         "Commands, newest first:\n- `pytest` -> exit 1\n\nFiles:\n- app.py\n"
-        "```\n> not a quote in code\n```\n**Constraints**  \nno new deps  \n**Decisions**: none")
+        "```\n> not a quote in code\n```\n**Constraints**  \nno new deps  \n**Decisions**: none"
+    )
 
 
 def test_a_retry_reads_as_a_countdown():
@@ -103,8 +120,22 @@ def test_commands_parse_and_suggest():
 
 def test_every_command_has_help_and_appears_everywhere():
     names = {name for name, _, _ in commands.entries()}
-    assert names == {"/compress", "/uncompress", "/summary", "/handoff", "/context", "/recall", "/new", "/resume",
-                     "/sessions", "/memory", "/todo", "/model", "/help", "/quit"}
+    assert names == {
+        "/compress",
+        "/uncompress",
+        "/summary",
+        "/handoff",
+        "/context",
+        "/recall",
+        "/new",
+        "/resume",
+        "/sessions",
+        "/memory",
+        "/todo",
+        "/model",
+        "/help",
+        "/quit",
+    }
     assert all(help for _, _, help in commands.entries())
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
@@ -129,9 +160,19 @@ def test_dropdown_lists_prefix_matches_before_fuzzy_ones():
 
 def test_context_view_marks_the_threshold():
     request = RequestTokens(total=41_100, reported=40_500, estimated=600, calibration=Calibration(1.08, 3))
-    breakdown = ContextBreakdown([Part("system prompt", 1_200), Part("memory", 300), Part("tool schemas", 1_600),
-                                  Part("conversation", 30_000), Part("tool results", 8_000), Part("summary", 0)],
-                                 context_length=100_000, threshold=50_000, request=request)
+    breakdown = ContextBreakdown(
+        [
+            Part("system prompt", 1_200),
+            Part("memory", 300),
+            Part("tool schemas", 1_600),
+            Part("conversation", 30_000),
+            Part("tool results", 8_000),
+            Part("summary", 0),
+        ],
+        context_length=100_000,
+        threshold=50_000,
+        request=request,
+    )
     lines = views.context_view(breakdown).splitlines()
     assert "Window 100k tokens · compaction at 50k (50% of the window)" in lines
     assert any(line.startswith("  conversation        30k     30.0%") for line in lines)
@@ -141,7 +182,7 @@ def test_context_view_marks_the_threshold():
     assert "                     +600  estimated for what changed since" in lines
     assert "  estimates                ×1.08 from the last of 3 provider reports" in lines
     assert not any("Session usage" in line for line in lines)
-    assert all(len(line) <= 70 for line in lines)   # the viewer's width, so nothing wraps
+    assert all(len(line) <= 70 for line in lines)  # the viewer's width, so nothing wraps
 
 
 def test_context_view_says_why_everything_is_estimated():
@@ -154,41 +195,58 @@ def test_context_view_says_why_everything_is_estimated():
     compacted = view(Calibration(0.76, 1))
     assert "all estimated (rewritten since last report)" in compacted
     assert "×0.76 from the one provider report" in compacted
-    assert all(len(line) <= 70 for line in compacted.splitlines())   # the viewer's width, so nothing wraps
+    assert all(len(line) <= 70 for line in compacted.splitlines())  # the viewer's width, so nothing wraps
 
 
 def test_context_view_says_when_the_window_was_learned_from_the_provider():
     learned = "9,000 tokens, learned from the provider's context-length error"
     request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
-    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=9_000, threshold=6_750, request=request,
-                                 threshold_rule="auto: windows under 512K compact at 75%", window_source=learned)
+    breakdown = ContextBreakdown(
+        [Part("conversation", 3_000)],
+        context_length=9_000,
+        threshold=6_750,
+        request=request,
+        threshold_rule="auto: windows under 512K compact at 75%",
+        window_source=learned,
+    )
     lines = views.context_view(breakdown).splitlines()
-    assert lines[:3] == ["Window 9.0k tokens · compaction at 6.8k (75% of the window)", f"Window: {learned}",
-                         "Why there: auto: windows under 512K compact at 75%"]
+    assert lines[:3] == [
+        "Window 9.0k tokens · compaction at 6.8k (75% of the window)",
+        f"Window: {learned}",
+        "Why there: auto: windows under 512K compact at 75%",
+    ]
     plain = replace(breakdown, window_source="")
     assert not any(line.startswith("Window:") for line in views.context_view(plain).splitlines())
 
 
 def test_context_view_shows_the_sessions_cache_hits_and_cost():
     request = RequestTokens(total=3_000, reported=None, estimated=3_000, calibration=Calibration())
-    breakdown = ContextBreakdown([Part("conversation", 3_000)], context_length=100_000, threshold=50_000,
-                                 request=request)
-    usage = UsageTotals(requests=12, prompt_tokens=145_000, cache_read_tokens=123_250, cache_write_tokens=20_000,
-                        completion_tokens=3_300, cost=0.1698)
+    breakdown = ContextBreakdown(
+        [Part("conversation", 3_000)], context_length=100_000, threshold=50_000, request=request
+    )
+    usage = UsageTotals(
+        requests=12,
+        prompt_tokens=145_000,
+        cache_read_tokens=123_250,
+        cache_write_tokens=20_000,
+        completion_tokens=3_300,
+        cost=0.1698,
+    )
     lines = views.context_view(breakdown, usage=usage).splitlines()
     assert "Session usage · 12 model requests · cost $0.1698 (litellm's prices)" in lines
     assert "  input              145k  read from cache 123k (85%)" in lines
     assert "                           written to cache 20k, uncached 1.8k" in lines
     assert "  output             3.3k" in lines
-    assert all(len(line) <= 70 for line in lines)   # the viewer's width, so nothing wraps
+    assert all(len(line) <= 70 for line in lines)  # the viewer's width, so nothing wraps
     unpriced = replace(usage, unpriced=12, cost=0.0)
     assert "model requests · cost unknown (litellm's prices)" in views.context_view(breakdown, usage=unpriced)
 
 
 def test_compaction_card_outcomes():
-    base = CompressionResult(messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48,
-                             summary="s")
-    sizes = (98_000, 23_000)   # the whole request, as the meter counts it, not the result's message estimate
+    base = CompressionResult(
+        messages=[{}] * 12, tokens_before=96_000, tokens_after=21_000, messages_before=48, summary="s"
+    )
+    sizes = (98_000, 23_000)  # the whole request, as the meter counts it, not the result's message estimate
     state, lines = outcome_lines(base, *sizes)
     assert state == "done" and lines == ["48 → 12 messages · ~98k → ~23k tokens (−77%)"]
     state, lines = outcome_lines(replace(base, fallback_used=True, error="timeout"), *sizes)
@@ -197,7 +255,10 @@ def test_compaction_card_outcomes():
     assert state == "aborted" and lines == ["Aborted, nothing removed: invalid API key"]
     state, lines = outcome_lines(replace(base, tokens_after=96_000), 98_000, 98_000)
     assert state == "noop" and lines[0].startswith("No change: 48 messages, ~98k tokens")
-    assert started_text(48, 96_000, "database schema") == "Compressing 48 messages (~96k tokens), focus: database schema..."
+    assert (
+        started_text(48, 96_000, "database schema")
+        == "Compressing 48 messages (~96k tokens), focus: database schema..."
+    )
     assert started_text(1, 200, None) == "Compressing 1 message (~200 tokens)..."
     state, lines = outcome_lines(replace(base, messages=[{}]), *sizes)
     assert lines[0].startswith("48 → 1 message · ")
@@ -216,6 +277,7 @@ def test_the_feed_merges_text_keeps_order_and_slices():
         return [await feed.next() for _ in range(4)]
 
     import asyncio
+
     out = asyncio.run(drain())
     assert out[0] == ev.TextDelta("abc") and out[1] is tool
     assert out[2] == ev.TextDelta("x" * MAX_SLICE) and out[3] == ev.TextDelta("xxxxx")
@@ -244,7 +306,7 @@ def test_gc_pause_defers_full_collections_until_idle():
         assert pause.deferring and gc.get_threshold()[2] > before[2]
         pause.stop()
         pause.maybe_collect(idle_for=0.1)
-        assert pause.deferring                       # the user is still typing
+        assert pause.deferring  # the user is still typing
         pause.maybe_collect(idle_for=5)
         assert not pause.deferring and gc.get_threshold() == before and pause.last_full_ms is not None
     finally:

@@ -21,8 +21,8 @@ from hermeslite.tools.shell_policy.verdict import Risk, Verdict
 class Stdin:
     """What a command reads on standard input."""
 
-    kind: str = "none"   # none | text (known) | download | paths (listed files) | opaque | file
-    source: str = ""     # the command or file it comes from, for reasons
+    kind: str = "none"  # none | text (known) | download | paths (listed files) | opaque | file
+    source: str = ""  # the command or file it comes from, for reasons
     text: str | None = None
     items: tuple[Field, ...] = ()  # the paths or words it holds, for xargs
 
@@ -65,8 +65,13 @@ class Call:
     def delete(self, target: Field, recursive: bool = False, verb: str = "deletes") -> Verdict:
         return self.check(self.paths.delete(target, self.state, recursive, verb))
 
-    def opts(self, short: str = "", long: frozenset[str] | set[str] = frozenset(), optional: str = "",
-             stop_at_operand: bool = False) -> Options:
+    def opts(
+        self,
+        short: str = "",
+        long: frozenset[str] | set[str] = frozenset(),
+        optional: str = "",
+        stop_at_operand: bool = False,
+    ) -> Options:
         return parse_options(self.args, short, long, optional, stop_at_operand)
 
     def downloaded(self, target: Field) -> bool:

@@ -20,8 +20,26 @@ GLOB_CHARS = frozenset("*?[")
 PROCESS_SUBS = frozenset({"<(", ">("})
 SPECIAL = frozenset("\\*?[]{},")
 MAX_FIELDS = 32
-NUMERIC_PARAMS = frozenset({"$", "?", "#", "!", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID",
-                            "SRANDOM", "EPOCHSECONDS", "COLUMNS", "LINES", "SHLVL"})
+NUMERIC_PARAMS = frozenset(
+    {
+        "$",
+        "?",
+        "#",
+        "!",
+        "RANDOM",
+        "SECONDS",
+        "LINENO",
+        "BASHPID",
+        "PPID",
+        "UID",
+        "EUID",
+        "SRANDOM",
+        "EPOCHSECONDS",
+        "COLUMNS",
+        "LINES",
+        "SHLVL",
+    }
+)
 # Values no path can be built from in a harmful way: they never hold a `/`.
 WORDLIKE_PARAMS = frozenset({"USER", "LOGNAME", "HOSTNAME"})
 WORDLIKE_COMMANDS = frozenset({"date", "whoami", "id", "hostname", "uname", "nproc", "seq", "arch", "logname"})
@@ -66,18 +84,24 @@ class Value:
 class Field:
     """One argument as the command receives it."""
 
-    text: str               # its text; unknown parts are shown as written (`$DIR/x`)
-    pattern: str | None     # glob pattern of the text, None when a part of it cannot be known
-    raw: str                # the word as written
-    unknown: str = ""       # what made it unknown, e.g. `$DIR` or `$(...)`
+    text: str  # its text; unknown parts are shown as written (`$DIR/x`)
+    pattern: str | None  # glob pattern of the text, None when a part of it cannot be known
+    raw: str  # the word as written
+    unknown: str = ""  # what made it unknown, e.g. `$DIR` or `$(...)`
     procsub: Sub | None = None  # the `<(cmd)` this argument stands for
     subs: tuple[Sub, ...] = ()  # command substitutions whose output is in the text
 
     def suffix(self, start: int) -> Field:
         """The field without its first `start` characters (`-ofile` -> `file`); option letters need no escaping."""
-        pattern = self.pattern[start:] if self.pattern is not None and self.pattern[:start] == self.text[:start] else None
-        return replace(self, text=self.text[start:], pattern=pattern,
-                       unknown=self.unknown or ("" if pattern is not None else self.raw))
+        pattern = (
+            self.pattern[start:] if self.pattern is not None and self.pattern[:start] == self.text[:start] else None
+        )
+        return replace(
+            self,
+            text=self.text[start:],
+            pattern=pattern,
+            unknown=self.unknown or ("" if pattern is not None else self.raw),
+        )
 
 
 def literal_field(text: str) -> Field:
@@ -88,7 +112,7 @@ def literal_field(text: str) -> Field:
 class State:
     """What the judge knows while walking a line: where it is and what variables hold."""
 
-    cwds: tuple[Path | None, ...]          # possible working directories; None = cannot tell
+    cwds: tuple[Path | None, ...]  # possible working directories; None = cannot tell
     vars: dict[str, Value | None] = field(default_factory=dict)  # None: set to something unknown
     fallback: tuple[Path | None, ...] = ()  # directories before a `cd` that may have failed
     oldpwd: tuple[Path | None, ...] = ()
@@ -192,8 +216,7 @@ def expand(word: Word, state: State, split: bool = True) -> list[Field]:
     return out
 
 
-def _add_part(builders: list[_Builder], index: int, part: Part, state: State, split: bool,
-              raw: str) -> list[_Builder]:
+def _add_part(builders: list[_Builder], index: int, part: Part, state: State, split: bool, raw: str) -> list[_Builder]:
     """`builders` with one more part of the word appended to each."""
     if isinstance(part, Lit):
         text = part.text
@@ -216,8 +239,13 @@ def _add_part(builders: list[_Builder], index: int, part: Part, state: State, sp
             b.add("/dev/fd/63", "/dev/fd/63")
         return builders
     if isinstance(part, Sub):
-        output = (_dirs_value(state.cwds) if is_pwd(part) else
-                  Value((escape(part.raw.replace("/", "_")),)) if is_wordlike(part) else None)
+        output = (
+            _dirs_value(state.cwds)
+            if is_pwd(part)
+            else Value((escape(part.raw.replace("/", "_")),))
+            if is_wordlike(part)
+            else None
+        )
         return _with_value(builders, output, part.quoted, split, part.raw)
     if isinstance(part, Arith):
         for b in builders:
@@ -289,10 +317,10 @@ def _expand_braces(pattern: str, out: list[str]) -> None:
         if commas:
             bounds = [start, *commas, end]
             for left, right in itertools.pairwise(bounds):
-                _expand_braces(pattern[:start] + pattern[left + 1:right] + pattern[end + 1:], out)
+                _expand_braces(pattern[:start] + pattern[left + 1 : right] + pattern[end + 1 :], out)
             return
-        if ".." in pattern[start + 1:end] and "/" not in pattern[start + 1:end]:
-            _expand_braces(pattern[:start] + "*" + pattern[end + 1:], out)
+        if ".." in pattern[start + 1 : end] and "/" not in pattern[start + 1 : end]:
+            _expand_braces(pattern[:start] + "*" + pattern[end + 1 :], out)
             return
         start = _unescaped(pattern, "{", start + 1)
     if len(out) >= MAX_FIELDS:

@@ -29,15 +29,52 @@ from hermeslite.tools.shell_policy.tokens import (
 
 OPERATOR_CHARS = frozenset(";&|()<>\n")
 # Longest first, so `;;&` is not read as `;;` then `&`.
-OPERATORS = (";;&", "<<<", "<<-", "&>>", "&&", "||", ";;", ";&", "|&", ">>", ">|", ">&", "<&", "<<", "<>", "&>",
-             ";", "&", "|", "(", ")", "<", ">", "\n")
+OPERATORS = (
+    ";;&",
+    "<<<",
+    "<<-",
+    "&>>",
+    "&&",
+    "||",
+    ";;",
+    ";&",
+    "|&",
+    ">>",
+    ">|",
+    ">&",
+    "<&",
+    "<<",
+    "<>",
+    "&>",
+    ";",
+    "&",
+    "|",
+    "(",
+    ")",
+    "<",
+    ">",
+    "\n",
+)
 REDIRECTS = frozenset({"<", ">", ">>", ">|", ">&", "<&", "<>", "&>", "&>>", "<<<"})
 HEREDOCS = frozenset({"<<", "<<-"})
 SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
 WORD_SPECIAL = OPERATOR_CHARS | frozenset(" \t\r\\'\"$`(")  # characters that end a run of plain word text
 MAX_DEPTH = 25
-ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
-                "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+ANSI_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def lex(text: str, lenient: bool = False) -> list[Token]:
@@ -82,7 +119,9 @@ class _Lexer:
                 while text[self.pos].isdigit():
                     self.pos += 1
                 token = self.operator(depth)
-                tokens.append(Redir(token.op, text[digits:self.pos - len(token.op)]) if isinstance(token, Redir) else token)
+                tokens.append(
+                    Redir(token.op, text[digits : self.pos - len(token.op)]) if isinstance(token, Redir) else token
+                )
             else:
                 tokens.append(self.word(depth))
         if in_sub and not self.lenient:
@@ -174,13 +213,13 @@ class _Lexer:
                 if text.startswith("\\\n", self.pos):
                     self.pos += 2
                 else:
-                    _add(parts, text[self.pos + 1:self.pos + 2] or "\\", True)
+                    _add(parts, text[self.pos + 1 : self.pos + 2] or "\\", True)
                     self.pos = min(self.pos + 2, n)
             elif c == "'":
                 end = text.find("'", self.pos + 1)
                 if end < 0:
                     end = self._unclosed("'")
-                _add(parts, text[self.pos + 1:end], True, force=True)
+                _add(parts, text[self.pos + 1 : end], True, force=True)
                 self.pos = min(end + 1, n)
             elif c == '"':
                 self.dquote(parts, depth)
@@ -192,9 +231,9 @@ class _Lexer:
                 end = self.pos + 1
                 while end < n and text[end] not in WORD_SPECIAL:
                     end += 1
-                _add(parts, text[self.pos:end], False)
+                _add(parts, text[self.pos : end], False)
                 self.pos = end
-        return Word(tuple(parts), text[start:self.pos])
+        return Word(tuple(parts), text[start : self.pos])
 
     def _unclosed(self, what: str) -> int:
         if not self.lenient:
@@ -227,12 +266,12 @@ class _Lexer:
 
     def dollar(self, quoted: bool, depth: int) -> Part:
         text, start = self.text, self.pos
-        nxt = text[start + 1:start + 2]
+        nxt = text[start + 1 : start + 2]
         if text.startswith("$((", start):
             end = _matching(text, start + 1, "(", ")")
             if end is not None and text.startswith(")", end - 1) and end - 1 > start + 2:
                 self.pos = end + 1
-                return Arith(quoted, self.subs_in(text[start + 3:end - 1], depth))
+                return Arith(quoted, self.subs_in(text[start + 3 : end - 1], depth))
         if nxt == "(":
             return self.substitution(start + 2, "$(", quoted, depth)
         if nxt == "{":
@@ -243,17 +282,20 @@ class _Lexer:
             self.pos += 1
             parts: list[Part] = []
             self.dquote(parts, depth)
-            return parts[0] if len(parts) == 1 else Param("", True, text[start:self.pos], plain=False,
-                                                             subs=tuple(_subs_of(parts)))
+            return (
+                parts[0]
+                if len(parts) == 1
+                else Param("", True, text[start : self.pos], plain=False, subs=tuple(_subs_of(parts)))
+            )
         if nxt and (nxt.isalpha() or nxt == "_"):
             end = start + 1
             while end < len(text) and (text[end].isalnum() or text[end] == "_"):
                 end += 1
             self.pos = end
-            return Param(text[start + 1:end], quoted, text[start:end])
+            return Param(text[start + 1 : end], quoted, text[start:end])
         if nxt and nxt in SPECIAL_PARAMS:
             self.pos = start + 2
-            return Param(nxt, quoted, text[start:start + 2])
+            return Param(nxt, quoted, text[start : start + 2])
         self.pos = start + 1
         return Lit("$", quoted)
 
@@ -263,7 +305,7 @@ class _Lexer:
         tokens = self.run(inner_start, depth + 1, in_sub=True)
         self.pending = saved_pending
         self.pos = min(self.pos + 1, len(self.text))  # past the closing `)`
-        return Sub(tuple(tokens), quoted, kind, self.text[start:self.pos])
+        return Sub(tuple(tokens), quoted, kind, self.text[start : self.pos])
 
     def backtick(self, quoted: bool, depth: int) -> Sub:
         text, start = self.text, self.pos
@@ -281,23 +323,23 @@ class _Lexer:
         if depth + 1 > MAX_DEPTH:
             raise ParseError("nested too deeply")
         tokens = _Lexer("".join(inner), self.lenient).run(0, depth + 1, in_sub=False)
-        return Sub(tuple(tokens), quoted, "`", text[start:self.pos])
+        return Sub(tuple(tokens), quoted, "`", text[start : self.pos])
 
     def braced_param(self, quoted: bool, depth: int) -> Param:
         text, start = self.text, self.pos
         end = _matching(text, start + 1, "{", "}")
         if end is None:
             end = self._unclosed("${")
-        body = text[start + 2:end]
+        body = text[start + 2 : end]
         self.pos = min(end + 1, len(text))
-        raw = text[start:self.pos]
+        raw = text[start : self.pos]
         subs = self.subs_in(body, depth) if ("$" in body or "`" in body) else ()
         name = body
         for i, ch in enumerate(body):
             if not (ch.isalnum() or ch == "_"):
                 name = body[:i] if i else body[:1]
                 break
-        rest = body[len(name):]
+        rest = body[len(name) :]
         if not name or (body.startswith("#") and len(body) > 1) or body.startswith("!"):
             return Param("#" if body.startswith("#") and len(body) > 1 else "", quoted, raw, plain=False, subs=subs)
         # ${X:-d} ${X-d} ${X:=d} ${X:?m}: when X is known these are X's value.
@@ -334,7 +376,7 @@ def _ansi_escape(text: str, i: int) -> tuple[int, str]:
     digits, base, limit = "", 8, 3
     if c in "xuU":
         base, limit, i = 16, {"x": 2, "u": 4, "U": 8}[c], i + 1
-    allowed = "0123456789abcdefABCDEF"[:22 if base == 16 else 8]
+    allowed = "0123456789abcdefABCDEF"[: 22 if base == 16 else 8]
     while len(digits) < limit and i < len(text) and text[i] in allowed:
         digits += text[i]
         i += 1

@@ -28,8 +28,13 @@ class Options:
         return [v for n in names for v in self.values.get(n, [])]
 
 
-def parse_options(args: list[Field], short: str = "", long: frozenset[str] | set[str] = frozenset(),
-                  optional: str = "", stop_at_operand: bool = False) -> Options:
+def parse_options(
+    args: list[Field],
+    short: str = "",
+    long: frozenset[str] | set[str] = frozenset(),
+    optional: str = "",
+    stop_at_operand: bool = False,
+) -> Options:
     """Split `args` into flags, option values and operands.
 
     `short`: letters that take a value (attached, `-ofile`, or the next argument);
@@ -43,8 +48,8 @@ def parse_options(args: list[Field], short: str = "", long: frozenset[str] | set
         arg, text = args[i], args[i].text
         i += 1
         if text == "--":
-            out.operands += args[i:] if not stop_at_operand else args[i:i + 1]
-            out.rest = args[i + 1:] if stop_at_operand else []
+            out.operands += args[i:] if not stop_at_operand else args[i : i + 1]
+            out.rest = args[i + 1 :] if stop_at_operand else []
             break
         if text.startswith("--") and len(text) > 2:
             name, eq, _ = text.partition("=")

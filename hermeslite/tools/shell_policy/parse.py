@@ -22,7 +22,7 @@ ASSIGNMENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX
 class Redirect:
     op: str
     fd: str
-    target: Word | None = None     # None for a here-doc
+    target: Word | None = None  # None for a here-doc
     heredoc: HereDoc | None = None
 
 
@@ -98,12 +98,12 @@ def split_assignment(word: Word) -> tuple[str, Word] | None:
         return None
     name = first.text[:eq].removesuffix("+")
     if "[" in name and name.endswith("]"):
-        name = name[:name.index("[")]
+        name = name[: name.index("[")]
     if not name or name[0].isdigit() or not set(name) <= ASSIGNMENT_CHARS:
         return None
-    value = first.text[eq + 1:]
+    value = first.text[eq + 1 :]
     parts = ((Lit(value, False),) if value else ()) + word.parts[1:]
-    return name, Word(parts, word.raw[word.raw.find("=") + 1:])
+    return name, Word(parts, word.raw[word.raw.find("=") + 1 :])
 
 
 @dataclass
@@ -260,7 +260,7 @@ class _Parser:
 
     def _words(self, count: int) -> list[Word]:
         """Step over `count` tokens, returning those that are words."""
-        taken = [t for t in self.tokens[self.pos:self.pos + count] if isinstance(t, Word)]
+        taken = [t for t in self.tokens[self.pos : self.pos + count] if isinstance(t, Word)]
         self.pos += count
         return taken
 
@@ -270,7 +270,7 @@ class _Parser:
         while self.peek() is not None and self.keyword() != "]]":
             self.pos += 1
         self.pos += 1
-        words = [t for t in self.tokens[start:self.pos] if isinstance(t, Word)]
+        words = [t for t in self.tokens[start : self.pos] if isinstance(t, Word)]
         return Simple(words=words)
 
     def simple(self) -> Node:

@@ -15,19 +15,30 @@ from pathlib import Path
 from hermeslite.tools.shell_policy.expand import Field, State, has_glob, unescape
 from hermeslite.tools.shell_policy.verdict import ORDINARY, Boundary, Risk, Verdict, real_path, worst
 
-HARMLESS_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/stdin",
-                              "/dev/tty", "/dev/random", "/dev/urandom"})
+HARMLESS_DEVICES = frozenset(
+    {
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/stdin",
+        "/dev/tty",
+        "/dev/random",
+        "/dev/urandom",
+    }
+)
 HARMLESS_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/")
 DISK_NAMES = ("sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "sr", "nbd", "disk/", "mapper/", "root")
 
 
 @dataclass(frozen=True)
 class Target:
-    path: Path | None   # resolved; None when it cannot be known
-    shown: str          # how a reason names it
-    unknown: str = ""   # why it cannot be known
+    path: Path | None  # resolved; None when it cannot be known
+    shown: str  # how a reason names it
+    unknown: str = ""  # why it cannot be known
     glob: bool = False  # `path` is the directory a wildcard expands in
-    lexical: str = ""   # the absolute path before symlinks are followed
+    lexical: str = ""  # the absolute path before symlinks are followed
 
 
 def is_disk(path: str) -> bool:
@@ -60,15 +71,19 @@ class Paths:
         literal = [unescape(p) for p in (parts if glob_at is None else parts[:glob_at])]
         lexical = os.path.normpath(os.path.join(base, *literal)) if literal else str(base)
         whole = os.path.normpath(os.path.join(base, unescape(pattern)))
-        if glob_at is not None and ".." in (unescape(p) for p in parts[glob_at + 1:]):
+        if glob_at is not None and ".." in (unescape(p) for p in parts[glob_at + 1 :]):
             return Target(None, whole, "a `..` after a wildcard")
         if not follow_last and glob_at is None and literal[-1] not in ("", ".", ".."):
             path = real_path(os.path.join(base, *literal[:-1])) / literal[-1]
         else:
             path = real_path(os.path.join(base, *literal))
         if glob_at is not None:
-            return Target(path, whole if str(path) == lexical else f"{whole} (through a symlink to {path})",
-                          glob=True, lexical=lexical)
+            return Target(
+                path,
+                whole if str(path) == lexical else f"{whole} (through a symlink to {path})",
+                glob=True,
+                lexical=lexical,
+            )
         shown = str(path) if str(path) == lexical else f"{path} (through the symlink {lexical})"
         return Target(path, shown, lexical=lexical)
 

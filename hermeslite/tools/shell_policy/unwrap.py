@@ -13,8 +13,24 @@ from hermeslite.tools.shell_policy.options import parse_options
 
 # name: (short options taking a value, long options taking one, operands before the command)
 WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
-    "sudo": ("ugCDhprtUT", frozenset({"--user", "--group", "--chdir", "--prompt", "--role", "--type", "--host",
-                                       "--close-from", "--other-user", "--command-timeout"}), 0),
+    "sudo": (
+        "ugCDhprtUT",
+        frozenset(
+            {
+                "--user",
+                "--group",
+                "--chdir",
+                "--prompt",
+                "--role",
+                "--type",
+                "--host",
+                "--close-from",
+                "--other-user",
+                "--command-timeout",
+            }
+        ),
+        0,
+    ),
     "doas": ("uC", frozenset(), 0),
     "env": ("uCS", frozenset({"--unset", "--chdir", "--split-string"}), 0),
     "command": ("", frozenset(), 0),
@@ -45,9 +61,18 @@ CHDIR_OPTIONS = ("-D", "--chdir", "-C")
 # Commands that pass their input lines through (filtered, sorted, cut) when given no file:
 # name -> (short options taking a value, how many operands are not files).
 FILTERS: dict[str, tuple[str, int]] = {
-    "sort": ("ktoST", 0), "uniq": ("fsw", 0), "head": ("nc", 0), "tail": ("nc", 0), "tac": ("s", 0),
-    "cat": ("", 0), "tee": ("", 99), "cut": ("dfcb", 0), "grep": ("efmABCd", 1), "egrep": ("efmABCd", 1),
-    "fgrep": ("efmABCd", 1), "rg": ("efmABCgtT", 1),
+    "sort": ("ktoST", 0),
+    "uniq": ("fsw", 0),
+    "head": ("nc", 0),
+    "tail": ("nc", 0),
+    "tac": ("s", 0),
+    "cat": ("", 0),
+    "tee": ("", 99),
+    "cut": ("dfcb", 0),
+    "grep": ("efmABCd", 1),
+    "egrep": ("efmABCd", 1),
+    "fgrep": ("efmABCd", 1),
+    "rg": ("efmABCgtT", 1),
 }
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "lwp-request"})
 
@@ -147,4 +172,3 @@ def pipe_item(stdin: Stdin) -> list[Field]:
         return list(stdin.items)
     what = f"the output of {stdin.source}" if stdin.source else "its input"
     return [Field("{input}", None, what, what)]
-

@@ -29,7 +29,7 @@ def expand_home(word: str, home: Path) -> str:
     """`~`, `~/x`, `$HOME/x` and `${HOME}/x` with the home directory written out."""
     for prefix in ("~", "$HOME", "${HOME}"):
         if word == prefix or word.startswith(prefix + "/"):
-            return str(home) + word[len(prefix):]
+            return str(home) + word[len(prefix) :]
     return word
 
 
@@ -37,8 +37,8 @@ def expand_home(word: str, home: Path) -> str:
 class Boundary:
     """Where tools may write without asking: the working directory and a few allowed roots."""
 
-    cwd: Path                        # resolved working directory
-    home: Path                       # the user's home ($HOME), resolved
+    cwd: Path  # resolved working directory
+    home: Path  # the user's home ($HOME), resolved
     writable: tuple[Path, ...] = ()  # other resolved roots where writes are allowed (temp dir, tools.writable_paths)
     # The environment commands run with: `$TMPDIR/x` is judged where it really points. A variable
     # not in it (or set by the command line itself to something unknown) is never assumed inside.
@@ -72,10 +72,10 @@ class Boundary:
 class Risk(enum.IntEnum):
     """How bad a command can be; ordered, so the worst over a command line is `max`."""
 
-    ORDINARY = 0     # reads, or writes only inside the boundary: runs in every mode
+    ORDINARY = 0  # reads, or writes only inside the boundary: runs in every mode
     DESTRUCTIVE = 1  # hard-to-undo damage inside the boundary (recursive delete, git reset --hard, ...)
-    OPAQUE = 2       # code the policy cannot read (python -c, `| sh` of local text, eval "$x")
-    ESCAPE = 3       # writes, deletes, moves, chmods outside the boundary (what the sandbox blocks)
+    OPAQUE = 2  # code the policy cannot read (python -c, `| sh` of local text, eval "$x")
+    ESCAPE = 3  # writes, deletes, moves, chmods outside the boundary (what the sandbox blocks)
     UNCONTAINED = 4  # harm no filesystem sandbox stops: force push, kill -9 -1, curl | sh, mkfs, reboot
 
 

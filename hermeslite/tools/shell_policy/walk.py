@@ -20,8 +20,8 @@ from hermeslite.tools.shell_policy.tokens import Array, Lit, Op, ParseError, Sub
 from hermeslite.tools.shell_policy.unwrap import DOWNLOADERS, output_of, unwrap
 from hermeslite.tools.shell_policy.verdict import Boundary, Risk, Verdict, worst
 
-MAX_DEPTH = 8          # bash -c inside eval inside $(...) ...
-MAX_COMMANDS = 4000    # simple commands judged per line before giving up
+MAX_DEPTH = 8  # bash -c inside eval inside $(...) ...
+MAX_COMMANDS = 4000  # simple commands judged per line before giving up
 WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
@@ -146,7 +146,11 @@ class Walker:
         or in the background is a fork bomb."""
         body_names = _called_names(node.body)
         if node.name in body_names and _forks(node.body):
-            self.flag(Verdict(Risk.UNCONTAINED, f"is a fork bomb: `{node.name}` starts copies of itself until the machine stalls"))
+            self.flag(
+                Verdict(
+                    Risk.UNCONTAINED, f"is a fork bomb: `{node.name}` starts copies of itself until the machine stalls"
+                )
+            )
         self.node(node.body, state.copy(), NO_INPUT)
 
     # -- simple commands ---------------------------------------------------------
@@ -204,9 +208,13 @@ class Walker:
             elif r.op == "<<<":
                 known = all(t.pattern is not None for t in targets)
                 fetched = any(self.downloads(s) for t in targets for s in t.subs)
-                stdin = (Stdin("download", "a download") if fetched else
-                         Stdin("text", "a here-string", " ".join(t.text for t in targets)) if known else
-                         Stdin("opaque", "a here-string"))
+                stdin = (
+                    Stdin("download", "a download")
+                    if fetched
+                    else Stdin("text", "a here-string", " ".join(t.text for t in targets))
+                    if known
+                    else Stdin("opaque", "a here-string")
+                )
             elif r.op == "<":
                 stdin = Stdin("file", r.target.raw, items=tuple(targets))
         return stdin

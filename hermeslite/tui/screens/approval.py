@@ -50,7 +50,7 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Button("Deny (n)", id=DENY, variant="error")
 
     def on_mount(self) -> None:
-        self.query_one(f"#{DENY}", Button).focus()   # the safe choice is the default
+        self.query_one(f"#{DENY}", Button).focus()  # the safe choice is the default
         if self.answer is not None:
             self.answer.add_done_callback(lambda _f: self._gone())
 
@@ -91,4 +91,5 @@ class Approvals:
                 answer.set_result(choice in (ONCE, SESSION))
                 verb = "Denied" if choice in (DENY, None) else "Allowed"
                 app.run_worker(app.chat.add_note(f"{verb}: {request.command}"), group="ui")
+
         app.push_screen(ApprovalScreen(request, answer), decided)

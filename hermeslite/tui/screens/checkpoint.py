@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
-Save = Callable[[str], "str | None"]   # the edited text -> why it was refused, or None when saved
+Save = Callable[[str], "str | None"]  # the edited text -> why it was refused, or None when saved
 
 
 class CheckpointViewer(ModalScreen[str | None]):

@@ -23,9 +23,9 @@ def when(timestamp: float) -> str:
 def session_label(info, current: str | None) -> Content:
     mark = "● " if info.id == current else "  "
     title = neutralize(info.title or "(untitled)")
-    return Content.assemble(mark, (when(info.updated_at), "dim"), "  ",
-                            (f"{plural(info.message_count, 'message'):>14}", "dim"),
-                            "  ", title)
+    return Content.assemble(
+        mark, (when(info.updated_at), "dim"), "  ", (f"{plural(info.message_count, 'message'):>14}", "dim"), "  ", title
+    )
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -39,8 +39,9 @@ class SessionPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Static("Resume a session · Enter to open · Esc to close", id="picker-title")
-            yield OptionList(*(Option(session_label(s, self.current), id=s.id) for s in self.sessions),
-                             id="picker-list")
+            yield OptionList(
+                *(Option(session_label(s, self.current), id=s.id) for s in self.sessions), id="picker-list"
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -29,15 +29,15 @@ if TYPE_CHECKING:
 
 
 class ChatView(VerticalScroll, can_focus=False):
-    unseen: reactive[bool] = reactive(False)   # something was added below while scrolled up
+    unseen: reactive[bool] = reactive(False)  # something was added below while scrolled up
 
     def __init__(self, *, id: str | None = None, motion: bool = True) -> None:
         super().__init__(id=id)
-        self.motion = motion             # False: tool panels and compaction cards do not spin
+        self.motion = motion  # False: tool panels and compaction cards do not spin
         self.reply: AssistantMessage | None = None
         self.tools: dict[str, ToolPanel] = {}
-        self.card: CompactionCard | None = None   # the one in progress
-        self.following = True            # at the bottom when the content last grew
+        self.card: CompactionCard | None = None  # the one in progress
+        self.following = True  # at the bottom when the content last grew
 
     def on_mount(self) -> None:
         self.anchor()
@@ -86,7 +86,7 @@ class ChatView(VerticalScroll, can_focus=False):
             self.reply = AssistantMessage()
             await self._add(self.reply)
         await self.reply.write(text)
-        await self.reply.caught_up()    # back-pressure: the next slice waits for this one
+        await self.reply.caught_up()  # back-pressure: the next slice waits for this one
 
     async def end_reply(self, content: str | None = None) -> None:
         """Close the streamed reply; show `content` when nothing was streamed for it."""
@@ -154,16 +154,23 @@ class ChatView(VerticalScroll, can_focus=False):
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         """An opened panel or card is shown from its first line: following the end would scroll
         a long checkpoint's beginning out of sight."""
-        item = next((node for node in event.collapsible.ancestors_with_self
-                     if isinstance(node, Widget) and node.parent is self), None)
+        item = next(
+            (
+                node
+                for node in event.collapsible.ancestors_with_self
+                if isinstance(node, Widget) and node.parent is self
+            ),
+            None,
+        )
         if item is None:
             return
 
         def reveal() -> None:
             top, bottom = item.virtual_region.y, item.virtual_region.bottom
             if top < self.scroll_y or bottom > self.scroll_y + self.scrollable_content_region.height:
-                self.release_anchor()        # else the next layout puts the view back at the end
+                self.release_anchor()  # else the next layout puts the view back at the end
                 self.scroll_to(y=top, animate=False, immediate=True)
+
         self.call_after_refresh(reveal)
 
     def toggle_latest(self) -> None:

@@ -40,13 +40,17 @@ def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: i
     `tokens_before` / `tokens_after` are the next request as the meter counts
     it. The first line is the card's one-line title; the others are its details.
     """
-    before_after = (f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
-                    f"~{format_token_count(tokens_before)} → ~{format_token_count(tokens_after)} tokens")
+    before_after = (
+        f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
+        f"~{format_token_count(tokens_before)} → ~{format_token_count(tokens_after)} tokens"
+    )
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
-        return "noop", [f"No change: {plural(result.messages_before, 'message')}, ~{format_token_count(tokens_before)} tokens"
-                        " (nothing worth removing)"]
+        return "noop", [
+            f"No change: {plural(result.messages_before, 'message')}, ~{format_token_count(tokens_before)} tokens"
+            " (nothing worth removing)"
+        ]
     ratio = (tokens_before - tokens_after) / tokens_before if tokens_before else 0.0
     saved = f" (−{round(100 * ratio)}%)"
     lines = [before_after + saved]
@@ -64,10 +68,12 @@ class CompactionCard(Vertical):
     def __init__(self, trigger: str, focus: str | None, messages: int, tokens: int, *, motion: bool = True) -> None:
         super().__init__(classes="-running")
         self.trigger = trigger
-        self.focus_topic = neutralize(focus) if focus else focus   # not `focus`: that is Widget.focus()
+        self.focus_topic = neutralize(focus) if focus else focus  # not `focus`: that is Widget.focus()
         self.state = "running"
         self.details: Collapsible | None = None
-        self._spinner = Spinner(started_text(messages, tokens, self.focus_topic), classes="compaction-status", motion=motion)
+        self._spinner = Spinner(
+            started_text(messages, tokens, self.focus_topic), classes="compaction-status", motion=motion
+        )
 
     def compose(self) -> ComposeResult:
         yield self._spinner
@@ -80,7 +86,7 @@ class CompactionCard(Vertical):
     async def finish(self, result, tokens_before: int, tokens_after: int, usage: UsageTotals | None = None) -> None:
         """The outcome, the focus, and what the compaction's own model requests cost."""
         state, lines = outcome_lines(result, tokens_before, tokens_after)
-        lines = [neutralize(line) for line in lines]   # they can quote a provider's error
+        lines = [neutralize(line) for line in lines]  # they can quote a provider's error
         self._set_state(state)
         if self.focus_topic:
             lines.append(f"focus: {self.focus_topic}")
@@ -88,9 +94,13 @@ class CompactionCard(Vertical):
             lines.append(compaction_cost(usage))
         body: list = [Static(Content(line), classes="compaction-line") for line in lines[1:]]
         if result.summary and not result.aborted and result.changed:
-            body += [Static(Content("Checkpoint (what the model now sees in place of the older turns):"),
-                            classes="compaction-line -heading"),
-                     Markdown(checkpoint_markdown(neutralize(result.summary)), classes="compaction-summary")]
+            body += [
+                Static(
+                    Content("Checkpoint (what the model now sees in place of the older turns):"),
+                    classes="compaction-line -heading",
+                ),
+                Markdown(checkpoint_markdown(neutralize(result.summary)), classes="compaction-summary"),
+            ]
         if not body:
             body.append(Static(Content("Nothing more to show."), classes="compaction-line"))
         title = f"{MARKS[state]} compaction · {self.trigger} · {lines[0]}"

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 Line = tuple  # the Segments of one line: kept instead of Strips, which carry seven caches each
-               # (tens of thousands of small objects for the garbage collector to walk, per reply)
+# (tens of thousands of small objects for the garbage collector to walk, per reply)
 
 
 def render_to_lines(widget: Widget) -> list[Line] | None:

@@ -20,7 +20,7 @@ class HeaderBar(Widget):
     model = reactive("")
     session_title = reactive("new session")
     cwd = reactive("")
-    starting = reactive(True)     # not `loading`: Widget.loading draws a loading indicator
+    starting = reactive(True)  # not `loading`: Widget.loading draws a loading indicator
 
     def render(self) -> Content:
         model = f"{self.model} (loading…)" if self.starting else self.model
@@ -30,5 +30,7 @@ class HeaderBar(Widget):
         # $variables are substituted as plain text: no model name or title can inject markup.
         return Content.from_markup(
             "[b]⚕ hermeslite[/b]  [$accent]$model[/]  │  $title  │  [dim]$cwd[/]",
-            model=neutralize(model), title=title, cwd=neutralize(self.cwd),
+            model=neutralize(model),
+            title=title,
+            cwd=neutralize(self.cwd),
         )

@@ -36,7 +36,7 @@ class UserMessage(Static):
         self.text = text
 
 
-SEGMENT_CHARS = 1_500   # a long reply is split into Markdown widgets of about this size
+SEGMENT_CHARS = 1_500  # a long reply is split into Markdown widgets of about this size
 FREEZE_ATTEMPTS = 10
 
 
@@ -105,11 +105,13 @@ class AssistantMessage(Vertical):
     def _freeze_soon(self, markdown: Markdown, attempt: int = 0) -> None:
         """Freeze a finished segment once it has been laid out at its final size (retried for a
         while: right after it finishes it may not have been laid out yet)."""
+
         async def later() -> None:
             if markdown is self._current or not markdown.is_attached:
                 return
             if await freeze(markdown) is None and attempt < FREEZE_ATTEMPTS:
                 self.set_timer(0.05 * (attempt + 1), lambda: self._freeze_soon(markdown, attempt + 1))
+
         self.call_after_refresh(later)
 
     async def on_frozen_markdown_thaw(self, message: FrozenMarkdown.Thaw) -> None:

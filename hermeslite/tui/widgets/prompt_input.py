@@ -42,14 +42,15 @@ class PromptInput(TextArea):
             self.key = key
 
     def __init__(self, sent: list[str] | None = None, *, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", placeholder=PLACEHOLDER,
-                         highlight_cursor_line=False)
+        super().__init__(
+            id=id, soft_wrap=True, tab_behavior="focus", placeholder=PLACEHOLDER, highlight_cursor_line=False
+        )
         self.sent: list[str] = list(sent or [])
-        self._position = len(self.sent)   # == len(history): editing the draft
+        self._position = len(self.sent)  # == len(history): editing the draft
         self._draft = ""
-        self.completer: SlashComplete | None = None   # set by the app
-        self.unqueue: Callable[[], str | None] | None = None   # takes back the newest queued message
-        self.last_key = 0.0                   # monotonic time of the last key press (idle detection)
+        self.completer: SlashComplete | None = None  # set by the app
+        self.unqueue: Callable[[], str | None] | None = None  # takes back the newest queued message
+        self.last_key = 0.0  # monotonic time of the last key press (idle detection)
 
     def on_key(self, event: events.Key) -> None:
         """Runs before TextArea's own key handling, which `prevent_default` skips for keys used here."""
@@ -62,7 +63,7 @@ class PromptInput(TextArea):
         completer = self.completer
         if completer is not None and completer.take_key(key):
             if key == "enter" and not self.text.endswith(" "):
-                self.submit()                 # a command without arguments runs at once
+                self.submit()  # a command without arguments runs at once
             return True
         if key == "enter":
             self.submit()

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from hermeslite.display import clip
 
-SHOWN_CHARS = 60   # of each message, so the hint after the last one stays on screen
+SHOWN_CHARS = 60  # of each message, so the hint after the last one stays on screen
 HINT = "   ↑ takes the last back · a click removes one"
 
 
@@ -51,6 +51,8 @@ class QueuedMessages(Static):
     def _redraw(self) -> None:
         self.set_class(bool(self.items), "-waiting")
         last = len(self.items) - 1
-        lines = [Content.assemble(("⏸ queued  ", "bold"), clip(text, SHOWN_CHARS), (HINT if i == last else "", "dim"))
-                 for i, text in enumerate(self.items)]
+        lines = [
+            Content.assemble(("⏸ queued  ", "bold"), clip(text, SHOWN_CHARS), (HINT if i == last else "", "dim"))
+            for i, text in enumerate(self.items)
+        ]
         self.update(Content("\n").join(lines))

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-Entry = tuple[str, str, str]   # ("/compress", "[focus]", "compact now, keeping [focus] in detail")
+Entry = tuple[str, str, str]  # ("/compress", "[focus]", "compact now, keeping [focus] in detail")
 KEYS = ("up", "down", "tab", "enter", "escape")
 
 
@@ -90,8 +90,10 @@ class SlashComplete(OptionList, can_focus=False):
             return
         if shown != self._shown:
             self._shown = shown
-            self.set_options(Option(Content.assemble((name, "bold"), " ", (args, "italic"), "  ", (help, "dim")))
-                             for name, args, help in shown)
+            self.set_options(
+                Option(Content.assemble((name, "bold"), " ", (args, "italic"), "  ", (help, "dim")))
+                for name, args, help in shown
+            )
             self.highlighted = 0
         self.display = True
         self.call_after_refresh(self._place)
@@ -105,7 +107,8 @@ class SlashComplete(OptionList, can_focus=False):
         x, y = self.target.cursor_screen_offset
         width, height = self.outer_size
         x, y, _w, _h = Region(x - 1, y - height, width, height).constrain(
-            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region)
+            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region
+        )
         self.absolute_offset = Offset(x, y)
 
     def take_key(self, key: str) -> bool:

@@ -24,13 +24,12 @@ from .spinner import FRAMES, INTERVAL
 class ToolPanel(Collapsible):
     """One tool call; `finish` or `cancel` ends it."""
 
-    def __init__(self, call_id: str, name: str, arguments: str, *, collapsed: bool = True,
-                 motion: bool = True) -> None:
+    def __init__(self, call_id: str, name: str, arguments: str, *, collapsed: bool = True, motion: bool = True) -> None:
         self.call_id = call_id
-        self.motion = motion            # False: the spinner frame stays still
+        self.motion = motion  # False: the spinner frame stays still
         self.tool_name = neutralize(name)
         self.argument = key_argument(arguments)
-        self.state = "running"          # running | ok | error | cancelled
+        self.state = "running"  # running | ok | error | cancelled
         self._frame = 0
         self._timer: Timer | None = None
         self._body = Static("", markup=False, classes="tool-output")

@@ -42,7 +42,9 @@ def feed(call: Call, language: str, readable: bool) -> None:
     """Code read from standard input: judge it if it is known shell text, else say why not."""
     stdin = call.stdin
     if stdin.kind == "download":
-        call.flag(Risk.UNCONTAINED, f"runs a script downloaded from the internet ({stdin.source} piped into {call.name})")
+        call.flag(
+            Risk.UNCONTAINED, f"runs a script downloaded from the internet ({stdin.source} piped into {call.name})"
+        )
     elif stdin.kind == "text" and stdin.text is not None and readable:
         call.runner.run_text(stdin.text, call.state)
     elif stdin.kind == "text":
@@ -74,7 +76,7 @@ def shell(call: Call) -> None:
         elif text.startswith("--command"):  # fish
             command_mode = True
             if "=" in text:
-                return run_code(call, args[i].suffix(len("--command=")), args[i + 1:])
+                return run_code(call, args[i].suffix(len("--command=")), args[i + 1 :])
             i += 1
             break
         elif text.startswith("--"):
@@ -196,8 +198,9 @@ def interpreter(call: Call) -> None:
 
 
 def awk(call: Call) -> None:
-    opts = call.opts("fvFeiEl", {"--file", "--assign", "--field-separator", "--source", "--include", "--load",
-                                 "--exec"})
+    opts = call.opts(
+        "fvFeiEl", {"--file", "--assign", "--field-separator", "--source", "--include", "--load", "--exec"}
+    )
     programs = opts.value("-e", "--source")
     files = opts.operands
     if not programs and not opts.value("-f", "--file", "-E", "--exec"):
@@ -217,7 +220,19 @@ def deno(call: Call) -> None:
 CODE_RULES: dict[str, Rule] = {
     **{name: shell for name in SHELLS},
     **{name: interpreter for name in INLINE},
-    "eval": eval_, "source": source, ".": source, "trap": trap, "alias": alias,
-    "python": python, "python3": python, "python2": python, "pypy": python, "pypy3": python,
-    "awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "deno": deno,
+    "eval": eval_,
+    "source": source,
+    ".": source,
+    "trap": trap,
+    "alias": alias,
+    "python": python,
+    "python3": python,
+    "python2": python,
+    "pypy": python,
+    "pypy3": python,
+    "awk": awk,
+    "gawk": awk,
+    "mawk": awk,
+    "nawk": awk,
+    "deno": deno,
 }

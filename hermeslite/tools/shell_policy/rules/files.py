@@ -12,10 +12,29 @@ from hermeslite.tools.shell_policy.expand import Field, literal_field
 from hermeslite.tools.shell_policy.options import parse_options
 from hermeslite.tools.shell_policy.verdict import Risk
 
-TAR_VALUES = frozenset({
-    "--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform", "--to-command",
-    "--use-compress-program", "--newer", "--label", "--format", "--owner", "--group", "--mode",
-    "--blocking-factor", "--record-size", "--listed-incremental", "--info-script", "--new-volume-script"})
+TAR_VALUES = frozenset(
+    {
+        "--file",
+        "--directory",
+        "--files-from",
+        "--exclude-from",
+        "--exclude",
+        "--transform",
+        "--to-command",
+        "--use-compress-program",
+        "--newer",
+        "--label",
+        "--format",
+        "--owner",
+        "--group",
+        "--mode",
+        "--blocking-factor",
+        "--record-size",
+        "--listed-incremental",
+        "--info-script",
+        "--new-volume-script",
+    }
+)
 
 
 def rm(call: Call) -> None:
@@ -61,11 +80,39 @@ def _last(operands: list[Field], default_here: bool) -> list[Field]:
 
 
 def rsync(call: Call) -> None:
-    opts = call.opts("efBMT", {"--rsh", "--filter", "--exclude", "--include", "--exclude-from", "--include-from",
-                               "--files-from", "--rsync-path", "--block-size", "--remote-option", "--temp-dir",
-                               "--chmod", "--chown", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest",
-                               "--backup-dir", "--suffix", "--password-file", "--port", "--log-file", "--timeout",
-                               "--bwlimit", "--max-size", "--min-size", "--usermap", "--groupmap"})
+    opts = call.opts(
+        "efBMT",
+        {
+            "--rsh",
+            "--filter",
+            "--exclude",
+            "--include",
+            "--exclude-from",
+            "--include-from",
+            "--files-from",
+            "--rsync-path",
+            "--block-size",
+            "--remote-option",
+            "--temp-dir",
+            "--chmod",
+            "--chown",
+            "--partial-dir",
+            "--compare-dest",
+            "--copy-dest",
+            "--link-dest",
+            "--backup-dir",
+            "--suffix",
+            "--password-file",
+            "--port",
+            "--log-file",
+            "--timeout",
+            "--bwlimit",
+            "--max-size",
+            "--min-size",
+            "--usermap",
+            "--groupmap",
+        },
+    )
     for log in opts.value("--log-file"):
         call.write(log)
     deletes = any(f.startswith("--del") for f in opts.flags) or opts.has("--remove-source-files")
@@ -99,8 +146,10 @@ def _remote(target: Field) -> bool:
 
 def write_each(call: Call) -> None:
     """touch, mkdir, mkfifo, truncate, tee, fallocate: every operand is written."""
-    opts = call.opts("dtrmsloZn", {"--date", "--reference", "--time", "--mode", "--size", "--output-error",
-                                   "--length", "--offset", "--context"})
+    opts = call.opts(
+        "dtrmsloZn",
+        {"--date", "--reference", "--time", "--mode", "--size", "--output-error", "--length", "--offset", "--context"},
+    )
     verb = {"truncate": "truncates", "mkdir": "creates"}.get(call.name, "writes")
     for target in opts.operands:
         call.write(target, verb)
@@ -120,8 +169,19 @@ def dd(call: Call) -> None:
 
 def chmod(call: Call) -> None:
     """`chmod -x file`: a mode may look like an option, so only chmod's own flags are options."""
-    flags = {"-R", "-c", "-f", "-v", "--recursive", "--changes", "--silent", "--quiet", "--verbose",
-             "--preserve-root", "--no-preserve-root"}
+    flags = {
+        "-R",
+        "-c",
+        "-f",
+        "-v",
+        "--recursive",
+        "--changes",
+        "--silent",
+        "--quiet",
+        "--verbose",
+        "--preserve-root",
+        "--no-preserve-root",
+    }
     operands, reference = [], False
     for arg in call.args:
         if arg.text in flags or (arg.text[:1] == "-" and set(arg.text[1:]) <= set("Rcfv") and len(arg.text) > 1):
@@ -175,12 +235,18 @@ def tar(call: Call) -> None:
         args += rest
     opts = parse_options(args, "fCbTXNKgVLIH", TAR_VALUES)
     mode = next((m for m in ("x", "c", "r", "u", "t", "A", "d") if opts.has("-" + m)), "")
-    long_mode = next((m for m in ("--extract", "--get", "--create", "--append", "--update", "--delete",
-                                  "--concatenate") if opts.has(m)), "")
+    long_mode = next(
+        (
+            m
+            for m in ("--extract", "--get", "--create", "--append", "--update", "--delete", "--concatenate")
+            if opts.has(m)
+        ),
+        "",
+    )
     if opts.has("--to-command"):
         call.flag(Risk.OPAQUE, "runs a command the policy cannot read (tar --to-command)")
     if mode == "x" or long_mode in ("--extract", "--get"):
-        for target in (opts.value("-C", "--directory")[-1:] or [literal_field(".")]):
+        for target in opts.value("-C", "--directory")[-1:] or [literal_field(".")]:
             call.write(target, "extracts into")
         if opts.has("-P", "--absolute-names"):
             call.flag(Risk.ESCAPE, "extracts with absolute paths, which can land anywhere")
@@ -222,8 +288,20 @@ def compress(call: Call) -> None:
 
 
 def patch(call: Call) -> None:
-    opts = call.opts("pdoDFBiVrYzgN", {"--directory", "--output", "--input", "--reject-file", "--strip", "--fuzz",
-                                       "--prefix", "--suffix", "--basename-prefix"})
+    opts = call.opts(
+        "pdoDFBiVrYzgN",
+        {
+            "--directory",
+            "--output",
+            "--input",
+            "--reject-file",
+            "--strip",
+            "--fuzz",
+            "--prefix",
+            "--suffix",
+            "--basename-prefix",
+        },
+    )
     for target in opts.value("-o", "--output", "-r", "--reject-file") + opts.value("-d", "--directory")[-1:]:
         call.write(target)
     if opts.operands and not opts.value("-o", "--output", "-d", "--directory"):
@@ -231,12 +309,55 @@ def patch(call: Call) -> None:
 
 
 FILE_RULES: dict[str, Rule] = {
-    "rm": rm, "rmdir": delete_each, "unlink": delete_each, "shred": shred,
-    "mv": mv, "cp": copy_like, "ln": copy_like, "install": copy_like, "rsync": rsync, "scp": scp,
-    "touch": write_each, "mkdir": write_each, "mkfifo": write_each, "truncate": write_each, "tee": write_each,
-    "fallocate": write_each, "mknod": mknod, "dd": dd,
-    "chmod": chmod, "chown": chown, "chgrp": chown, "chattr": chattr, "setfacl": setfacl,
-    "sed": sed, "gsed": sed, "tar": tar, "gtar": tar, "bsdtar": tar, "unzip": unzip, "zip": zip_, "patch": patch,
-    **{name: compress for name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4",
-                                   "lzma", "unlzma", "compress", "uncompress", "brotli", "pigz")},
+    "rm": rm,
+    "rmdir": delete_each,
+    "unlink": delete_each,
+    "shred": shred,
+    "mv": mv,
+    "cp": copy_like,
+    "ln": copy_like,
+    "install": copy_like,
+    "rsync": rsync,
+    "scp": scp,
+    "touch": write_each,
+    "mkdir": write_each,
+    "mkfifo": write_each,
+    "truncate": write_each,
+    "tee": write_each,
+    "fallocate": write_each,
+    "mknod": mknod,
+    "dd": dd,
+    "chmod": chmod,
+    "chown": chown,
+    "chgrp": chown,
+    "chattr": chattr,
+    "setfacl": setfacl,
+    "sed": sed,
+    "gsed": sed,
+    "tar": tar,
+    "gtar": tar,
+    "bsdtar": tar,
+    "unzip": unzip,
+    "zip": zip_,
+    "patch": patch,
+    **{
+        name: compress
+        for name in (
+            "gzip",
+            "gunzip",
+            "bzip2",
+            "bunzip2",
+            "xz",
+            "unxz",
+            "zstd",
+            "unzstd",
+            "lz4",
+            "lzma",
+            "unlzma",
+            "compress",
+            "uncompress",
+            "brotli",
+            "pigz",
+        )
+    },
 }

@@ -12,15 +12,57 @@ from hermeslite.tools.shell_policy.expand import Field, literal_field
 from hermeslite.tools.shell_policy.options import Options, parse_options
 from hermeslite.tools.shell_policy.verdict import Risk
 
-READ_ONLY = frozenset({
-    "", "status", "diff", "log", "show", "blame", "annotate", "grep", "ls-files", "ls-tree", "ls-remote",
-    "rev-parse", "rev-list", "describe", "shortlog", "cat-file", "help", "version", "whatchanged", "show-ref",
-    "for-each-ref", "name-rev", "count-objects", "var", "check-ignore", "check-attr", "check-ref-format",
-    "merge-base", "cherry", "diff-tree", "diff-files", "diff-index", "range-diff", "show-branch", "verify-commit",
-    "verify-tag", "fsck", "--version", "--help"})
-LISTING_SUBCOMMANDS = {"stash": {"list", "show"}, "remote": {"", "show", "get-url", "-v"},
-                       "worktree": {"list"}, "reflog": {"", "show"}, "submodule": {"", "status", "summary"},
-                       "notes": {"", "list", "show"}}
+READ_ONLY = frozenset(
+    {
+        "",
+        "status",
+        "diff",
+        "log",
+        "show",
+        "blame",
+        "annotate",
+        "grep",
+        "ls-files",
+        "ls-tree",
+        "ls-remote",
+        "rev-parse",
+        "rev-list",
+        "describe",
+        "shortlog",
+        "cat-file",
+        "help",
+        "version",
+        "whatchanged",
+        "show-ref",
+        "for-each-ref",
+        "name-rev",
+        "count-objects",
+        "var",
+        "check-ignore",
+        "check-attr",
+        "check-ref-format",
+        "merge-base",
+        "cherry",
+        "diff-tree",
+        "diff-files",
+        "diff-index",
+        "range-diff",
+        "show-branch",
+        "verify-commit",
+        "verify-tag",
+        "fsck",
+        "--version",
+        "--help",
+    }
+)
+LISTING_SUBCOMMANDS = {
+    "stash": {"list", "show"},
+    "remote": {"", "show", "get-url", "-v"},
+    "worktree": {"list"},
+    "reflog": {"", "show"},
+    "submodule": {"", "status", "summary"},
+    "notes": {"", "list", "show"},
+}
 GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
 
 
@@ -35,7 +77,7 @@ def git(call: Call) -> None:
         elif text in ("--git-dir", "--work-tree") and i + 1 < len(args):
             extra.append(args[i + 1])
         i += 2 if text in GLOBAL_VALUES else 1
-    sub, rest = (args[i].text, args[i + 1:]) if i < len(args) else ("", [])
+    sub, rest = (args[i].text, args[i + 1 :]) if i < len(args) else ("", [])
     repo = Call(call.name, rest, call.state, call.stdin, call.runner, call.paths)
     if dirs:
         repo.state = call.state.copy()
@@ -52,7 +94,9 @@ def git(call: Call) -> None:
     elif sub == "config":
         _config(repo)
     elif sub == "init":
-        operands = repo.opts("", {"--template", "--separate-git-dir", "--object-format", "-b", "--initial-branch"}).operands
+        operands = repo.opts(
+            "", {"--template", "--separate-git-dir", "--object-format", "-b", "--initial-branch"}
+        ).operands
         repo.write(operands[0] if operands else literal_field("."), "runs git init in")
     elif not repo.write(literal_field("."), f"runs git {sub} in").risk:
         _discards(repo, sub)
@@ -66,11 +110,28 @@ def _reads_only(sub: str, rest: list[Field]) -> bool:
         return first in LISTING_SUBCOMMANDS[sub] or (sub == "remote" and first.startswith("-"))
     opts = parse_options(rest)
     if sub == "branch":
-        changes = opts.has("-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy", "-u", "-f",
-                           "--set-upstream-to", "--unset-upstream", "--edit-description", "--force")
+        changes = opts.has(
+            "-d",
+            "-D",
+            "-m",
+            "-M",
+            "-c",
+            "-C",
+            "--delete",
+            "--move",
+            "--copy",
+            "-u",
+            "-f",
+            "--set-upstream-to",
+            "--unset-upstream",
+            "--edit-description",
+            "--force",
+        )
         return not changes and (not opts.operands or opts.has("-l", "--list", "--contains", "--merged"))
     if sub == "tag":
-        return not opts.has("-d", "--delete", "-a", "-s", "-f", "-m") and (not opts.operands or opts.has("-l", "--list"))
+        return not opts.has("-d", "--delete", "-a", "-s", "-f", "-m") and (
+            not opts.operands or opts.has("-l", "--list")
+        )
     return False
 
 
@@ -95,8 +156,11 @@ def _discards(repo: Call, sub: str) -> None:
         reason = f"deletes stashed changes (git stash {texts[0]})"
     elif sub in ("filter-branch", "filter-repo"):
         reason = f"rewrites the repository's history (git {sub})"
-    elif (sub == "reflog" and texts[:1] in (["expire"], ["delete"])) or sub == "prune" or (
-            sub == "gc" and any(t.startswith("--prune") for t in texts)):
+    elif (
+        (sub == "reflog" and texts[:1] in (["expire"], ["delete"]))
+        or sub == "prune"
+        or (sub == "gc" and any(t.startswith("--prune") for t in texts))
+    ):
         reason = f"can make lost commits unrecoverable (git {sub})"
     elif sub == "update-ref" and opts.has("-d"):
         reason = "deletes a ref (git update-ref -d)"
@@ -114,16 +178,33 @@ def _push(repo: Call) -> None:
     opts: Options = repo.opts("o", {"--repo", "--receive-pack", "--exec", "--push-option"})
     refspecs = opts.operands[1:]
     if opts.has("-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror") or any(
-            r.text.startswith("+") for r in refspecs):
+        r.text.startswith("+") for r in refspecs
+    ):
         repo.flag(Risk.UNCONTAINED, "force-pushes, rewriting history on the remote")
     if opts.has("-d", "--delete", "--prune") or any(r.text.startswith(":") for r in refspecs):
         repo.flag(Risk.UNCONTAINED, "deletes branches on the remote")
 
 
 def _clone(repo: Call) -> None:
-    opts = repo.opts("obujc", {"--origin", "--branch", "--upload-pack", "--reference", "--separate-git-dir",
-                               "--depth", "--template", "--filter", "--jobs", "--config", "--shallow-since",
-                               "--shallow-exclude", "--bundle-uri", "--server-option"})
+    opts = repo.opts(
+        "obujc",
+        {
+            "--origin",
+            "--branch",
+            "--upload-pack",
+            "--reference",
+            "--separate-git-dir",
+            "--depth",
+            "--template",
+            "--filter",
+            "--jobs",
+            "--config",
+            "--shallow-since",
+            "--shallow-exclude",
+            "--bundle-uri",
+            "--server-option",
+        },
+    )
     if not opts.operands:
         return
     if len(opts.operands) >= 2:
@@ -138,7 +219,8 @@ def _config(repo: Call) -> None:
     opts = repo.opts("f", {"--file", "--blob", "--default", "--type"})
     texts = [a.text for a in opts.operands]
     reads = opts.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin") or (
-        len(texts) == 1 or texts[:1] in (["get"], ["list"]))
+        len(texts) == 1 or texts[:1] in (["get"], ["list"])
+    )
     if reads:
         return
     files = opts.value("-f", "--file")

@@ -17,9 +17,35 @@ FIND_LEADING = frozenset({"-H", "-L", "-P"})
 FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
 # Tests that narrow what -delete removes; without one it deletes the whole tree.
-FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-                          "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-empty",
-                          "-user", "-group", "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname"})
+FIND_FILTERS = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-empty",
+        "-user",
+        "-group",
+        "-perm",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+    }
+)
 MAX_ITEMS = 16
 
 
@@ -44,7 +70,7 @@ def find(call: Call) -> None:
             end = j + 1
             while end < len(expression) and expression[end].text not in (";", "+"):
                 end += 1
-            command = expression[j + 1:end]
+            command = expression[j + 1 : end]
             for root in roots if command else []:
                 call.runner.run_argv([substitute(f, "{}", under(root)) for f in command], call.state, NO_INPUT)
             j = end
@@ -58,8 +84,12 @@ def find(call: Call) -> None:
 
 
 def xargs(call: Call) -> None:
-    opts = call.opts("IdELnPsa", {"--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines",
-                                  "--max-chars", "--process-slot-var"}, optional="iel", stop_at_operand=True)
+    opts = call.opts(
+        "IdELnPsa",
+        {"--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars", "--process-slot-var"},
+        optional="iel",
+        stop_at_operand=True,
+    )
     command = (opts.operands + opts.rest) or [literal_field("echo")]
     replacements = opts.value("-I", "-i", "--replace")
     token = (replacements[-1].text or "{}") if replacements else ("{}" if opts.has("--replace") else None)

@@ -7,20 +7,99 @@ from pathlib import Path
 from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field, escape, literal_field
 
-CURL_VALUES = frozenset({
-    "--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--libcurl",
-    "--etag-save", "--hsts", "--alt-svc", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--header",
-    "--request", "--user", "--user-agent", "--referer", "--cookie", "--upload-file", "--form", "--max-time",
-    "--connect-timeout", "--retry", "--proxy", "--config", "--cacert", "--cert", "--key", "--write-out", "--url",
-    "--range", "--limit-rate", "--continue-at", "--resolve", "--connect-to", "--max-redirs", "--interface", "--json",
-    "--oauth2-bearer", "--aws-sigv4", "--variable", "--expand-url"})
-CURL_WRITES = ("-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--libcurl",
-               "--etag-save", "--hsts", "--alt-svc")
-WGET_VALUES = frozenset({
-    "--output-document", "--output-file", "--append-output", "--directory-prefix", "--execute", "--input-file",
-    "--base", "--tries", "--timeout", "--wait", "--quota", "--user-agent", "--level", "--accept", "--reject",
-    "--domains", "--include-directories", "--exclude-directories", "--header", "--user", "--password",
-    "--post-data", "--post-file", "--load-cookies", "--save-cookies", "--referer", "--limit-rate"})
+CURL_VALUES = frozenset(
+    {
+        "--output",
+        "--output-dir",
+        "--cookie-jar",
+        "--dump-header",
+        "--trace",
+        "--trace-ascii",
+        "--stderr",
+        "--libcurl",
+        "--etag-save",
+        "--hsts",
+        "--alt-svc",
+        "--data",
+        "--data-binary",
+        "--data-raw",
+        "--data-urlencode",
+        "--header",
+        "--request",
+        "--user",
+        "--user-agent",
+        "--referer",
+        "--cookie",
+        "--upload-file",
+        "--form",
+        "--max-time",
+        "--connect-timeout",
+        "--retry",
+        "--proxy",
+        "--config",
+        "--cacert",
+        "--cert",
+        "--key",
+        "--write-out",
+        "--url",
+        "--range",
+        "--limit-rate",
+        "--continue-at",
+        "--resolve",
+        "--connect-to",
+        "--max-redirs",
+        "--interface",
+        "--json",
+        "--oauth2-bearer",
+        "--aws-sigv4",
+        "--variable",
+        "--expand-url",
+    }
+)
+CURL_WRITES = (
+    "-c",
+    "--cookie-jar",
+    "-D",
+    "--dump-header",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--etag-save",
+    "--hsts",
+    "--alt-svc",
+)
+WGET_VALUES = frozenset(
+    {
+        "--output-document",
+        "--output-file",
+        "--append-output",
+        "--directory-prefix",
+        "--execute",
+        "--input-file",
+        "--base",
+        "--tries",
+        "--timeout",
+        "--wait",
+        "--quota",
+        "--user-agent",
+        "--level",
+        "--accept",
+        "--reject",
+        "--domains",
+        "--include-directories",
+        "--exclude-directories",
+        "--header",
+        "--user",
+        "--password",
+        "--post-data",
+        "--post-file",
+        "--load-cookies",
+        "--save-cookies",
+        "--referer",
+        "--limit-rate",
+    }
+)
 
 
 def curl(call: Call) -> None:

@@ -7,11 +7,41 @@ from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field
 from hermeslite.tools.shell_policy.verdict import Risk
 
-POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep",
-                         "suspend-then-hibernate", "soft-reboot", "emergency", "rescue", "isolate", "default"})
+POWER_VERBS = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "soft-reboot",
+        "emergency",
+        "rescue",
+        "isolate",
+        "default",
+    }
+)
 SERVICE_VERBS = frozenset({"stop", "kill", "mask", "disable", "isolate"})
-DISK_TOOLS = frozenset({"mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs", "blkdiscard", "sgdisk", "sfdisk", "cfdisk",
-                        "gdisk", "fdisk", "parted", "mkfs"})
+DISK_TOOLS = frozenset(
+    {
+        "mke2fs",
+        "mkswap",
+        "wipefs",
+        "mkdosfs",
+        "mkntfs",
+        "blkdiscard",
+        "sgdisk",
+        "sfdisk",
+        "cfdisk",
+        "gdisk",
+        "fdisk",
+        "parted",
+        "mkfs",
+    }
+)
 LISTING_FLAGS = frozenset({"-l", "--list", "-p", "--print", "print", "--version", "-V", "--help", "-h"})
 
 
@@ -47,8 +77,16 @@ def systemctl(call: Call) -> None:
 
 def loginctl(call: Call) -> None:
     verbs = {a.text for a in call.args}
-    if verbs & {"poweroff", "reboot", "suspend", "hibernate", "terminate-session", "terminate-user", "kill-session",
-                "kill-user"}:
+    if verbs & {
+        "poweroff",
+        "reboot",
+        "suspend",
+        "hibernate",
+        "terminate-session",
+        "terminate-user",
+        "kill-session",
+        "kill-user",
+    }:
         call.flag(Risk.UNCONTAINED, "ends sessions or shuts down the machine")
 
 
@@ -109,13 +147,22 @@ def _mount_source(spec: Field) -> Field | None:
         return None
     if spec.pattern is None:
         return spec
-    return Field(host, spec.pattern[:len(host)] if spec.pattern.startswith(host) else None, spec.raw, spec.unknown)
+    return Field(host, spec.pattern[: len(host)] if spec.pattern.startswith(host) else None, spec.raw, spec.unknown)
 
 
 SYSTEM_RULES: dict[str, Rule] = {
-    "kill": kill, "killall5": kill_all, "pkill": kill_all, "killall": kill_all,
+    "kill": kill,
+    "killall5": kill_all,
+    "pkill": kill_all,
+    "killall": kill_all,
     **{name: power for name in ("shutdown", "reboot", "halt", "poweroff")},
-    "systemctl": systemctl, "loginctl": loginctl, "init": runlevel, "telinit": runlevel,
+    "systemctl": systemctl,
+    "loginctl": loginctl,
+    "init": runlevel,
+    "telinit": runlevel,
     **{name: disk for name in DISK_TOOLS},
-    "cryptsetup": cryptsetup, "crontab": crontab, "docker": container, "podman": container,
+    "cryptsetup": cryptsetup,
+    "crontab": crontab,
+    "docker": container,
+    "podman": container,
 }
