@@ -1,6 +1,9 @@
-"""Cutting text to one short line, the one rule every preview, label and pruned-output line uses."""
+"""Cutting text short: to one line (previews, labels, pruned-output lines, error lines) or to its
+two ends (tool output, recalled originals), each by one rule."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 
 def clip_line(text: str, limit: int) -> str:
@@ -17,3 +20,16 @@ def clip_line(text: str, limit: int) -> str:
             break
         size *= 4
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def keep_ends(text: str, head: int, tail: int, marker: Callable[[int], str]) -> str:
+    """`text` when it fits in `head + tail` characters, else its first `head` and last `tail`
+    characters around `marker(number of characters cut)`.
+
+    Long output says what started at its head and how it ended at its tail, so
+    the middle is what goes.
+    """
+    if len(text) <= head + tail:
+        return text
+    cut = len(text) - head - tail
+    return text[:head] + marker(cut) + text[len(text) - tail :]

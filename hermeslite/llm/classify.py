@@ -29,6 +29,7 @@ import asyncio
 import json
 import re
 
+from hermeslite.context.clip import clip_line
 from hermeslite.context.failures import AUTH_CLASSES, QUOTA_PHRASES
 from hermeslite.context.redact import redact_secrets
 
@@ -317,8 +318,7 @@ def _sentence(lead: str, detail: str, hint: str | None = None) -> str:
 
 
 def _cap(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1].rstrip() + "…"
+    return clip_line(text, MAX_MESSAGE_CHARS)
 
 
 def _has(text: str, phrases: tuple[str, ...]) -> bool:

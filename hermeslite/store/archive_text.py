@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hermeslite.context.clip import clip_line, keep_ends
 from hermeslite.context.messages import (
     Message,
     call_arguments,
@@ -55,20 +56,17 @@ def render_original(msg: Message, tool_name: str | None = None) -> str:
 
 def cap(text: str, limit: int = RECALL_LIMIT) -> str:
     """`text`, or its head and tail with a note in between when longer than `limit`."""
-    if len(text) <= limit:
-        return text
     head = limit * 2 // 3
-    tail = limit - head
-    cut = len(text) - head - tail
-    return (
-        text[:head] + f"\n…[{cut} of {len(text)} chars omitted: recall returns at most {limit} chars]…\n" + text[-tail:]
-    )
+
+    def note(cut: int) -> str:
+        return f"\n…[{cut} of {len(text)} chars omitted: recall returns at most {limit} chars]…\n"
+
+    return keep_ends(text, head, limit - head, note)
 
 
 def show_query(query: str, limit: int = 80) -> str:
     """A query as quoted in a result line: whitespace collapsed, at most `limit` chars."""
-    flat = " ".join(query.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return clip_line(query, limit)
 
 
 def hit_label(hit: ArchiveHit) -> str:

@@ -7,6 +7,8 @@ is dropped. The tail gets the larger share because failures are reported last.
 
 from __future__ import annotations
 
+from hermeslite.context.clip import keep_ends
+
 HEAD_SHARE = 0.4
 
 
@@ -24,8 +26,7 @@ def cap_output(text: str, limit: int) -> str:
     """`text` unchanged when it fits in `limit` characters, else its head and tail around a marker."""
     if len(text) <= limit:
         return text
-    head, tail = _split(limit)
-    return text[:head] + _marker(len(text) - head - tail) + text[len(text) - tail :]
+    return keep_ends(text, *_split(limit), _marker)
 
 
 class CappedBuffer:
