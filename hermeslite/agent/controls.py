@@ -3,7 +3,7 @@
 Each is a function of the agent that returns plain data the front ends
 render (the TUI as views and notes, the line chat as lines on stderr), so
 both behave the same and neither reaches into the agent's parts. None of
-them runs while a turn is running: the front ends refuse first.
+them runs while a turn is running: the front ends queue them until it ends.
 """
 
 from __future__ import annotations
