@@ -19,7 +19,7 @@ from typing import Any
 
 from .errors import FatalError, IncompleteReply
 from .types import Completion
-from .usage import usage_from
+from .usage import response_field, usage_from
 
 
 class Assembler:
@@ -59,8 +59,8 @@ class Assembler:
         return ""
 
     def _add_call(self, call: Any) -> None:
-        index = _get(call, "index")
-        call_id = _get(call, "id")
+        index = response_field(call, "index")
+        call_id = response_field(call, "id")
         if index is None:
             index = next((i for i, c in self.calls.items() if call_id and c["id"] == call_id), None)
             if index is None:
@@ -68,11 +68,11 @@ class Assembler:
         slot = self.calls.setdefault(int(index), {"id": None, "name": "", "arguments": ""})
         if call_id:
             slot["id"] = call_id
-        function = _get(call, "function")
-        name = _get(function, "name") if function is not None else None
+        function = response_field(call, "function")
+        name = response_field(function, "name")
         if name and name != slot["name"]:
             slot["name"] += name
-        arguments = _get(function, "arguments") if function is not None else None
+        arguments = response_field(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments)
         if arguments:
@@ -89,7 +89,9 @@ class Assembler:
 
 def refusal_of(message: Any) -> str | None:
     """OpenAI's `refusal` field of a message; litellm keeps it among the provider-specific fields."""
-    refusal = _get(message, "refusal") or (_get(message, "provider_specific_fields") or {}).get("refusal")
+    refusal = response_field(message, "refusal") or (response_field(message, "provider_specific_fields") or {}).get(
+        "refusal"
+    )
     return refusal if isinstance(refusal, str) and refusal else None
 
 
@@ -109,14 +111,6 @@ def require_whole(completion: Completion, *, finished: bool, model: str) -> None
         raise IncompleteReply(
             f"The provider ended the reply without finishing it ({model} closed the stream without a finish reason)."
         )
-
-
-def _get(obj: Any, key: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None)
 
 
 def _tool_call(slot: dict[str, Any]) -> dict[str, Any]:
@@ -173,15 +167,21 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
         raise FatalError(f"{model} returned a reply with no message.")
     choice = choices[0]
     message = getattr(choice, "message", None)
-    text = _get(message, "content") or ""
+    text = response_field(message, "content") or ""
     tool_calls = []
-    for call in _get(message, "tool_calls") or []:
-        function = _get(call, "function")
-        arguments = _get(function, "arguments")
+    for call in response_field(message, "tool_calls") or []:
+        function = response_field(call, "function")
+        arguments = response_field(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments)
         tool_calls.append(
-            _tool_call({"id": _get(call, "id"), "name": _get(function, "name") or "", "arguments": arguments or ""})
+            _tool_call(
+                {
+                    "id": response_field(call, "id"),
+                    "name": response_field(function, "name") or "",
+                    "arguments": arguments or "",
+                }
+            )
         )
     usage_object = getattr(response, "usage", None)
     usage = usage_from(usage_object)

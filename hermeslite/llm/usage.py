@@ -19,19 +19,24 @@ def usage_from(usage: Any) -> Usage:
     """Our `Usage` from litellm's usage object (None gives an empty one)."""
     if usage is None:
         return Usage()
-    details = _field(usage, "prompt_tokens_details")
-    read = _count(_field(details, "cached_tokens")) or _count(_field(usage, "cache_read_input_tokens"))
-    written = _count(_field(usage, "cache_creation_input_tokens")) or _count(_field(details, "cache_creation_tokens"))
+    details = response_field(usage, "prompt_tokens_details")
+    read = _count(response_field(details, "cached_tokens")) or _count(response_field(usage, "cache_read_input_tokens"))
+    written = _count(response_field(usage, "cache_creation_input_tokens")) or _count(
+        response_field(details, "cache_creation_tokens")
+    )
     return Usage(
-        prompt_tokens=_count(_field(usage, "prompt_tokens")) or None,
-        completion_tokens=_count(_field(usage, "completion_tokens")) or None,
+        prompt_tokens=_count(response_field(usage, "prompt_tokens")) or None,
+        completion_tokens=_count(response_field(usage, "completion_tokens")) or None,
         cache_read_tokens=read,
         cache_write_tokens=written,
     )
 
 
-def _field(obj: Any, name: str) -> Any:
-    """litellm's usage objects are pydantic models, but some providers hand back plain dicts."""
+def response_field(obj: Any, name: str) -> Any:
+    """A field of a part of litellm's response (its usage, a message, a tool call), or None.
+
+    litellm's parts are pydantic models, but some providers hand back plain dicts.
+    """
     if obj is None:
         return None
     if isinstance(obj, dict):
