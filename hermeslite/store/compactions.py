@@ -52,33 +52,10 @@ class CompactionRecord:
 
     @classmethod
     def from_row(cls, row: tuple) -> CompactionRecord:
-        """A record from a row of SELECT_RECORDS."""
-        (
-            trigger,
-            tokens_before,
-            tokens_after,
-            messages_before,
-            messages_after,
-            focus,
-            fallback,
-            aborted,
-            summary,
-            error,
-            at,
-        ) = row
-        return cls(
-            trigger,
-            tokens_before,
-            tokens_after,
-            messages_before,
-            messages_after,
-            focus,
-            bool(fallback),
-            bool(aborted),
-            summary,
-            error,
-            at,
-        )
+        """A record from a row of SELECT_RECORDS, whose columns are the fields in order."""
+        record = cls(*row)
+        record.fallback, record.aborted = bool(record.fallback), bool(record.aborted)  # SQLite keeps 0 and 1
+        return record
 
 
 def insert_record(conn: sqlite3.Connection, session_id: str, r: CompactionRecord) -> int:

@@ -58,13 +58,18 @@ class Walker:
             inner.vars[str(i)] = Value((arg.pattern,)) if arg.pattern is not None else None
         self.depth += 1
         try:
-            script = parse(lex(text))
-        except ParseError as exc:
-            self.over_read(text, inner, str(exc))
-        else:
-            self.script(script, inner, NO_INPUT)
+            self.walk_text(text, inner)
         finally:
             self.depth -= 1
+
+    def walk_text(self, text: str, state: State) -> None:
+        """Parse shell code and walk it in `state`; text bash would refuse is over-read."""
+        try:
+            script = parse(lex(text))
+        except ParseError as exc:
+            self.over_read(text, state, str(exc))
+        else:
+            self.script(script, state, NO_INPUT)
 
     def over_read(self, text: str, state: State, why: str) -> None:
         """Text bash would not parse: judge every command found and treat every word as a possible target."""

@@ -7,19 +7,25 @@ from pathlib import Path
 from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field, escape, literal_field
 
+# Options whose value names a file curl writes.
+CURL_WRITES = (
+    "-c",
+    "--cookie-jar",
+    "-D",
+    "--dump-header",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--etag-save",
+    "--hsts",
+    "--alt-svc",
+)
+# Every option that takes a value, the writing ones included.
 CURL_VALUES = frozenset(
     {
         "--output",
         "--output-dir",
-        "--cookie-jar",
-        "--dump-header",
-        "--trace",
-        "--trace-ascii",
-        "--stderr",
-        "--libcurl",
-        "--etag-save",
-        "--hsts",
-        "--alt-svc",
         "--data",
         "--data-binary",
         "--data-raw",
@@ -54,20 +60,8 @@ CURL_VALUES = frozenset(
         "--aws-sigv4",
         "--variable",
         "--expand-url",
+        *(flag for flag in CURL_WRITES if flag.startswith("--")),
     }
-)
-CURL_WRITES = (
-    "-c",
-    "--cookie-jar",
-    "-D",
-    "--dump-header",
-    "--trace",
-    "--trace-ascii",
-    "--stderr",
-    "--libcurl",
-    "--etag-save",
-    "--hsts",
-    "--alt-svc",
 )
 WGET_VALUES = frozenset(
     {
