@@ -74,20 +74,24 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--resume", metavar="ID", help="continue the session with this id (or a unique prefix)")
     parser.set_defaults(run=_run_chat, uses_settings=True)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    config = commands.add_parser(
-        "config",
-        help="show which config file is used and the effective settings",
-        description="Print where the settings come from and their effective values, as YAML.",
+    settings_commands: tuple[tuple[str, Command, str, str], ...] = (
+        (
+            "config",
+            _run_config,
+            "show which config file is used and the effective settings",
+            "Print where the settings come from and their effective values, as YAML.",
+        ),
+        (
+            "sessions",
+            _run_sessions,
+            "list saved sessions, newest first",
+            "List saved sessions: id, last activity, messages, model, title.",
+        ),
     )
-    _add_config_option(config, default=argparse.SUPPRESS)
-    config.set_defaults(run=_run_config)
-    sessions = commands.add_parser(
-        "sessions",
-        help="list saved sessions, newest first",
-        description="List saved sessions: id, last activity, messages, model, title.",
-    )
-    _add_config_option(sessions, default=argparse.SUPPRESS)
-    sessions.set_defaults(run=_run_sessions)
+    for name, run, summary, description in settings_commands:
+        command = commands.add_parser(name, help=summary, description=description)
+        _add_config_option(command, default=argparse.SUPPRESS)
+        command.set_defaults(run=run)
     trust = commands.add_parser(
         "trust",
         help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
