@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hermeslite.tools.base import ApprovalRequest, ToolContext, deny_all
+from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
 from hermeslite.tools.shell_policy import Risk, judge
 
 
@@ -113,6 +113,12 @@ async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) ->
     return await _ask_or_refuse(
         ctx, request, decided.action, "this write" if write else "this read", HINTS[Risk.ESCAPE] if write else READ_HINT
     )
+
+
+async def path_refusal(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
+    """`check_path` for a file tool: None when it may go ahead, else the error result it returns."""
+    refusal = await check_path(ctx, tool, path, write=write)
+    return ToolResult(refusal, is_error=True) if refusal else None
 
 
 async def _ask_or_refuse(

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
-from hermeslite.tools.approval import check_path
+from hermeslite.tools.approval import path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.line_window import Window, read_window
 
@@ -55,11 +55,6 @@ def shown(ctx: ToolContext, path: Path) -> str:
         return str(path.relative_to(ctx.effective_boundary.cwd))
     except ValueError:
         return str(path)
-
-
-async def _refused(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
-    refusal = await check_path(ctx, tool, path, write=write)
-    return ToolResult(refusal, is_error=True) if refusal else None
 
 
 def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
@@ -143,7 +138,7 @@ class ReadFileTool:
         offset, limit = int(args.get("offset") or 1), int(args.get("limit") or MAX_LINES)
         if offset < 1 or limit < 1:
             return ToolResult.error("offset and limit must be 1 or more")
-        refused = await _refused(ctx, self.name, path, write=False)
+        refused = await path_refusal(ctx, self.name, path, write=False)
         if refused:
             return refused
         window = await asyncio.to_thread(_read, ctx, path, offset, min(limit, MAX_LINES))
@@ -195,7 +190,7 @@ class WriteFileTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, content = resolve(ctx, args["path"]), args["content"]
-        refused = await _refused(ctx, self.name, path, write=True)
+        refused = await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
         if path.is_dir():
@@ -234,7 +229,7 @@ class PatchTool:
             return ToolResult.error("old is empty; give the exact text to replace (to create a file, use write_file)")
         if old == new:
             return ToolResult.error("old and new are the same; nothing to change")
-        refused = await _refused(ctx, self.name, path, write=True)
+        refused = await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
         opened = _open_text(ctx, path)

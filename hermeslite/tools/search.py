@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools import search_worker
-from hermeslite.tools.approval import check_path
+from hermeslite.tools.approval import path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.files import resolve
 from hermeslite.tools.search_worker import SKIP_DIRS, Match, display
@@ -54,9 +54,9 @@ class SearchFilesTool:
         glob = args.get("glob") or None
         limit = max(1, min(int(args.get("max_results") or DEFAULT_RESULTS), MAX_RESULTS))
         root = resolve(ctx, given)
-        refusal = await check_path(ctx, self.name, root, write=False)  # reading outside asks, as read_file
-        if refusal:
-            return ToolResult(refusal, is_error=True)
+        refused = await path_refusal(ctx, self.name, root, write=False)  # reading outside asks, as read_file
+        if refused:
+            return refused
         if not root.exists():
             return ToolResult.error(f"no such file or directory: {given}")
         search = (
