@@ -67,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.summary_prompt import SECTIONS
+from tests.builders import tool_exchange
 
 SEED = 20261122
 SIZES = (200, 1_000, 5_000)
@@ -180,20 +181,8 @@ class SessionGenerator:
             self.next_id += 1
             ids.append(f"call_{self.next_id:06d}")
         text = words(self.rng, self.rng.randint(5, 25)) if self.rng.random() < 0.4 else None
-        msgs = [
-            {
-                "role": "assistant",
-                "content": text,
-                "tool_calls": [
-                    {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                    for i, (name, args, _) in zip(ids, calls, strict=True)
-                ],
-            }
-        ]
-        for i, (name, _, out) in zip(ids, calls, strict=True):
-            msgs.append({"role": "tool", "tool_call_id": i, "name": name, "content": out})
-            self.stats["tool_results"] += 1
-        return msgs
+        self.stats["tool_results"] += n
+        return tool_exchange(ids, calls, text)
 
     def user(self) -> dict:
         return {"role": "user", "content": f"{words(self.rng, self.rng.randint(8, 60))}?"}
@@ -224,21 +213,7 @@ class SessionGenerator:
             calls = []
             for _ in range(2):
                 calls.append(self.call())
-            ids = [f"call_fill_{k}" for k in range(2)]
-            msgs.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {"id": i, "type": "function", "function": {"name": nm, "arguments": json.dumps(a)}}
-                        for i, (nm, a, _) in zip(ids, calls, strict=True)
-                    ],
-                }
-            )
-            msgs += [
-                {"role": "tool", "tool_call_id": i, "name": nm, "content": o}
-                for i, (nm, _, o) in zip(ids, calls, strict=True)
-            ]
+            msgs += tool_exchange([f"call_fill_{k}" for k in range(2)], calls)
             msgs.append(self.answer())
             left -= 5
         while left > 1:

@@ -78,9 +78,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from retention_drift import drift_table
 from retention_recall import recall_tables
 
-from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
-from hermeslite.context.messages import strip_private, text_of, tool_calls_of
+from hermeslite.context import ContextCompressor, estimate_tokens
 from hermeslite.context.summary_prompt import SECTIONS
+from tests.builders import pinned_compressor, tool_exchange, visible_text
 
 SEED = 7
 CONTEXT_LENGTH = 32_000  # threshold 16k tokens: the session is far over it even after pruning
@@ -143,22 +143,9 @@ class Session:
         self.messages.append({"role": "assistant", "content": text})
 
     def calls(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> None:
-        ids = []
-        for _ in calls:
-            self.ids += 1
-            ids.append(f"call_{self.ids:05d}")
-        self.messages.append(
-            {
-                "role": "assistant",
-                "content": text,
-                "tool_calls": [
-                    {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                    for i, (n, a, _) in zip(ids, calls, strict=True)
-                ],
-            }
-        )
-        for i, (n, _, out) in zip(ids, calls, strict=True):
-            self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
+        ids = [f"call_{self.ids + n:05d}" for n in range(1, len(calls) + 1)]
+        self.ids += len(calls)
+        self.messages += tool_exchange(ids, calls, text)
 
     # tool results of ordinary work
     def code(self, lines: int) -> str:
@@ -398,25 +385,13 @@ SUMMARIZERS: tuple[tuple[str, Summarize], ...] = (
 # -- checking -----------------------------------------------------------------------
 
 
-def visible_text(messages: list[dict]) -> str:
-    """What the model sees: contents and tool-call arguments of the provider payload."""
-    parts = []
-    for msg in strip_private(messages):
-        parts.append(text_of(msg.get("content")))
-        for call in tool_calls_of(msg):
-            parts.append(str((call.get("function") or {}).get("arguments", "")))
-    return "\n".join(parts)
-
-
 def survival(messages: list[dict]) -> list[bool]:
     text = visible_text(messages)
     return [check(text) for _, check in NEEDLES]
 
 
 def compressor(summarize: Summarize) -> ContextCompressor:
-    return ContextCompressor(
-        CompressionConfig(), context_length=CONTEXT_LENGTH, summarize=summarize, today=lambda: "2026-11-22"
-    )
+    return pinned_compressor(summarize, CONTEXT_LENGTH)
 
 
 def table(title: str, columns: list[str], cells: list[list[bool]]) -> list[float]:

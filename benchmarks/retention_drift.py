@@ -12,11 +12,9 @@ summarizer, in the text the model would see.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 
-from hermeslite.context import CompressionConfig, ContextCompressor
-from hermeslite.context.messages import strip_private, text_of, tool_calls_of
+from tests.builders import pinned_compressor, tool_exchange, visible_text
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
 
@@ -59,17 +57,7 @@ class Calls:
 
     def tool(self, name: str, args: dict, output: str) -> list[dict]:
         self.n += 1
-        cid = f"call_drift_{self.n:05d}"
-        return [
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": cid, "name": name, "content": output},
-        ]
+        return tool_exchange([f"call_drift_{self.n:05d}"], [(name, args, output)])
 
 
 def opening(calls: Calls) -> list[dict]:
@@ -106,23 +94,9 @@ def work_round(messages: list[dict], calls: Calls, round_no: int) -> list[dict]:
     return out
 
 
-def visible_text(messages: list[dict]) -> str:
-    parts = []
-    for msg in strip_private(messages):
-        parts.append(text_of(msg.get("content")))
-        parts += [str((call.get("function") or {}).get("arguments", "")) for call in tool_calls_of(msg)]
-    return "\n".join(parts)
-
-
 async def drift(summarize: Summarize, context_length: int) -> dict[int, list[bool]]:
     """Survival of each needle after each checkpoint compaction."""
-    c = ContextCompressor(
-        CompressionConfig(),
-        context_length=context_length,
-        summarize=summarize,
-        clock=lambda: 1_000.0,
-        today=lambda: "2026-11-22",
-    )
+    c = pinned_compressor(summarize, context_length)
     calls = Calls()
     messages = opening(calls)
     survived: dict[int, list[bool]] = {}

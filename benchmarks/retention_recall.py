@@ -37,11 +37,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from hermeslite.context import CompressionConfig, ContextCompressor
-from hermeslite.context.messages import reference_id, strip_private, text_of, tool_calls_of
+from hermeslite.context.messages import reference_id
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ToolContext
 from hermeslite.tools.recall import RecallTool
+from tests.builders import pinned_compressor, visible_text
 
 Summarize = Callable[[str, "str | None"], Awaitable[str]]
 
@@ -158,24 +158,6 @@ def build_session(session_cls: type, seed: int) -> list[dict]:
     return s.messages
 
 
-def visible_text(messages: list[dict]) -> str:
-    parts = []
-    for msg in strip_private(messages):
-        parts.append(text_of(msg.get("content")))
-        parts += [str((call.get("function") or {}).get("arguments", "")) for call in tool_calls_of(msg)]
-    return "\n".join(parts)
-
-
-def compressor(summarize: Summarize, context_length: int) -> ContextCompressor:
-    return ContextCompressor(
-        CompressionConfig(),
-        context_length=context_length,
-        summarize=summarize,
-        clock=lambda: 1_000.0,
-        today=lambda: "2026-11-22",
-    )
-
-
 def rank_of(store: SessionStore, session_id: str, value: str, query: str) -> int | None:
     """1-based rank of the first of the top results whose excerpt shows `value`, else None."""
     for n, hit in enumerate(store.search_archive(session_id, query, TOP), 1):
@@ -196,7 +178,7 @@ async def recovery(
 
     The archive gets what every pass archived, as the agent's store does.
     """
-    c = compressor(summarize, context_length)
+    c = pinned_compressor(summarize, context_length)
     messages, archived = session, {}
     for n in range(passes):
         result = await c.compress(messages)

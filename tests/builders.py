@@ -1,4 +1,4 @@
-"""Transcript builders for tests: agent-shaped conversations without boilerplate."""
+"""Transcript builders for tests and benchmarks: agent-shaped conversations without boilerplate."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import itertools
 import json
 from typing import Any
 
-from hermeslite.context.messages import call_id, tool_calls_of
+from hermeslite.context import CompressionConfig, ContextCompressor, Summarize
+from hermeslite.context.messages import call_arguments, call_id, strip_private, text_of, tool_calls_of
 from hermeslite.context.sanitize import sanitize_tool_pairs
 
 _ids = itertools.count(1)
@@ -33,23 +34,51 @@ class Transcript:
         return self.parallel([(name, args, output)], text=text)
 
     def parallel(self, calls: list[tuple[str, dict, str]], text: str | None = None) -> Transcript:
-        ids = [f"call_{next(_ids)}" for _ in calls]
-        self.messages.append(
-            {
-                "role": "assistant",
-                "content": text,
-                "tool_calls": [
-                    {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                    for i, (n, a, _) in zip(ids, calls, strict=True)
-                ],
-            }
-        )
-        for i, (n, _, out) in zip(ids, calls, strict=True):
-            self.messages.append({"role": "tool", "tool_call_id": i, "name": n, "content": out})
+        self.messages += tool_exchange([f"call_{next(_ids)}" for _ in calls], calls, text)
         return self
 
     def build(self) -> list[dict[str, Any]]:
         return self.messages
+
+
+def tool_exchange(ids: list[str], calls: list[tuple[str, dict, str]], text: str | None = None) -> list[dict[str, Any]]:
+    """One assistant message making `calls` (name, arguments, output) under `ids`, then a result per call.
+
+    The ids are the caller's, so a benchmark keeps the id format its figures were measured with.
+    """
+    request = {
+        "role": "assistant",
+        "content": text,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, (n, a, _) in zip(ids, calls, strict=True)
+        ],
+    }
+    results = [
+        {"role": "tool", "tool_call_id": i, "name": n, "content": out}
+        for i, (n, _, out) in zip(ids, calls, strict=True)
+    ]
+    return [request, *results]
+
+
+def visible_text(messages: list[dict]) -> str:
+    """What the model sees: contents and tool-call arguments of the provider payload (private keys stripped)."""
+    parts = []
+    for msg in strip_private(messages):
+        parts.append(text_of(msg.get("content")))
+        parts += [call_arguments(call) for call in tool_calls_of(msg)]
+    return "\n".join(parts)
+
+
+def pinned_compressor(summarize: Summarize | None, context_length: int) -> ContextCompressor:
+    """A compressor with the default settings and a fixed clock and date, so a run repeats exactly."""
+    return ContextCompressor(
+        CompressionConfig(),
+        context_length=context_length,
+        summarize=summarize,
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
 
 
 def agent_session(turns: int, output_chars: int = 3_000, system: str = "You are a coding agent.") -> list[dict]:

@@ -14,14 +14,13 @@ import asyncio
 
 import pytest
 
-from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context import estimate_tokens
 from hermeslite.context.anchors import HEADING
 from hermeslite.context.budgets import ANCHOR_MAX, ANCHOR_SHARE
 from hermeslite.context.handoff import RECOVERY_NOTE
-from hermeslite.context.messages import strip_private, text_of, tool_calls_of
 from hermeslite.context.summary_prompt import SECTIONS
 
-from ..builders import Transcript, assert_valid
+from ..builders import Transcript, assert_valid, pinned_compressor, visible_text
 
 CONSTRAINT = "From now on always use tabs for indentation and never touch vendor/."
 WRITTEN = "src/http/retry_policy.py"
@@ -70,15 +69,6 @@ def work_round(messages: list[dict], round_no: int) -> list[dict]:
     return t.build()
 
 
-def visible(messages: list[dict]) -> str:
-    """What the model sees: contents and tool-call arguments of the provider payload."""
-    parts = []
-    for msg in strip_private(messages):
-        parts.append(text_of(msg.get("content")))
-        parts += [str(call["function"]["arguments"]) for call in tool_calls_of(msg)]
-    return "\n".join(parts)
-
-
 LOSSY = "\n".join(
     f"## {name}\n" + ("Check the timeout handling in the new module." if name == "Active Task" else "None.")
     for name, _ in SECTIONS
@@ -100,13 +90,7 @@ async def chatty(prompt: str, model: str | None) -> str:
 @pytest.mark.parametrize("summarize", [lossy, empty, chatty], ids=["lossy", "empty", "chatty"])
 @pytest.mark.parametrize("window", [8_192, 32_000, 200_000])
 def test_early_facts_survive_ten_forced_compactions(summarize, window):
-    c = ContextCompressor(
-        CompressionConfig(),
-        context_length=window,
-        summarize=summarize,
-        clock=lambda: 1_000.0,
-        today=lambda: "2026-11-22",
-    )
+    c = pinned_compressor(summarize, window)
     messages = opening().build()
     facts_sizes = []
     for round_no in range(1, 11):
@@ -115,11 +99,11 @@ def test_early_facts_survive_ten_forced_compactions(summarize, window):
         assert result.dropped > 0 and result.summary
         messages = result.messages
         assert_valid(messages)
-        text = visible(messages)
+        text = visible_text(messages)
         facts = text[text.find(HEADING) :].split(RECOVERY_NOTE)[0] if HEADING in text else ""
         facts_sizes.append(estimate_tokens(facts))
         assert estimate_tokens(messages) <= c.target_tokens
-    text = visible(messages)
+    text = visible_text(messages)
     assert CONSTRAINT in text
     assert f"wrote {WRITTEN}" in text
     assert any(FAILING in line and "exit 1" in line for line in text.splitlines())
@@ -129,16 +113,14 @@ def test_early_facts_survive_ten_forced_compactions(summarize, window):
 
 
 def test_a_reversed_instruction_replaces_the_earlier_one_and_says_so():
-    c = ContextCompressor(
-        CompressionConfig(), context_length=32_000, summarize=lossy, clock=lambda: 1_000.0, today=lambda: "2026-11-22"
-    )
+    c = pinned_compressor(lossy, 32_000)
     messages = work_round(opening().build(), 1)
     messages = asyncio.run(c.compress(messages, force=True)).messages
     t = Transcript(None)
     t.messages = list(messages)
     t.user("Actually, use four spaces for indentation instead of tabs.").assistant("Will do.")
     messages = work_round(t.build(), 2)
-    text = visible(asyncio.run(c.compress(messages, force=True)).messages)
+    text = visible_text(asyncio.run(c.compress(messages, force=True)).messages)
     line = next(ln for ln in text.splitlines() if "four spaces" in ln)
     assert "overrides, where they conflict, the earlier instruction" in line and "always use tabs" in line
     assert text.count("always use tabs") == 1, "the replaced instruction is listed once, as replaced"
