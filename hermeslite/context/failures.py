@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .clip import clip_line
+
 # Read by the LLM layer's error classifier too (llm/classify.py): one list of what
 # "the account cannot make calls" looks like, kept here because this module is pure.
 AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError"}
@@ -55,8 +57,6 @@ def should_abort(exc: BaseException) -> bool:
 
 def describe(exc: BaseException) -> str:
     """One short line for the user: the error's class and the start of its message."""
-    text = " ".join(str(exc).split())
-    if len(text) > 200:
-        text = text[:199] + "…"
+    text = clip_line(str(exc), 200)
     name = type(exc).__name__
     return f"{name}: {text}" if text else name

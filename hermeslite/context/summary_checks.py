@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from .clip import clip_line
 from .messages import Message, text_of
 from .summary_prompt import missing_sections
 from .summary_reply import SummaryReply
@@ -112,5 +113,4 @@ def _flat(text: str) -> str:
 
 
 def _quote(text: str) -> str:
-    text = _flat(text)
-    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
+    return clip_line(text, QUOTE_CHARS)
