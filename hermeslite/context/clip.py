@@ -1,5 +1,5 @@
-"""Cutting text short: to one line (previews, labels, pruned-output lines, error lines) or to its
-two ends (tool output, recalled originals), each by one rule."""
+"""Cutting text short: to one line (previews, labels, pruned-output lines, error lines), at its end
+(titles, quoted passages) or to its two ends (tool output, recalled originals), each by one rule."""
 
 from __future__ import annotations
 
@@ -20,6 +20,15 @@ def clip_line(text: str, limit: int) -> str:
             break
         size *= 4
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def clip_end(text: str, limit: int) -> str:
+    """`text` when it fits in `limit` characters, else its start ending in an ellipsis with no space
+    before it, at most `limit` characters (for a positive `limit`). Unlike `clip_line`, the start
+    keeps its line breaks."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + "…"
 
 
 def keep_ends(text: str, head: int, tail: int, marker: Callable[[int], str]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .anchors import HEADING, Anchors, is_written
+from .clip import clip_end
 from .instructions import render_instruction
 
 EARLIER = "## Earlier Checkpoint\n"
@@ -40,9 +41,7 @@ def model_written(previous: str | None, limit_chars: int) -> str | None:
     if at >= 0:
         text = text[:at]
     text = text.strip()
-    if len(text) > limit_chars:
-        text = text[: max(0, limit_chars - 1)].rstrip() + "…"
-    return text or None
+    return clip_end(text, limit_chars) or None
 
 
 def fallback_checkpoint(anchors: Anchors, *, removed: int, reason: str, previous: str | None) -> str:

@@ -29,7 +29,7 @@ import asyncio
 import json
 import re
 
-from hermeslite.context.clip import clip_line
+from hermeslite.context.clip import clip_end, clip_line
 from hermeslite.context.failures import AUTH_CLASSES, QUOTA_PHRASES
 from hermeslite.context.redact import redact_secrets
 
@@ -285,10 +285,7 @@ def first_line(exc: BaseException) -> str:
     line = _from_json(line)
     if not line:
         line = type(exc).__name__
-    line = redact_secrets(line.strip())
-    if len(line) > _MAX_DETAIL_CHARS:
-        line = line[: _MAX_DETAIL_CHARS - 1].rstrip() + "…"
-    return line
+    return clip_end(redact_secrets(line.strip()), _MAX_DETAIL_CHARS)
 
 
 def _from_json(line: str) -> str:

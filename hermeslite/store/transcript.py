@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.clip import clip_end
 from hermeslite.context.messages import ARCHIVE_KEY, SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
 from hermeslite.context.prune import RECALL_MARK
 from hermeslite.context.sanitize import sanitize_tool_pairs
@@ -123,7 +124,7 @@ def title_from(message: Message) -> str | None:
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT
     if not text:
         return None
-    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+    return clip_end(text, TITLE_CHARS)
 
 
 def referenced_ids(messages: list[Message]) -> set[str]:
