@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hermeslite.context.checkpoint import Checkpoint, CheckpointEdit, current_checkpoint
 from hermeslite.context.plan import Preview
 from hermeslite.context.result import CompressionResult, format_tokens
+from hermeslite.context.summary_request import carried
 from hermeslite.store.sessions import NothingToUndo, StoreError
 from hermeslite.store.todos import strip_snapshots
 
@@ -48,11 +49,17 @@ class CompactionPreview:
 
 
 def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
-    """The manual /compress [focus], planned and described: no model call, no change to the session."""
+    """The manual /compress [focus], planned and described: no model call, no change to the session.
+
+    Planned with what the last request sent carried, as the pass itself is (it keeps what came after
+    that request verbatim when it can), so the preview shows the same cut.
+    """
     messages = strip_snapshots(agent.messages)
     compressor = agent.deps.compressor
     agent.measure_for(compressor)  # what every pass measures against
-    return CompactionPreview(compressor.preview(messages, focus, force=True), agent.compaction.flush_wanted(messages))
+    sent = carried(agent.last_sent.messages, agent.messages) if agent.last_sent is not None else None
+    planned = compressor.preview(messages, focus, force=True, sent=sent)
+    return CompactionPreview(planned, agent.compaction.flush_wanted(messages))
 
 
 UNSAVED = "the session is not fully saved yet (the error above says why); try again once it is, after the next message"

@@ -115,6 +115,43 @@ def align_to_group(messages: list[Message], i: int, head: int) -> int:
     return _past_results(messages, i)
 
 
+def keep_unsent(
+    messages: list[Message],
+    tokens: list[int],
+    head: int,
+    tail: int,
+    unsent: int,
+    hard_cap: int | None,
+    free: int | None,
+    floor: int = 0,
+) -> int:
+    """The tail start moved back to `unsent` when the cut lies among messages no request carried.
+
+    Messages from `unsent` on were added after the last request was sent (the
+    model's last reply, a tool call and its result, the user's new message).
+    A checkpoint that covers any of them cannot extend that request, whose
+    prefix the provider has cached, and must write them to the cache again;
+    kept verbatim instead, they stay exactly as the user saw them and the
+    summary request reads everything it covers from the cache. The move is
+    made only when the longer tail still fits `hard_cap` (the latest user
+    message, `free`, not counted), the cut stays on a turn boundary and at or
+    after `floor`, and something besides the latest user message is left to
+    summarize; otherwise the cut stays at `tail`. The tail walk keeps them
+    already while it is under its minimum count, so this matters when its
+    budget stopped it inside them (a small `protect_last_n`, a reply larger
+    than the tail budget); when the hard cap stopped it, they do not fit.
+    """
+    cut = align_to_group(messages, unsent, head)
+    if not head < cut < tail or cut < floor:
+        return tail
+    if cut - head - (1 if free is not None and head <= free < cut else 0) <= 0:
+        return tail
+    kept = sum(t for i, t in enumerate(tokens[cut:], cut) if i != free)
+    if hard_cap is not None and kept > hard_cap:
+        return tail
+    return cut
+
+
 def _first_kept(messages: list[Message]) -> int:
     return 1 if messages and messages[0].get("role") == "system" else 0
 
@@ -137,6 +174,7 @@ def find_boundaries(
     tail_floor: int = 0,
     head_cap: int | None = None,
     tail_cap: int | None = None,
+    unsent: int | None = None,
 ) -> Boundaries:
     """Head, tail and the latest user message for one compaction.
 
@@ -146,6 +184,7 @@ def find_boundaries(
     `head_cap` and `tail_cap` (head and tail together, the latest user message
     not counted) stop a few very large messages from being protected
     wholesale, which would leave nothing to compact or overflow the window.
+    `unsent` is the first message no request has carried yet (see `keep_unsent`).
     """
     user = latest_user_index(messages)
     head = head_end(messages, protect_first_n, tokens, head_cap)
@@ -154,6 +193,8 @@ def find_boundaries(
     min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
     hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages) : head]))
     tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, hard, free=user), tail_floor)
+    if unsent is not None:
+        tail = keep_unsent(messages, tokens, head, tail, unsent, hard, user, tail_floor)
     if force and tail <= max(head + 1, tail_floor) and user is not None and user > head:
         tail = max(user, tail_floor)  # everything fits the tail: the manual /compress keeps only the latest turn
     lifted = user if user is not None and head <= user < tail else None

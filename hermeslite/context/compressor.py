@@ -13,6 +13,7 @@ same plan, so it shows what the pass will really do.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -31,7 +32,7 @@ from .ranking import fit_anchors
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarizer, fallback
-from .summary_request import LiveRequests
+from .summary_request import LiveRequests, sent_prefix
 from .threshold import Threshold, resolve_threshold
 from .tokens import estimate_tokens, message_tokens
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
@@ -168,16 +169,26 @@ class ContextCompressor:
         extension of one of them, so the provider reads the conversation from
         its cache (see `summary_request`).
         """
-        return await self.execute(self.plan(messages, focus_topic, force=force), live)
+        sent = sent_prefix(live) if live is not None else None
+        return await self.execute(self.plan(messages, focus_topic, force=force, sent=sent), live)
 
     def plan(
-        self, messages: list[Message], focus_topic: str | None = None, *, force: bool = False, handoff: bool = False
+        self,
+        messages: list[Message],
+        focus_topic: str | None = None,
+        *,
+        force: bool = False,
+        handoff: bool = False,
+        sent: int | None = None,
     ) -> CompressionPlan:
         """What a pass over `messages` would do, with no model call and no change to any state.
 
         `handoff` plans the checkpoint that seeds a new session: no opening
         exchange is kept, and the tail starts no earlier than the latest user
         message, so the new session holds the checkpoint and the latest turn.
+        `sent` is how many leading messages of `messages` the last request sent
+        carried (None when unknown): the messages after them are kept verbatim
+        when the tail cap allows, so the summary can extend that request.
         """
         original = list(messages)
         tokens = [message_tokens(m) for m in original]
@@ -203,10 +214,10 @@ class ContextCompressor:
             return plan
         plan.handoffs = [m for m in pruned.messages if has_handoff(m)]
         plan.previous = find_previous(plan.handoffs)
-        self._plan_middle(plan, handoff)
+        self._plan_middle(plan, handoff, sent)
         return plan
 
-    def _plan_middle(self, plan: CompressionPlan, handoff: bool) -> None:
+    def _plan_middle(self, plan: CompressionPlan, handoff: bool, sent: int | None) -> None:
         """Boundaries, budgets and recorded facts for the part a checkpoint will stand in for."""
         pruned = plan.pruned.messages
         if plan.handoffs:
@@ -231,6 +242,7 @@ class ContextCompressor:
             tail_floor=floor,
             head_cap=budgets.head,
             tail_cap=budgets.tail_cap,
+            unsent=None if sent is None else bisect_left(plan.positions, sent),
         )
         if bounds.empty:
             return
@@ -253,15 +265,17 @@ class ContextCompressor:
             return Anchors()
         return Anchors.from_dict(plan.previous[1]) if plan.previous[1] else self.anchors
 
-    def preview(self, messages: list[Message], focus_topic: str | None = None, *, force: bool = True) -> Preview:
+    def preview(
+        self, messages: list[Message], focus_topic: str | None = None, *, force: bool = True, sent: int | None = None
+    ) -> Preview:
         """A dry run of `compress` for the user: the plan in numbers, nothing called or changed.
 
         The size after is exact for a prune and for a checkpoint built by code,
         and an estimate when a model would write the checkpoint: a fifth of
         what it replaces (at most the length it is asked for), plus every
-        recorded fact in case it leaves them all out.
+        recorded fact in case it leaves them all out. `sent` is as for `plan`.
         """
-        plan = self.plan(messages, focus_topic, force=force)
+        plan = self.plan(messages, focus_topic, force=force, sent=sent)
         if not plan.summarizes:
             return describe_plan(
                 plan,

@@ -17,7 +17,10 @@ quarter of the request. So when every message the checkpoint replaces (everythin
 the kept tail) is inside the last request sent, and the transcript still
 begins with that request unchanged, the summary extends it; otherwise (the
 cut lies among the newer messages, the transcript was rewritten since, or no
-request was sent in this process) it extends the current transcript.
+request was sent in this process) it extends the current transcript. The
+compressor is told how many messages that request carried (`sent_prefix`) and
+keeps the newer ones verbatim when the tail cap allows (`boundaries.keep_unsent`),
+so the cut lies among them only when they are too large to keep.
 
 The engine decides when that path applies and writes the instruction; the
 agent supplies `LiveRequests`, which know the requests and how to send them.
@@ -65,6 +68,22 @@ class LiveRequests:
     sent: LiveRequest | None = None
 
 
+def carried(sent: Sequence[Message], now: Sequence[Message]) -> int | None:
+    """How many leading messages of transcript `now` the request that carried `sent` holds, or None when
+    the transcript no longer begins with them (it was rewritten since, or `sent` is the longer)."""
+    if len(sent) > len(now):
+        return None
+    unchanged = all(a is b or a == b for a, b in zip(sent, now, strict=False))  # sent may be the shorter
+    return len(sent) if unchanged else None
+
+
+def sent_prefix(live: LiveRequests) -> int | None:
+    """How many leading transcript messages the last request sent carried, when the transcript still
+    begins with them: the compressor keeps the messages after them verbatim when it can (see
+    `boundaries.keep_unsent`), so the summary can extend that request."""
+    return None if live.sent is None else carried(live.sent.messages, live.now.messages)
+
+
 def to_extend(live: LiveRequests, cut: int) -> LiveRequest:
     """The request a summary request extends when the kept tail starts at transcript index `cut`.
 
@@ -73,13 +92,8 @@ def to_extend(live: LiveRequests, cut: int) -> LiveRequest:
     prefix is in the provider's cache up to its last message. Otherwise the
     request the agent would send now.
     """
-    sent = live.sent
-    if sent is None or cut > len(sent.messages) or len(sent.messages) > len(live.now.messages):
-        return live.now
-    unchanged = all(
-        a is b or a == b for a, b in zip(sent.messages, live.now.messages, strict=False)
-    )  # sent may be the shorter
-    return sent if unchanged else live.now
+    prefix = sent_prefix(live)
+    return live.sent if live.sent is not None and prefix is not None and cut <= prefix else live.now
 
 
 def fits(live: LiveRequest, instruction_tokens: int, reply_tokens: int, window: int) -> bool:

@@ -93,12 +93,24 @@ def flush() -> bool:
 
 
 @pytest.fixture
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool):
+def compression() -> dict:
+    """Compression settings besides the defaults; a test parametrizes it."""
+    return {}
+
+
+@pytest.fixture
+def replies():
+    """The fake model; a test parametrizes it."""
+    return respond
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool, compression: dict, replies):
     monkeypatch.setenv(KEY_ENV, "test-key")
     for n in range(40):
         (tmp_path / f"module_{n}.py").write_text(f"def handler_{n}(request):\n    return request  # step {n}\n" * 40)
     with FakeAnthropic(limit_tokens=WINDOW) as server:
-        server.responder = respond
+        server.responder = replies
         model = ModelConfig(
             name="anthropic/claude-sonnet-4-5", api_base=server.base_url, api_key_env=KEY_ENV, context_window=WINDOW
         )
@@ -106,7 +118,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool):
         settings = replace(
             base,
             model=model,
-            compression=replace(base.compression, memory_flush=flush),
+            compression=replace(base.compression, memory_flush=flush, **compression),
             memory=replace(base.memory, dir=str(tmp_path / "memory"), flush_min_turns=3),
         )
         store = SessionStore(tmp_path / "sessions.db")
@@ -172,3 +184,36 @@ async def test_with_no_memory_flush_the_summary_still_reads_all_but_its_instruct
     for x in server.accepted:
         if is_summary_request(x.body):
             assert x.usage.cache_read_input_tokens >= 0.9 * x.usage.prompt_tokens
+
+
+LONG_REPLY = "The handler validates the request, retries twice, then logs the outcome. " * 80
+
+
+def long_answers(body: dict) -> Reply:
+    """Every turn answered at length (~1,500 tokens), so the model's last reply outweighs the tail budget."""
+    return Reply.say(CHECKPOINT) if is_summary_request(body) else Reply.say(LONG_REPLY)
+
+
+@pytest.mark.parametrize(
+    ("flush", "compression", "replies"), [(False, {"protect_last_n": 1, "target_ratio": 0.05}, long_answers)]
+)
+async def test_the_reply_no_request_carried_is_kept_so_the_summary_extends_the_last_turn_request(session) -> None:
+    """With a one-message minimum tail and a small tail budget, the tail walk stops at the new user message
+    and would summarize the model's last reply, which no request has carried yet: the summary would then
+    extend the current transcript and write that reply to the cache. The reply fits the tail cap, so the
+    cut moves back to where the last turn request ended: the reply stays verbatim and the summary reads
+    everything but its instruction from the cache."""
+    agent, rec, server, _ = session
+    turn = 0
+    while not [c for c in rec.of(ev.CompactionFinished) if c.result.changed]:
+        assert turn < 30, "a compaction should have happened by now"
+        assert (await agent.run_turn(f"turn {turn}: {ASK}")).ok, rec.of(ev.ErrorEvent)
+        turn += 1
+    assert server.rejections == []
+    assert rec.of(ev.CompactionStarted)[0].trigger == "preflight"
+    assert assert_extends_the_last_turn_request(server.accepted) == 1
+    # After the checkpoint: the reply no request had carried, verbatim, then the ask it preceded.
+    kept_reply, ask = agent.messages[2], agent.messages[3]
+    assert kept_reply["role"] == "assistant" and kept_reply["content"] == LONG_REPLY
+    assert ask == {"role": "user", "content": f"turn {turn - 1}: {ASK}"}
+    assert_valid(agent.messages)

@@ -71,3 +71,84 @@ def test_force_compacts_a_transcript_that_fits_the_tail():
     assert bounds(msgs, protect_first_n=0, tail_budget=10**6).empty
     forced = bounds(msgs, protect_first_n=0, tail_budget=10**6, force=True)
     assert not forced.empty and forced.tail_start == 3
+
+
+def _chat(turns: int, chars: int = 400) -> list[dict]:
+    t = Transcript()
+    for n in range(turns):
+        t.user(f"u{n} " + "a" * chars).assistant(f"r{n} " + "b" * chars)
+    return t.build()
+
+
+def test_a_cut_among_unsent_messages_moves_back_to_the_end_of_the_last_request_sent():
+    msgs = _chat(12)
+    msgs.append({"role": "user", "content": "the new ask"})
+    per = message_tokens(msgs[1])
+    plain = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1)
+    assert plain.tail_start == len(msgs) - 2  # the model's last reply and the new ask
+    unsent = len(msgs) - 4  # the last request sent ended two turns earlier
+    moved = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=unsent, tail_cap=per * 4)
+    assert moved.tail_start == unsent and moved.lifted_user is None
+    assert all(m not in moved.middle(msgs) for m in msgs[unsent:])  # nothing no request carried is summarized
+
+
+def test_unsent_messages_that_would_pass_the_tail_cap_are_summarized_as_before():
+    msgs = _chat(12)
+    msgs.append({"role": "user", "content": "the new ask"})
+    per = message_tokens(msgs[1])
+    unsent = len(msgs) - 4
+    kept = sum(message_tokens(m) for m in msgs[unsent:-1])  # the latest user message is not counted
+    fits = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=unsent, tail_cap=kept)
+    assert fits.tail_start == unsent
+    over = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=unsent, tail_cap=kept - 1)
+    assert over.tail_start == len(msgs) - 2
+
+
+def test_the_moved_cut_never_splits_a_tool_call_from_its_result():
+    t = Transcript()
+    for n in range(6):
+        t.user(f"u{n} " + "a" * 400).assistant("b" * 400)
+    t.user("read it").tool("read_file", {"path": "x.py"}, "c" * 400).tool("read_file", {"path": "y.py"}, "d" * 400)
+    msgs = t.build()
+    per = message_tokens(msgs[1])
+    result_at = len(msgs) - 3  # the first read's result: sent, the second read not yet
+    assert msgs[result_at]["role"] == "tool"
+    plain = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1)
+    assert plain.tail_start == len(msgs) - 2
+    b = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1, unsent=result_at, tail_cap=per * 10)
+    # Back to the first read's call, and so to the ask just before it: the call keeps its result.
+    assert b.tail_start == result_at - 2 and msgs[result_at - 1].get("tool_calls")
+    assert not b.middle(msgs)[-1].get("tool_calls")
+
+
+def test_the_cut_stays_when_nothing_but_the_latest_ask_would_be_left_to_summarize():
+    t = Transcript().user("the ask " + "a" * 400)
+    t.tool("read_file", {"path": "x.py"}, "c" * 2_000).tool("read_file", {"path": "y.py"}, "d" * 2_000)
+    msgs = t.build()
+    plain = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1)
+    assert not plain.empty
+    # The last request sent carried only the ask: keeping everything after it would summarize nothing.
+    assert bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1, unsent=2, tail_cap=10**6) == plain
+
+
+def test_the_cut_stays_when_the_unsent_messages_are_already_in_the_tail():
+    msgs = _chat(12)
+    msgs.append({"role": "user", "content": "the new ask"})
+    per = message_tokens(msgs[1])
+    wide = bounds(msgs, protect_first_n=0, tail_budget=per * 6, protect_last_n=1)
+    assert wide.tail_start < len(msgs) - 2
+    assert bounds(msgs, protect_first_n=0, tail_budget=per * 6, protect_last_n=1, unsent=len(msgs) - 2) == wide
+
+
+def test_a_moved_cut_never_goes_before_the_floor_or_into_the_head():
+    msgs = _chat(12)
+    msgs.append({"role": "user", "content": "the new ask"})
+    per = message_tokens(msgs[1])
+    plain = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, tail_floor=20)
+    assert plain.tail_start == len(msgs) - 2
+    # Where an earlier summary stood (the floor) comes first: the cut is not moved back past it.
+    assert bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=18, tail_floor=20) == plain
+    moved = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=20, tail_floor=20)
+    assert moved.tail_start == 20
+    headed = bounds(msgs, protect_first_n=3, tail_budget=per, protect_last_n=1, unsent=3)
+    assert headed.head_end == 4 and headed.tail_start == len(msgs) - 2  # the last request ended in the head

@@ -7,7 +7,8 @@ than 60% of the threshold. The one exception is when what no compaction can
 shrink (the latest user message, with the system prompt and tool schemas)
 leaves no room for even a minimal checkpoint; the result must then say why.
 The same holds for a second compaction after more work, whatever the
-summarizer does, and for a provider whose tokenizer counts 0.5-3x our
+summarizer does, wherever the last request sent ended (the cut may move
+back to keep what came after it), and for a provider whose tokenizer counts 0.5-3x our
 estimate: counted as the meter counts (calibrated), the request is within
 60% of the threshold, so the next preflight does not compact again.
 """
@@ -24,6 +25,7 @@ from hermeslite.context import CompressionConfig, ContextCompressor, estimate_to
 from hermeslite.context.boundaries import latest_user_index
 from hermeslite.context.budgets import ANCHOR_MIN, FRAME_TOKENS, SUMMARY_MIN
 from hermeslite.context.summary_prompt import SECTIONS
+from hermeslite.context.summary_request import LiveRequest, LiveRequests
 from hermeslite.context.tokens import message_tokens
 
 from ..builders import Transcript, assert_valid
@@ -61,6 +63,23 @@ class Summarizer:
         if self.kind == "verbose":  # well formed, but as long as the prompt allows
             return headings + "\n" + _text("- a detail worth keeping, at length.\n", len(prompt) // 3)
         raise ConnectionError("connection reset by peer")
+
+
+def _live(data, messages: list[dict], overhead: int, summarizer: Summarizer) -> LiveRequests:
+    """The requests the agent holds: the transcript now, and a last request sent that carried a
+    drawn prefix of it (the rest came after it; the engine keeps those verbatim when they fit)."""
+    n = len(messages)
+    carried = st.one_of(st.integers(max(1, n - 6), n), st.integers(1, n))  # mostly a few turns back, as in a session
+    sent = messages[: data.draw(carried, label="messages the last request carried")]
+
+    def request(carried: list[dict]) -> LiveRequest:
+        return LiveRequest(
+            messages=tuple(carried),
+            tokens=estimate_tokens(carried) + overhead,
+            send=lambda instruction: summarizer(instruction, None),
+        )
+
+    return LiveRequests(now=request(messages), sent=request(sent))
 
 
 @functools.cache
@@ -141,7 +160,8 @@ def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshol
     }
     messages = [system, *data.draw(sessions(threshold), label="session")]
     messages.append({"role": "user", "content": _latest(data.draw, target)})
-    result = asyncio.run(c.compress(messages, force=True))
+    live = _live(data, messages, c.request_overhead_tokens, Summarizer(first))
+    result = asyncio.run(c.compress(messages, force=True, live=live))
     _check(c, messages, result, c.request_overhead_tokens)
 
     c.summarize = Summarizer(second)
@@ -151,7 +171,7 @@ def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshol
         *data.draw(sessions(threshold, calls_from=1_000), label="more work"),
     ]
     grown.append({"role": "user", "content": _latest(data.draw, target)})
-    again = asyncio.run(c.compress(grown, force=True))
+    again = asyncio.run(c.compress(grown, force=True, live=_live(data, grown, c.request_overhead_tokens, c.summarize)))
     _check(c, grown, again, c.request_overhead_tokens)
 
 

@@ -129,10 +129,30 @@ async def test_a_kept_tail_that_starts_where_the_last_request_ended_leaves_it_al
     assert "From the" not in last.instructions[0]
 
 
-async def test_when_the_cut_lies_among_newer_messages_the_current_request_is_extended() -> None:
+async def test_a_cut_among_newer_messages_moves_back_so_the_last_request_sent_is_extended() -> None:
     messages = turn_after(session())
     cut = kept_from(make(Scripted()), messages)
-    now, last = await compress_with(messages, messages[: cut - 1])
+    sent = messages[: cut - 1]
+    now, last = await compress_with(messages, sent)
+    assert now.instructions == [] and len(last.instructions) == 1
+    assert "All of the conversation above goes into this checkpoint" in last.instructions[0]
+    result = await make(Scripted()).compress(messages, force=True, live=Live(1).request(messages))
+    moved = await make(Scripted()).compress(
+        messages, force=True, live=LiveRequests(now=Live(1).one(messages), sent=Live(1).one(sent))
+    )
+    # The message no request carried stays in the kept tail instead of going into the checkpoint.
+    plan = make(Scripted()).plan(messages, force=True, sent=len(sent))
+    assert plan.bounds is not None and plan.positions[plan.bounds.tail_start] == len(sent)
+    assert moved.dropped == result.dropped - 1
+
+
+async def test_newer_messages_too_large_to_keep_go_into_a_checkpoint_that_extends_the_current_request() -> None:
+    messages = turn_after(session())
+    plan = make(Scripted()).plan(messages, force=True)
+    assert plan.budgets is not None
+    messages[-2] = {"role": "assistant", "content": "a long answer. " * (plan.budgets.tail_cap // 3)}
+    sent = messages[:-2]  # the long answer and the new ask came after it
+    now, last = await compress_with(messages, sent)
     assert last.instructions == [] and len(now.instructions) == 1
     assert "the conversation stays in the context" in now.instructions[0]
 
