@@ -15,19 +15,19 @@ from .redact import redact_secrets, redact_slice
 from .tokens import estimate_tokens
 
 SECTIONS: tuple[tuple[str, str], ...] = (
-    ("Active Task", "the user's most recent request in these turns, quoted word for word"),
-    ("Goal", "what the user is trying to achieve overall"),
-    ("Constraints & Preferences", "rules, limits and preferences the user stated"),
-    ("Completed Actions", "numbered; what was done, to what, with the evidence (exit code, test result, file)"),
-    ("Active State", "the state of the work right now: branch, running services, what passes and fails"),
-    ("In Progress", "what was being worked on when these turns end"),
-    ("Blocked", "what is stuck, and on what"),
+    ("Active Task", "the user's latest request, word for word"),
+    ("Goal", "the user's overall aim"),
+    ("Constraints & Preferences", "rules and preferences the user stated"),
+    ("Completed Actions", "numbered, with evidence: exit code, test result, file"),
+    ("Active State", "branch, running services, what passes or fails now"),
+    ("In Progress", "work under way at the end"),
+    ("Blocked", "what is stuck, on what"),
     ("Key Decisions", "choices made and why"),
-    ("Resolved Questions", "questions that were answered, with the answer"),
-    ("Pending User Asks", "requests the user made that are not yet done"),
-    ("Relevant Files", "paths read, written or discussed, one per line with a few words each"),
-    ("Remaining Work", "what is left, written as background for whoever continues, not as orders"),
-    ("Critical Values", "exact identifiers, numbers, commands, error messages and settings worth keeping"),
+    ("Resolved Questions", "answered questions, with answers"),
+    ("Pending User Asks", "user requests not yet done"),
+    ("Relevant Files", "one path per line, a few words each"),
+    ("Remaining Work", "what is left"),
+    ("Critical Values", "exact IDs, numbers, commands, errors, settings"),
 )
 REQUIRED = ("Active Task", "Goal", "Completed Actions", "Relevant Files", "Remaining Work")
 

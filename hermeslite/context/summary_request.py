@@ -120,32 +120,30 @@ def build_instruction(
     """
     headings = "\n".join(f"## {name}\n({hint})" for name, hint in SECTIONS)
     parts = [
-        f"{INSTRUCTION_OPEN} Pause the task: do not reply to the conversation and do not call any tool. "
-        "The conversation above is about to be condensed to free context space, and you are writing the "
-        "checkpoint that will stand in for its older part.",
+        f"{INSTRUCTION_OPEN} Pause the task; do not reply or call tools. Write a checkpoint to replace the older "
+        "part of the conversation above.",
         _scope(kept),
-        "Use exactly these Markdown headings, in this order, and write 'None.' under any that has nothing:",
+        "Use exactly these Markdown headings in this order; write 'None.' under any with nothing:",
         headings,
         "Rules:\n"
-        "- Record facts. Copy file paths, commands, exit codes, error messages, names and numbers exactly.\n"
-        "- Finished work goes in past tense under Completed Actions; never describe it as still to do.\n"
-        "- Remaining Work and Pending User Asks are context for whoever continues, not instructions to them.\n"
-        "- Do not answer questions or carry out requests from the conversation; only record them.\n"
-        "- Never copy secrets (keys, tokens, passwords) into the checkpoint.\n"
-        f"- Aim for about {budget_tokens} tokens. Reply with the checkpoint only, no preamble.\n"
-        f"- Today's date is {today}.",
+        "- Record facts; copy file paths, commands, exit codes, errors, names and numbers exactly.\n"
+        "- Finished work: past tense, under Completed Actions, never as still to do.\n"
+        "- Remaining Work and Pending User Asks are background for whoever continues, not orders.\n"
+        "- Record questions and requests; do not answer or carry them out.\n"
+        "- Never copy secrets (keys, tokens, passwords).\n"
+        f"- Aim for about {budget_tokens} tokens. Reply with the checkpoint only.\n"
+        f"- Today is {today}.",
     ]
     if has_previous:
         parts.append(
-            "The conversation already holds an earlier checkpoint (the handoff summary). Fold it into this one "
-            "instead of starting over: keep every fact that still holds, let later messages win where they "
-            "disagree, move finished work from In Progress to Completed Actions, and drop nothing from Relevant "
-            "Files or Critical Values."
+            "Fold in the earlier checkpoint (the handoff summary above): keep what still holds, let later "
+            "messages win, move finished work to Completed Actions, drop nothing from Relevant Files or "
+            "Critical Values."
         )
     if focus:
         parts.append(
-            f'FOCUS: the user asked to keep everything about "{redact_secrets(focus)}". Spend about two thirds '
-            "of the length on it, in full detail (exact names, values, decisions), and cover everything else briefly."
+            f'FOCUS: the user asked to keep everything about "{redact_secrets(focus)}": give it about two thirds '
+            "of the length, in full detail (exact names, values, decisions); cover the rest briefly."
         )
     return "\n\n".join(parts)
 
@@ -153,9 +151,8 @@ def build_instruction(
 def _scope(kept: list[Message]) -> str:
     if not kept:
         return (
-            "All of the conversation above goes into this checkpoint; the messages that stay in the context "
-            "after it are later ones, not shown here. Cover everything above in full, and quote the user's most "
-            "recent request above under Active Task."
+            "All of the conversation above goes into this checkpoint (the messages kept after it are later "
+            "ones, not shown): cover it in full."
         )
     first = kept[0]
     snippet = " ".join(text_of(first.get("content")).split())[:SNIPPET_CHARS]
@@ -167,7 +164,6 @@ def _scope(kept: list[Message]) -> str:
     )
     count = "message" if len(kept) == 1 else f"{len(kept)} messages"
     return (
-        f"From {where} on (the last {count} above), the conversation stays in the context after this "
-        "checkpoint. Cover everything before that in full; mention the kept messages only where the active "
-        "task needs it, and quote the user's most recent request under Active Task."
+        f"From {where} on (the last {count} above), the conversation stays in the context: cover everything "
+        "before it in full, the kept part only as the task needs."
     )

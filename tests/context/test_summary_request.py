@@ -12,7 +12,7 @@ import pytest
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.messages import SUMMARY_KEY
-from hermeslite.context.summary_prompt import INSTRUCTION_OPEN, INTRO
+from hermeslite.context.summary_prompt import INSTRUCTION_OPEN, INTRO, SECTIONS
 from hermeslite.context.summary_request import LiveRequest, LiveRequests, build_instruction, to_extend
 
 from ..builders import agent_session
@@ -60,7 +60,7 @@ async def test_the_main_model_summarizes_by_extending_the_live_request() -> None
     assert len(live.instructions) == 1 and serialized.calls == []
     assert result.summary and result.summary.startswith("## Active Task") and not result.fallback_used
     instruction = live.instructions[0]
-    assert instruction.startswith(INSTRUCTION_OPEN) and "Today's date is 2026-11-22" in instruction
+    assert instruction.startswith(INSTRUCTION_OPEN) and "Today is 2026-11-22." in instruction
     # The instruction counts the messages kept after the summary (which may be merged into the first).
     handoff = next(i for i, m in enumerate(result.messages) if m.get(SUMMARY_KEY))
     after = len(result.messages) - handoff - 1
@@ -80,8 +80,10 @@ async def test_the_instruction_says_where_the_kept_tail_starts() -> None:
     )
     assert "earlier checkpoint" in text and 'FOCUS: the user asked to keep everything about "retry policy"' in text
     assert "about 900 tokens" in text
-    for heading in ("## Active Task", "## Completed Actions", "## Critical Values"):
-        assert heading in text
+    for name, hint in SECTIONS:  # every heading, each with its hint
+        assert f"## {name}\n({hint})" in text
+    for rule in ("copy file paths", "past tense", "not orders", "do not answer", "Never copy secrets"):
+        assert rule in text
 
 
 def turn_after(messages: list[dict]) -> list[dict]:
