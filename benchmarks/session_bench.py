@@ -23,7 +23,12 @@ of summary requests, output tokens, cost at Claude Sonnet prices (input $3/M,
 server rejected and turns that failed; then our cost against the baseline's,
 and the cached share of the extended summaries split by whether a memory
 flush (which writes the newest turns to the cache) went just before them,
-with how many of each extend the last turn request.
+with how many of each extend the last turn request; and the floor of the
+run's turn requests, measured from its own exchanges: their output, what
+each adds to the conversation written to the cache once, and the rest of
+each read from it, against the baseline, with what our run spends above it
+(summary requests, memory flushes, and the turn requests' rewrites after a
+compaction).
 
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
@@ -53,11 +58,12 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.config import ModelConfig, Settings
+from hermeslite.context.handoff import END, OPEN
 from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from tests.fake_anthropic import Exchange, FakeAnthropic, Reply
-from tests.fake_anthropic.blocks import flatten
+from tests.fake_anthropic.blocks import content_blocks, count_tokens, flatten, without_marker
 from tests.summary_requests import is_extension_summary, is_summary_request
 
 MODEL = "anthropic/claude-sonnet-4-5"
@@ -163,9 +169,9 @@ class Outcome:
     def rejected(self) -> int:
         return sum(1 for x in self.exchanges if x.status == 400)
 
-    def cost(self) -> float:
-        billed = {k: self.tokens(k) for k in ("input", "write", "read")}
-        billed["output"] = self.output
+    def cost(self, only=lambda x: True) -> float:
+        billed = {k: self.tokens(k, only) for k in ("input", "write", "read")}
+        billed["output"] = sum(x.output_tokens for x in self.exchanges if x.usage and only(x))
         return sum(PRICE[k] * v for k, v in billed.items()) / 1_000_000
 
     def read_share(self, only=lambda x: True) -> float:
@@ -247,6 +253,10 @@ def _is_flush(x: Exchange) -> bool:
     return FLUSH_INSTRUCTION in _last_user_text(x.body)
 
 
+def _is_turn(x: Exchange) -> bool:
+    return not is_summary_request(x.body) and not _is_flush(x)
+
+
 def _extends_last_turn(accepted: list[Exchange], at: int) -> bool:
     """Whether summary `accepted[at]` is the last turn request before it plus one block (the instruction)."""
     last = next((x for x in reversed(accepted[:at]) if not is_summary_request(x.body) and not _is_flush(x)), None)
@@ -277,6 +287,67 @@ def summary_split(label: str, o: Outcome) -> str:
     return f"{label} extended summaries: " + ("; ".join(parts) or "none")
 
 
+def _conversation_tokens(body: dict, *, first: bool) -> int:
+    """The tokens a turn request adds to the conversation: all of the first request (tool schemas, system
+    prompt, the first ask), then the last two messages of each (the previous request's reply and the ask or
+    tool results that followed it). A checkpoint is left out (a message merged behind one keeps its own
+    text), and so is a system prompt rebuilt at a compaction: those are what compaction costs."""
+    blocks = [] if not first else [*(body.get("tools") or []), *content_blocks(body.get("system"))]
+    for message in body["messages"] if first else body["messages"][-2:]:
+        for block in content_blocks(message.get("content")):
+            plain = without_marker(block)
+            text = plain.get("text") if isinstance(plain, dict) else None
+            if isinstance(text, str) and OPEN in text:
+                rest = text.split(END, 1)[1].lstrip() if END in text else ""
+                if not rest:
+                    continue
+                plain = {**plain, "text": rest}
+            blocks.append(plain)
+    return sum(count_tokens(without_marker(b)) for b in blocks)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What the session's turn requests cost at the least, whatever compaction does: their output, what
+    each adds to the conversation written to the cache once, and the rest of each read from the cache."""
+
+    output: int
+    written: int
+    read: int
+
+    @classmethod
+    def of(cls, o: Outcome) -> Floor:
+        turns = [x for x in o.exchanges if x.usage and _is_turn(x)]
+        written = sum(_conversation_tokens(x.body, first=i == 0) for i, x in enumerate(turns))
+        carried = sum(x.usage.prompt_tokens for x in turns if x.usage)
+        return cls(sum(x.output_tokens for x in turns), written, carried - written)
+
+    def costs(self) -> tuple[float, float, float]:
+        return (
+            PRICE["output"] * self.output / 1e6,
+            PRICE["write"] * self.written / 1e6,
+            PRICE["read"] * self.read / 1e6,
+        )
+
+
+def floor_line(name: str, ours: Outcome, base: Outcome) -> str:
+    floor = Floor.of(ours)
+    output, written, read = floor.costs()
+    total = output + written + read
+    return (
+        f"floor at {name}: turn output ${output:.2f} ({floor.output:,}) + one cache write of every turn's new "
+        f"tokens ${written:.2f} ({floor.written:,}) + reads of the turn requests ${read:.2f} ({floor.read:,}) "
+        f"= ${total:.2f}, {total / base.cost():.2f}x the baseline; ours ${ours.cost():.2f} is "
+        f"${ours.cost() - total:.2f} above it: summary requests ${ours.cost(_summary):.2f}, memory flushes "
+        f"${ours.cost(_is_flush):.2f}, turn requests ${ours.cost(_is_turn) - total:.2f} (what each compaction "
+        "rewrites: the checkpoint and the kept tail behind it)"
+    )
+
+
+def _summary(x: Exchange) -> bool:
+    return is_summary_request(x.body)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=150)
@@ -290,7 +361,7 @@ async def main() -> None:
         "rejected | failed turns |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    ratios, splits = [], []
+    ratios, splits, floors = [], [], []
     started = time.perf_counter()
     for name in args.windows.split(","):
         window = WINDOWS[name.lower()]
@@ -300,9 +371,11 @@ async def main() -> None:
         print(row(f"{name} baseline", base))
         ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0))
         splits.append(summary_split(f"{name} ours", ours))
+        floors.append(floor_line(name, ours, base))
     print()
     print("cost, ours / baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))
     print("\n".join(splits))
+    print("\n".join(floors))
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
