@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermeslite.agent.session_list import session_rows
+from hermeslite.commands.session_table import session_lines
 from hermeslite.config import Settings
-from hermeslite.display import neutralize
 from hermeslite.errors import Unexpected, UserFacingError
 from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
@@ -138,16 +138,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
 
 
 def list_sessions() -> str:
-    """The `hermeslite sessions` table, newest first, times in local time."""
+    """The `hermeslite sessions` table: the rows and columns /sessions shows, times in local time."""
     with SessionStore(default_sessions_path()) as store:
-        rows = store.list_sessions()
-    if not rows:
-        return "no sessions yet\n"
-    lines = [f"{'ID':<24} {'LAST ACTIVE':<16} {'MSGS':>5}  {'MODEL':<28} {'FROM':<24} TITLE"]
-    for s in rows:
-        when = datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-        lines.append(
-            f"{s.id:<24} {when:<16} {s.message_count:>5}  {str(s.model)[:28]:<28} {s.parent_id or '-':<24} "
-            f"{s.title or ''}"
-        )
-    return neutralize("\n".join(lines) + "\n")
+        rows = session_rows(store)
+    return "\n".join(session_lines(rows)) + "\n"

@@ -177,7 +177,7 @@ async def _resume(chat: LineSurface, args: str) -> None:
     """With an id (or a unique prefix), go on with that session; without one, list them (the app
     opens a picker instead: a line interface has nothing to pick with)."""
     if not args:
-        chat.show(views.sessions_view(chat.agent.list_sessions(), chat.agent.session_id))
+        chat.show(views.sessions_view(chat.agent.list_sessions()))
         return
     session_id = chat.agent.resolve_session(args)
     if session_id == chat.agent.session_id:
@@ -190,7 +190,7 @@ async def _resume(chat: LineSurface, args: str) -> None:
 
 @handlers.bind("sessions")
 async def _sessions(chat: LineSurface, args: str) -> None:
-    chat.show(views.sessions_view(chat.agent.list_sessions(), chat.agent.session_id))
+    chat.show(views.sessions_view(chat.agent.list_sessions()))
 
 
 @handlers.bind("memory")

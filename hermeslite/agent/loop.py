@@ -35,6 +35,7 @@ from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
+from .session_list import SessionRow, session_rows
 from .summarizer import BuiltRequest
 from .window import learned_window_note, settle_window
 
@@ -429,9 +430,9 @@ class Agent:
         """The saved record of a session (this one by default): title, model, when; raises StoreError."""
         return self.deps.store.get_session(session_id or self.session_id)
 
-    def list_sessions(self) -> list[SessionInfo]:
-        """Saved sessions, newest first, for /sessions and the /resume picker."""
-        return self.deps.store.list_sessions()
+    def list_sessions(self) -> list[SessionRow]:
+        """Saved sessions, newest first, this one marked, for /sessions and the /resume picker."""
+        return session_rows(self.deps.store, self.session_id)
 
     def resolve_session(self, prefix: str) -> str:
         """The id of the one saved session `prefix` names; raises SessionNotFound saying why not."""

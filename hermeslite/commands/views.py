@@ -8,12 +8,14 @@ against the window, and where compaction fires.
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
 
+from hermeslite.agent.session_list import SessionRow
 from hermeslite.display import bar, format_cost, format_token_count, short_path
 from hermeslite.store.usage import UsageTotals
 
 from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
+from .session_table import EMPTY, session_lines
 
 BAR = 20
 SHELL_HELP = (
@@ -95,16 +97,13 @@ def usage_lines(usage: UsageTotals) -> list[str]:
     ]
 
 
-def sessions_view(sessions: list, current: str | None) -> str:
-    if not sessions:
-        return "No saved sessions yet."
-    lines = [f"  {'ID':<23} {'LAST ACTIVE':<16} {'MSGS':>5}  TITLE"]
-    for s in sessions:
-        mark = "●" if s.id == current else " "
-        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
-        origin = f"  (handed off from {s.parent_id})" if s.parent_id else ""
-        lines.append(f"{mark} {s.id:<23} {stamp:<16} {s.message_count:>5}  {s.title or ''}{origin}")
-    return "\n".join([*lines, "", "/resume <id prefix> opens one (in the app, /resume alone opens a picker)."])
+def sessions_view(rows: Sequence[SessionRow]) -> str:
+    """/sessions: the saved sessions as `hermeslite sessions` lists them, ● on the open one."""
+    if not rows:
+        return EMPTY
+    return "\n".join(
+        [*session_lines(rows), "", "/resume <id prefix> opens one (in the app, /resume alone opens a picker)."]
+    )
 
 
 def memory_view(memory) -> str:

@@ -99,6 +99,7 @@ class SessionInfo:
     cwd: str | None
     api_base: str | None  # the server it talks to; None: the provider's own (or recorded before v3)
     parent_id: str | None = None  # the session this one was handed off from (/handoff)
+    last_prompt_tokens: int | None = None  # input of the session's latest turn request; None before one
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,9 @@ class SessionStore:
         SELECT s.id, s.title, s.created_at, s.updated_at,
                (SELECT COUNT(*) FROM messages m
                  WHERE m.session_id = s.id AND m.generation = s.transcript_generation),
-               s.model, s.cwd, s.api_base, s.parent_id
+               s.model, s.cwd, s.api_base, s.parent_id,
+               (SELECT u.prompt_tokens FROM usage u
+                 WHERE u.session_id = s.id AND u.kind = 'turn' ORDER BY u.id DESC LIMIT 1)
         FROM sessions s
     """
 

@@ -177,13 +177,13 @@ async def _resume(app: CommandSurface, args: str) -> None:
         if session_id and session_id != agent.session_id:
             app.call_later(app.send, f"/resume {session_id}")
 
-    app.push_screen(SessionPicker(agent.list_sessions(), agent.session_id), chosen)
+    app.push_screen(SessionPicker(agent.list_sessions()), chosen)
 
 
 @handlers.bind("sessions")
 async def _sessions(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    app.show_view("Sessions", views.sessions_view(agent.list_sessions(), agent.session_id))
+    app.show_view("Sessions", views.sessions_view(agent.list_sessions()))
 
 
 @handlers.bind("memory")
