@@ -15,6 +15,9 @@ lose each other's edits and a crash never leaves a half-written file.
 
 Nothing here raises for a bad request: edits return a `MemoryResult` the
 memory tool (tools/memory.py) hands to the model, which can fix its call and try again.
+A file that cannot be read (not UTF-8, a directory, no permission) raises
+`MemoryUnreadable`, one line naming it, wherever it is read: an edit never
+rewrites a file whose entries it could not see, so nothing in it is lost.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 from hermeslite.context.clip import clip_line
 from hermeslite.context.result import plural
+from hermeslite.errors import UserFacingError
 from hermeslite.paths import data_dir, ensure_dir
 
 try:  # POSIX; elsewhere edits are serialized within this process only
@@ -51,6 +55,20 @@ TARGETS: dict[str, _Target] = {
     "memory": _Target("MEMORY.md", "MEMORY (your notes)"),
     "user": _Target("USER.md", "USER PROFILE (about the user)"),
 }
+
+
+class MemoryUnreadable(UserFacingError):
+    """MEMORY.md or USER.md exists but cannot be read as text; `str()` names the file and why."""
+
+    @classmethod
+    def of(cls, path: Path, exc: OSError | UnicodeDecodeError) -> MemoryUnreadable:
+        if isinstance(exc, UnicodeDecodeError):
+            why = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+        elif isinstance(exc, IsADirectoryError):
+            why = "a directory, not a file"
+        else:
+            why = (exc.strerror or str(exc)).lower()
+        return cls(f"cannot read the memory file {path}: {why}; it is left as it is: fix it or move it aside")
 
 
 @dataclass(frozen=True)
@@ -103,11 +121,15 @@ class MemoryStore:
         return self.folder / TARGETS[self._check(target)].filename
 
     def entries(self, target: str) -> list[str]:
-        """Current entries of a file, read fresh from disk (another process may have written)."""
+        """Current entries of a file, read fresh from disk (another process may have written);
+        MemoryUnreadable when it exists but cannot be read."""
+        path = self.path(target)
         try:
-            text = self.path(target).read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MemoryUnreadable.of(path, exc) from None
         return parse_entries(text)
 
     def usage(self, target: str) -> tuple[int, int]:

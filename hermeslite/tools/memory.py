@@ -11,7 +11,7 @@ import asyncio
 from typing import Any, ClassVar
 
 from hermeslite.context.tool_roles import ToolRole
-from hermeslite.store.memory import MemoryResult, MemoryStore
+from hermeslite.store.memory import MemoryResult, MemoryStore, MemoryUnreadable
 from hermeslite.tools.base import ToolContext, ToolResult
 
 MEMORY_DESCRIPTION = """\
@@ -59,8 +59,11 @@ class MemoryTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             result = await asyncio.to_thread(self._dispatch, args if isinstance(args, dict) else {})
+        except MemoryUnreadable as exc:
+            return ToolResult.error(str(exc))
         except OSError as exc:
-            return ToolResult.error(f"could not update memory: {exc.strerror or exc}")
+            where = f" ({exc.filename})" if exc.filename else ""
+            return ToolResult.error(f"could not update memory{where}: {exc.strerror or exc}")
         if result.ok:
             return ToolResult(result.message)
         return ToolResult.error(result.message)

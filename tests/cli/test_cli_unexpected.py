@@ -1,7 +1,9 @@
 """An error nobody planned for ends `hermeslite -p` with one line naming it and the session, exit 1.
 
-The fault is real and comes from outside: MEMORY.md holding bytes that are
-not UTF-8 (written by another editor), which the system prompt fails to read.
+The faults are real and come from outside: a reply holding a lone surrogate
+(`\\ud800` in the server's JSON), which no terminal encoding can print; and,
+as a planned fault beside it, MEMORY.md holding bytes that are not UTF-8
+(written by another editor), which is one line naming the file.
 """
 
 from __future__ import annotations
@@ -13,30 +15,42 @@ from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
 from tests.summary_requests import is_summary_request
 
-DECODE_ERROR = "unexpected error: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"
+ENCODE_ERROR = "unexpected error: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'"
+NOT_UTF8 = b"\xff\xfe not utf-8 \xe9t\xe9\n"
 
 
-def corrupt_memory(home: Path) -> None:
+def corrupt_memory(home: Path) -> Path:
     folder = home / "data"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "MEMORY.md").write_bytes(b"\xff\xfe not utf-8 \xe9t\xe9\n")
+    path = folder / "MEMORY.md"
+    path.write_bytes(NOT_UTF8)
+    return path
 
 
-def test_a_fault_at_start_is_one_line_and_leaves_no_empty_session(scripted_server: ScriptedServer, tmp_path):
+def unreadable(path: Path) -> str:
+    return (
+        f"hermeslite: cannot read the memory file {path}: not UTF-8 text (byte 0xff at offset 0); "
+        "it is left as it is: fix it or move it aside"
+    )
+
+
+def test_an_unreadable_memory_file_at_start_is_one_line_naming_it_and_leaves_no_empty_session(
+    scripted_server: ScriptedServer, tmp_path
+):
     home = tmp_path / "home"
-    corrupt_memory(home)
+    path = corrupt_memory(home)
     done = hermeslite(["-p", "hi", *model_args(scripted_server)], home, tmp_path)
     assert done.returncode == 1
     assert done.stdout == "" and "Traceback" not in done.stderr
     [line] = done.stderr.splitlines()
-    assert line.startswith(f"hermeslite: {DECODE_ERROR}")
-    assert line.endswith("; no session was started (--verbose shows the traceback)")
+    assert line == unreadable(path)
     assert scripted_server.requests == []
     with sessions_db(home) as store:
         assert store.list_sessions() == []
+    assert path.read_bytes() == NOT_UTF8
 
 
-def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_traceback(
+def test_an_unreadable_memory_file_met_by_a_compaction_is_one_line_and_keeps_the_question(
     scripted_server: ScriptedServer, tmp_path
 ):
     home = tmp_path / "home"
@@ -46,14 +60,32 @@ def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_tra
     config.write_text("compression:\n  context_length: 6000\n")
     args = [*model_args(scripted_server), "--config", str(config)]
     assert hermeslite(["-p", "first question", *args], home, tmp_path).returncode == 0
-    corrupt_memory(home)  # after the first run: the saved system prompt is reused, until a compaction rebuilds it
-    crashed = hermeslite(["-p", "second question " * 300, "--continue", "--verbose", *args], home, tmp_path)
+    path = corrupt_memory(
+        home
+    )  # after the first run: the saved system prompt is reused, until a compaction rebuilds it
+    failed = hermeslite(["-p", "second question " * 300, "--continue", *args], home, tmp_path)
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    with sessions_db(home) as store:
+        kept = [m["content"] for m in store.load_transcript(store.latest_session_id()) if m["role"] == "user"]
+    assert failed.stderr.strip().splitlines()[-1] == unreadable(path)
+    assert kept[-1].startswith("second question")  # the question is in the saved session
+    assert path.read_bytes() == NOT_UTF8
+
+
+def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_traceback(
+    scripted_server: ScriptedServer, tmp_path
+):
+    home = tmp_path / "home"
+    scripted_server.enqueue(Reply.text("first answer"), Reply.text("a reply with a lone surrogate: \ud800"))
+    args = model_args(scripted_server)
+    assert hermeslite(["-p", "first question", *args], home, tmp_path).returncode == 0
+    crashed = hermeslite(["-p", "second question", "--continue", "--verbose", *args], home, tmp_path)
     assert crashed.returncode == 1
     with sessions_db(home) as store:
         sid = store.latest_session_id()
         kept = [m["content"] for m in store.load_transcript(sid) if m["role"] == "user"]
-    assert "Traceback (most recent call last)" in crashed.stderr and "UnicodeDecodeError" in crashed.stderr
+    assert "Traceback (most recent call last)" in crashed.stderr and "UnicodeEncodeError" in crashed.stderr
     last = crashed.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"hermeslite: {DECODE_ERROR}")
+    assert last.startswith(f"hermeslite: {ENCODE_ERROR}")
     assert last.endswith(f"; session {sid} is saved (hermeslite --resume {sid} continues it)")
     assert kept[-1].startswith("second question")  # the question is in the saved session

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hermeslite.config import MemoryConfig
-from hermeslite.store.memory import ENTRY_DELIMITER, MemoryStore, parse_entries
+from hermeslite.store.memory import ENTRY_DELIMITER, LOCK_NAME, MemoryStore, MemoryUnreadable, parse_entries
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -231,3 +231,37 @@ def test_from_config(tmp_path: Path):
 
 def test_from_config_defaults_to_data_dir(home: Path):
     assert MemoryStore.from_config(MemoryConfig()).folder == home / "data"
+
+
+NOT_UTF8 = b"Uses uv\n\xa7\ncaf\xe9 au lait\n"  # a Latin-1 editor's save: § and é as single bytes
+
+
+@pytest.mark.parametrize(
+    "spoil, why",
+    [
+        (lambda path: path.write_bytes(NOT_UTF8), "not UTF-8 text (byte 0xa7 at offset 8)"),
+        (lambda path: path.mkdir(), "a directory, not a file"),
+    ],
+    ids=["latin-1", "directory"],
+)
+def test_an_unreadable_file_is_one_line_naming_it_and_is_never_rewritten(store: MemoryStore, spoil, why):
+    path = store.folder / "MEMORY.md"
+    store.folder.mkdir()
+    spoil(path)
+    before = path.read_bytes() if path.is_file() else None
+    expected = f"cannot read the memory file {path}: {why}; it is left as it is: fix it or move it aside"
+    edits = [
+        lambda: store.entries("memory"),
+        lambda: store.usage("memory"),
+        lambda: store.snapshot(),
+        lambda: store.add("memory", "new fact"),
+        lambda: store.replace("memory", "uv", "Uses uv 0.5"),
+        lambda: store.remove("memory", "uv"),
+    ]
+    for edit in edits:
+        with pytest.raises(MemoryUnreadable) as caught:
+            edit()
+        assert str(caught.value) == expected
+    assert (path.read_bytes() if path.is_file() else None) == before
+    assert path.exists() and sorted(p.name for p in store.folder.iterdir()) == [LOCK_NAME, "MEMORY.md"]
+    assert store.add("user", "Prefers tabs").ok  # the other file is unaffected

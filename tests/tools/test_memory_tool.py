@@ -72,3 +72,23 @@ async def test_tool_reports_os_errors_as_results(tmp_path: Path):
     blocker.write_text("not a folder")
     result = await MemoryTool(MemoryStore(blocker / "mem")).run({"action": "add", "content": "x"}, ctx(tmp_path))
     assert result.is_error and result.content.startswith("error: ")
+    assert str(blocker) in result.content  # which file or folder is in the way
+
+
+async def test_a_memory_file_that_is_not_utf8_is_an_error_result_and_stays_as_it_was(tmp_path: Path):
+    store = MemoryStore(tmp_path / "mem")
+    store.folder.mkdir()
+    path = store.folder / "MEMORY.md"
+    path.write_bytes(b"Uses uv\n\xa7\ncaf\xe9\n")
+    for args in (
+        {"action": "add", "content": "x"},
+        {"action": "replace", "old_text": "uv", "content": "Uses uv 0.5"},
+        {"action": "remove", "old_text": "uv"},
+    ):
+        result = await MemoryTool(store).run(args, ctx(tmp_path))
+        assert result.is_error
+        assert result.content == (
+            f"error: cannot read the memory file {path}: not UTF-8 text (byte 0xa7 at offset 8); "
+            "it is left as it is: fix it or move it aside"
+        )
+    assert path.read_bytes() == b"Uses uv\n\xa7\ncaf\xe9\n"
