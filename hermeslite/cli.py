@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
             "sessions",
             _run_sessions,
             "list saved sessions, newest first",
-            "List saved sessions: id, last activity, messages, model, title.",
+            "List saved sessions: id, last activity, messages, context tokens, model, title, handed off from.",
         ),
     )
     for name, run, summary, description in settings_commands:
