@@ -13,6 +13,7 @@ readable and the assembly can be tested with plain chunk objects.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from types import ModuleType
 from typing import Any
@@ -20,6 +21,21 @@ from typing import Any
 from .errors import FatalError, IncompleteReply
 from .types import Completion
 from .usage import response_field, usage_from
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` with every lone UTF-16 surrogate replaced by U+FFFD.
+
+    A server's JSON may hold an escape such as `\\ud800` with no partner
+    (a model that emits half an emoji, a proxy that splits a pair across two
+    stream chunks); decoded, it is a character UTF-8 cannot encode, so the
+    terminal, the session store and the next request to the provider would
+    all fail on it. A pair split across chunks becomes two replacement
+    characters: what was sent cannot be rejoined.
+    """
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 class Assembler:
@@ -54,6 +70,7 @@ class Assembler:
             self._add_call(call)
         text = getattr(delta, "content", None)
         if isinstance(text, str) and text:
+            text = encodable(text)
             self.text.append(text)
             return text
         return ""
@@ -71,12 +88,12 @@ class Assembler:
         function = response_field(call, "function")
         name = response_field(function, "name")
         if name and name != slot["name"]:
-            slot["name"] += name
+            slot["name"] += encodable(name)
         arguments = response_field(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments)
         if arguments:
-            slot["arguments"] += arguments
+            slot["arguments"] += encodable(arguments)
 
     def finish(self) -> Completion:
         text = "".join(self.text)
@@ -178,8 +195,8 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
             _tool_call(
                 {
                     "id": response_field(call, "id"),
-                    "name": response_field(function, "name") or "",
-                    "arguments": arguments or "",
+                    "name": encodable(response_field(function, "name") or ""),
+                    "arguments": encodable(arguments or ""),
                 }
             )
         )
@@ -188,7 +205,7 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
     usage.cost = _response_cost(litellm, response, model, usage_object)
     finish = getattr(choice, "finish_reason", None) or ("tool_calls" if tool_calls else "stop")
     return Completion(
-        message=_assistant_message(str(text), tool_calls),
+        message=_assistant_message(encodable(str(text)), tool_calls),
         usage=usage,
         finish_reason=finish,
         refusal=refusal_of(message),

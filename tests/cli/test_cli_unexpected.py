@@ -1,9 +1,10 @@
 """An error nobody planned for ends `hermeslite -p` with one line naming it and the session, exit 1.
 
-The faults are real and come from outside: a reply holding a lone surrogate
-(`\\ud800` in the server's JSON), which no terminal encoding can print; and,
-as a planned fault beside it, MEMORY.md holding bytes that are not UTF-8
-(written by another editor), which is one line naming the file.
+Faults from outside are planned for and tested here as they happen: MEMORY.md
+holding bytes that are not UTF-8 (written by another editor) is one line naming
+the file; a reply holding a lone surrogate (`\\ud800` in the server's JSON),
+which no encoding can write, is shown and saved with U+FFFD in its place. The
+catch-all for a bug is tested with a fault planted in the printer.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.agent.test_compaction import CHECKPOINT
-from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
+from tests.cli.test_cli_chat import KEYS, hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
 from tests.summary_requests import is_summary_request
 
-ENCODE_ERROR = "unexpected error: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'"
 NOT_UTF8 = b"\xff\xfe not utf-8 \xe9t\xe9\n"
 
 
@@ -72,20 +72,46 @@ def test_an_unreadable_memory_file_met_by_a_compaction_is_one_line_and_keeps_the
     assert path.read_bytes() == NOT_UTF8
 
 
-def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_traceback(
+def test_a_reply_holding_a_lone_surrogate_prints_a_replacement_character_and_is_saved(
     scripted_server: ScriptedServer, tmp_path
 ):
     home = tmp_path / "home"
-    scripted_server.enqueue(Reply.text("first answer"), Reply.text("a reply with a lone surrogate: \ud800"))
+    scripted_server.enqueue(Reply.text("a reply with a lone surrogate: \ud800 and on"))
+    done = hermeslite(["-p", "first question", *model_args(scripted_server)], home, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "a reply with a lone surrogate: \ufffd and on"
+    with sessions_db(home) as store:
+        [reply] = [m["content"] for m in store.load_transcript(store.latest_session_id()) if m["role"] == "assistant"]
+    assert reply == "a reply with a lone surrogate: \ufffd and on"
+
+
+def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_traceback(
+    scripted_server: ScriptedServer, monkeypatch, capsys, home
+):
+    """Every fault from outside is handled, so the bug is planted: the printer fails on the second reply."""
+    from hermeslite.cli import main
+    from hermeslite.headless import HeadlessPrinter
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    scripted_server.enqueue(Reply.text("first answer"), Reply.text("second answer"))
     args = model_args(scripted_server)
-    assert hermeslite(["-p", "first question", *args], home, tmp_path).returncode == 0
-    crashed = hermeslite(["-p", "second question", "--continue", "--verbose", *args], home, tmp_path)
-    assert crashed.returncode == 1
+    assert main(["-p", "first question", *args]) == 0
+    capsys.readouterr()
+
+    def broken(self: HeadlessPrinter, event: object) -> None:
+        raise RuntimeError("the printer broke\nsecond line")
+
+    monkeypatch.setattr(HeadlessPrinter, "_on_TextDelta", broken)
+    assert main(["-p", "second question", "--continue", "--verbose", *args]) == 1
+    err = capsys.readouterr().err
     with sessions_db(home) as store:
         sid = store.latest_session_id()
         kept = [m["content"] for m in store.load_transcript(sid) if m["role"] == "user"]
-    assert "Traceback (most recent call last)" in crashed.stderr and "UnicodeEncodeError" in crashed.stderr
-    last = crashed.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"hermeslite: {ENCODE_ERROR}")
-    assert last.endswith(f"; session {sid} is saved (hermeslite --resume {sid} continues it)")
-    assert kept[-1].startswith("second question")  # the question is in the saved session
+    assert "Traceback (most recent call last)" in err and "RuntimeError: the printer broke" in err
+    last = err.strip().splitlines()[-1]
+    assert last == (
+        "hermeslite: unexpected error: RuntimeError: the printer broke"
+        f"; session {sid} is saved (hermeslite --resume {sid} continues it)"
+    )
+    assert kept == ["first question", "second question"]  # the question is in the saved session

@@ -63,3 +63,15 @@ def test_dict_arguments_and_arguments_sent_twice():
         chunk(tool_calls=[call(index=1, arguments='{"cmd": "ls"}')]),
     )
     assert [c["function"]["arguments"] for c in done.message["tool_calls"]] == ['{"k": 1}', '{"cmd": "ls"}']
+
+
+def test_lone_surrogates_in_text_and_arguments_become_replacement_characters():
+    """A pair split across two chunks arrives as two lone halves; neither may reach the terminal or the store."""
+    done, shown = assemble(
+        chunk("smile \ud83d"),
+        chunk("\ude00 done"),
+        chunk(tool_calls=[call(index=0, id="a", name="write_file", arguments='{"path": "x", "content": "\ud800"}')]),
+    )
+    assert shown == ["smile \ufffd", "\ufffd done"]
+    assert done.message["content"] == "smile \ufffd\ufffd done"
+    assert json.loads(done.message["tool_calls"][0]["function"]["arguments"]) == {"path": "x", "content": "\ufffd"}
