@@ -115,3 +115,26 @@ def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_tra
         f"; session {sid} is saved (hermeslite --resume {sid} continues it)"
     )
     assert kept == ["first question", "second question"]  # the question is in the saved session
+
+
+def test_a_fault_while_setting_up_says_no_session_was_started(
+    scripted_server: ScriptedServer, monkeypatch, capsys, home
+):
+    from hermeslite.agent import factory
+    from hermeslite.cli import main
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the factory broke")
+
+    monkeypatch.setattr(factory, "build_agent", broken)
+    assert main(["-p", "hi", *model_args(scripted_server)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.strip().splitlines() == [
+        "hermeslite: unexpected error: RuntimeError: the factory broke; no session was started "
+        "(--verbose shows the traceback)"
+    ]
+    assert scripted_server.requests == []
