@@ -227,6 +227,8 @@ async def _stream_bench() -> dict:
 
             async def typist() -> None:
                 n = 0
+                while llm.first_token_at is None:  # `pilot.press` returns only once the app is idle again
+                    await asyncio.sleep(0.001)
                 while running:
                     await asyncio.sleep(KEY_INTERVAL)
                     before = len(app.prompt.text)
@@ -238,9 +240,8 @@ async def _stream_bench() -> dict:
                     n += 1
 
             app.prompt.text = "stream please"
-            tasks = [asyncio.create_task(probe())]
+            tasks = [asyncio.create_task(probe()), asyncio.create_task(typist())]
             await pilot.press("enter")
-            tasks.append(asyncio.create_task(typist()))
             while not (
                 app.chat.query(AssistantMessage)
                 and app.chat.query_one(AssistantMessage).source == expected
