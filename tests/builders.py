@@ -12,6 +12,9 @@ from hermeslite.context.sanitize import sanitize_tool_pairs
 
 _ids = itertools.count(1)
 
+# A user turn's worth of plain text: ~1,600 chars, ~400 tokens by the chars/4 estimate.
+FILLER = "lorem ipsum dolor sit amet " * 60
+
 
 class Transcript:
     """Fluent builder: Transcript("sys").user("hi").tool("terminal", {...}, "out").assistant("done")."""

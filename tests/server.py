@@ -30,6 +30,8 @@ from typing import Any
 import pytest
 
 DEFAULT_TEXT = "ok"
+# A model name litellm sends down its OpenAI-compatible path, so `api_base` can point it here.
+MODEL = "openai/test-model"
 
 
 def estimate_prompt_tokens(body: dict[str, Any]) -> int:
@@ -485,7 +487,7 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 
 @pytest.fixture
 def scripted_server() -> Iterator[ScriptedServer]:
-    """A fresh `ScriptedServer` per test; import this name into a conftest to use it."""
+    """A fresh `ScriptedServer` per test; tests/conftest.py registers this module as a plugin."""
     server = ScriptedServer()
     try:
         yield server

@@ -1,4 +1,4 @@
-"""Telling summary requests apart from turns in what a scripted server received.
+"""Summary requests at a scripted server: telling them apart from turns, and answering them.
 
 The engine asks for a summary in two shapes: the serialized prompt (one user
 message) or, when the main model summarizes, the live conversation with the
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermeslite.context.summary_prompt import INSTRUCTION_OPEN, INTRO
+from hermeslite.context.summary_prompt import INSTRUCTION_OPEN, INTRO, SECTIONS
+from tests.server import Reply, ScriptedServer
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -36,3 +37,14 @@ def is_summary_request(body: dict[str, Any]) -> bool:
 def summary_instruction(body: dict[str, Any]) -> str:
     """The text that asks for the checkpoint: the whole prompt, or the appended instruction."""
     return _text(body["messages"][0] if is_serialized_summary(body) else body["messages"][-1])
+
+
+def checkpoint(body: str = "None.") -> str:
+    """A well-formed checkpoint: every section the summary prompt asks for, each holding `body`."""
+    return "\n".join(f"## {name}\n{body}" for name, _ in SECTIONS)
+
+
+def answer_summaries(server: ScriptedServer, text: str | None = None) -> None:
+    """Summary requests get `text` (a well-formed checkpoint by default); everything else goes to the queue."""
+    reply = text if text is not None else checkpoint()
+    server.responder = lambda body: Reply.text(reply) if is_summary_request(body) else None

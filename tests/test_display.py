@@ -7,6 +7,7 @@ import re
 import pytest
 
 from hermeslite.display import key_argument, neutralize
+from tests.hostile_text import is_control
 
 # Sequences a terminal obeys: window title, clipboard write, clear screen, a
 # device-status query (the terminal answers on our input), an ST-terminated
@@ -21,11 +22,6 @@ ATTACKS = {
     "backspace over text": "safe\x08\x08\x08\x08rm -rf",
     "carriage return over a line": "ls -la\rrm -rf ~",
 }
-
-
-def is_control(char: str) -> bool:
-    code = ord(char)
-    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0
 
 
 def read_back(shown: str) -> str:

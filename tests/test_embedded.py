@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
-from tests.cli.test_cli_chat import hermeslite
+from tests.cli_process import hermeslite
 
 PASTE = ("The deployment log shows the billing service restarting after each health check timeout. " * 70)[:6000]
 

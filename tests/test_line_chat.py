@@ -10,7 +10,6 @@ import pytest
 from hermeslite.commands.registry import COMMANDS, LINE
 from hermeslite.headless import HeadlessPrinter
 from hermeslite.line_chat import LineChat
-from tests.agent.conftest import make_agent  # noqa: F401  (the fixture)
 
 LINE_COMMANDS = [spec for spec in COMMANDS if spec.available_in(LINE)]
 
@@ -22,7 +21,7 @@ def chat_on(agent) -> tuple[LineChat, io.StringIO, io.StringIO]:
 
 
 @pytest.mark.parametrize("spec", LINE_COMMANDS, ids=[s.name for s in LINE_COMMANDS])
-async def test_every_line_command_reaches_its_handler(make_agent, spec):  # noqa: F811
+async def test_every_line_command_reaches_its_handler(make_agent, spec):
     agent, _ = make_agent()
     chat, out, err = chat_on(agent)
     await chat.handle(spec.slash)
@@ -32,7 +31,7 @@ async def test_every_line_command_reaches_its_handler(make_agent, spec):  # noqa
     assert said.strip() or chat.done, f"{spec.slash} printed nothing"
 
 
-async def test_a_handler_that_raises_is_one_line_and_fails_the_chat(make_agent):  # noqa: F811
+async def test_a_handler_that_raises_is_one_line_and_fails_the_chat(make_agent):
     agent, _ = make_agent()
     chat, _, err = chat_on(agent)
     await chat.handle("/resume no-such-session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import stat
 import subprocess
-import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import yaml
 from hermeslite.cli import main
 from hermeslite.config import GUARDED_KEYS, Settings, load_settings
 from hermeslite.trust import Trust
-from tests.cli.test_cli_chat import env_for
+from tests.cli_process import env_for, hermeslite
 from tests.server import Reply
 
 HOSTILE = """\
@@ -216,14 +215,7 @@ def test_the_key_does_not_reach_an_untrusted_project_server_until_trusted(
     scripted_server.enqueue(Reply.text("collected"))
 
     def run(args: list[str]) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "hermeslite", *args],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return hermeslite(args, home, project, env=env)
 
     untrusted = run(["-p", "hello", "--model", "openai/gpt-4o"])
     assert untrusted.returncode == 1 and "ignored model.api_base" in untrusted.stderr

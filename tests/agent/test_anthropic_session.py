@@ -19,18 +19,17 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.config import ModelConfig, Settings
-from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
-from tests.agent.conftest import Recorder
 from tests.builders import assert_valid
 from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.fake_anthropic.blocks import flatten
-from tests.summary_requests import is_extension_summary, is_summary_request
+from tests.recorder import Recorder
+from tests.summary_requests import checkpoint, is_extension_summary, is_summary_request
 
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
 WINDOW = 16_000
-CHECKPOINT = "\n".join(f"## {name}\n- kept by the fake model." for name, _ in SECTIONS)
+CHECKPOINT = checkpoint("- kept by the fake model.")
 FLUSH_THINKS = 0.3
 ASK = "Please look at the next part of the service and tell me what it does. " * 12
 
@@ -130,13 +129,19 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: bool, compre
         store.close()
 
 
-async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(session) -> None:
-    agent, rec, server, _store = session
+async def chat_until_two_compactions(agent, rec) -> int:
+    """Turns of ASK until two compactions have changed the transcript; returns how many turns that took."""
     turn = 0
     while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
         assert turn < 60, "two compactions should have happened by now"
         assert (await agent.run_turn(f"turn {turn}: {ASK}")).ok, rec.of(ev.ErrorEvent)
         turn += 1
+    return turn
+
+
+async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(session) -> None:
+    agent, rec, server, _store = session
+    turn = await chat_until_two_compactions(agent, rec)
     assert (await agent.run_turn(f"turn {turn}: one more question after the compactions")).ok
 
     assert server.rejections == []
@@ -173,11 +178,7 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
 @pytest.mark.parametrize("flush", [False])
 async def test_with_no_memory_flush_the_summary_still_reads_all_but_its_instruction(session) -> None:
     agent, rec, server, _ = session
-    turn = 0
-    while len([c for c in rec.of(ev.CompactionFinished) if c.result.changed]) < 2:
-        assert turn < 60, "two compactions should have happened by now"
-        assert (await agent.run_turn(f"turn {turn}: {ASK}")).ok, rec.of(ev.ErrorEvent)
-        turn += 1
+    await chat_until_two_compactions(agent, rec)
     assert server.rejections == []
     assert not any(FLUSH_INSTRUCTION in last_user_text(x.body) for x in server.accepted)
     assert assert_extends_the_last_turn_request(server.accepted) >= 2

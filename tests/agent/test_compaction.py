@@ -8,35 +8,14 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.context.handoff import OPEN
 from hermeslite.context.messages import strip_private
-from hermeslite.context.summary_prompt import SECTIONS
-from tests.builders import assert_valid
+from tests.agent.helpers import chat, is_flush_request
+from tests.builders import FILLER, assert_valid
 from tests.server import Reply
-from tests.summary_requests import is_summary_request, summary_instruction
-
-CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-FILLER = "lorem ipsum dolor sit amet " * 60  # ~1,600 chars, ~400 tokens
-
-
-def is_flush_request(body) -> bool:
-    return FLUSH_INSTRUCTION in str(body["messages"][-1]["content"])
-
-
-def summaries_answer_with(server, text=CHECKPOINT):
-    def respond(body):
-        if is_summary_request(body):
-            return Reply.text(text)
-        return None
-
-    server.responder = respond
-
-
-async def chat(agent, turns, text=FILLER):
-    for n in range(turns):
-        assert (await agent.run_turn(f"turn {n}: {text}")).ok
+from tests.summary_requests import answer_summaries, checkpoint, is_summary_request, summary_instruction
 
 
 async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent(context_window=12_000)
     await chat(agent, 24)
     started = rec.of(ev.CompactionStarted)
@@ -54,7 +33,7 @@ async def test_preflight_compacts_before_the_request_crosses_the_threshold(make_
 async def test_a_message_too_large_for_the_window_is_reported_once_instead_of_compacting_again(
     make_agent, scripted_server
 ):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent(context_window=8_192)
     await chat(agent, 3)
     assert (await agent.run_turn("Summarize this log:\n" + "GET /api/items 200 12ms\n" * 1_500)).ok
@@ -65,7 +44,7 @@ async def test_a_message_too_large_for_the_window_is_reported_once_instead_of_co
 
 
 async def test_reactive_compaction_on_overflow_adopts_the_real_window(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent(context_window=200_000)
     await chat(agent, 10)
     scripted_server.overflow_above(4_000, limit=9_000)
@@ -78,7 +57,7 @@ async def test_reactive_compaction_on_overflow_adopts_the_real_window(make_agent
 
 
 async def test_413_is_treated_as_overflow(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent()
     await chat(agent, 6)
     scripted_server.enqueue(Reply.error(413, "Request Entity Too Large"), Reply.text("made it"))
@@ -88,7 +67,7 @@ async def test_413_is_treated_as_overflow(make_agent, scripted_server):
 
 
 async def test_gives_up_after_three_reactive_compactions(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent()
     await chat(agent, 8)
     scripted_server.overflow_above(10)
@@ -101,7 +80,7 @@ async def test_gives_up_after_three_reactive_compactions(make_agent, scripted_se
 
 
 async def test_manual_compress_passes_focus_and_reports(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent()
     await chat(agent, 6)
     result = await agent.compress_now("database schema")
@@ -117,7 +96,7 @@ async def test_manual_compress_passes_focus_and_reports(make_agent, scripted_ser
 async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, scripted_server, tmp_path):
     def respond(body):
         if is_summary_request(body):
-            return Reply.text(CHECKPOINT)
+            return Reply.text(checkpoint())
         if is_flush_request(body):
             return Reply.tool_calls(
                 [("memory", {"action": "add", "target": "user", "content": "Prefers tabs over spaces."})]
@@ -136,7 +115,7 @@ async def test_memory_flush_writes_memory_and_leaves_no_trace(make_agent, script
 
 
 async def test_flush_skipped_for_short_sessions(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, _rec = make_agent(memory={"flush_min_turns": 6})
     await chat(agent, 3)
     await agent.compress_now()
@@ -144,7 +123,7 @@ async def test_flush_skipped_for_short_sessions(make_agent, scripted_server):
 
 
 async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     todos = [
         {"id": "1", "content": "migrate the users table", "status": "in_progress"},
         {"id": "2", "content": "write the rollback script", "status": "pending"},
@@ -170,7 +149,7 @@ async def test_todo_snapshot_present_exactly_once_after_two_compactions(make_age
 async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_between_compactions(
     make_agent, scripted_server
 ):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     first = [
         {"id": "1", "content": "migrate the users table", "status": "in_progress"},
         {"id": "2", "content": "write the rollback script", "status": "pending"},
@@ -196,14 +175,14 @@ async def test_only_the_current_todo_list_is_in_the_transcript_after_it_changed_
 
 
 async def test_resumed_session_keeps_compaction_state(make_agent, scripted_server):
-    summaries_answer_with(scripted_server, CHECKPOINT.replace("## Goal\nNone.", "## Goal\nKEEP-THIS-GOAL"))
+    answer_summaries(scripted_server, checkpoint().replace("## Goal\nNone.", "## Goal\nKEEP-THIS-GOAL"))
     agent, _rec = make_agent()
     await chat(agent, 6)
     await agent.compress_now()
     again, _rec2 = make_agent(session_id=agent.session_id)
     assert again.messages[1:] == agent.messages[1:]
     await chat(again, 2)
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     await again.compress_now()
     last = [b for b in scripted_server.requests if is_summary_request(b)][-1]
     assert "KEEP-THIS-GOAL" in json.dumps(last["messages"]) and "earlier checkpoint" in summary_instruction(last)

@@ -6,10 +6,10 @@ import json
 
 from hermeslite.agent import controls
 from hermeslite.agent import events as ev
+from tests.agent.helpers import chat
 from tests.builders import assert_valid
-from tests.server import Reply
-
-from .test_compaction import CHECKPOINT, chat, is_summary_request, summaries_answer_with
+from tests.server import MODEL, Reply
+from tests.summary_requests import answer_summaries, checkpoint, is_summary_request
 
 
 def stored(make_agent, agent) -> tuple:
@@ -23,7 +23,7 @@ def stored(make_agent, agent) -> tuple:
 
 
 async def test_preview_sends_nothing_and_changes_nothing(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent(memory={"flush_min_turns": 1}, compression={"memory_flush": True})
     await chat(agent, 6)
     requests, events, messages, saved = (
@@ -42,7 +42,7 @@ async def test_preview_sends_nothing_and_changes_nothing(make_agent, scripted_se
 
 
 async def test_uncompress_restores_the_transcript_and_keeps_later_turns(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent()
     await chat(agent, 6)
     before = [json.loads(json.dumps(m)) for m in agent.messages[1:]]
@@ -64,7 +64,7 @@ async def test_uncompress_restores_the_transcript_and_keeps_later_turns(make_age
 
 
 async def test_uncompress_after_a_restart(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, _ = make_agent()
     await chat(agent, 6)
     before = [json.loads(json.dumps(m)) for m in agent.messages[1:]]
@@ -77,12 +77,12 @@ async def test_uncompress_after_a_restart(make_agent, scripted_server):
 
 
 async def test_an_edited_checkpoint_is_what_the_model_and_the_next_session_read(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, _ = make_agent()
     await chat(agent, 6)
     await agent.compress_now()
     assert controls.checkpoint(agent).text.startswith("## Active Task")
-    edited = CHECKPOINT.replace("## Goal\nNone.", "## Goal\nMigrate the DB to PostgreSQL 16 (EDITED).")
+    edited = checkpoint().replace("## Goal\nNone.", "## Goal\nMigrate the DB to PostgreSQL 16 (EDITED).")
     edit = controls.edit_checkpoint(agent, edited)
     assert edit.accepted
     scripted_server.enqueue(Reply.text("noted"))
@@ -94,7 +94,7 @@ async def test_an_edited_checkpoint_is_what_the_model_and_the_next_session_read(
 
 
 async def test_a_refused_edit_changes_nothing(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, _ = make_agent()
     await chat(agent, 6)
     await agent.compress_now()
@@ -105,7 +105,7 @@ async def test_a_refused_edit_changes_nothing(make_agent, scripted_server):
 
 
 async def test_handoff_seeds_a_new_session_and_leaves_the_old_one(make_agent, scripted_server):
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, _ = make_agent()
     await chat(agent, 5)
     agent.deps.todos.write([{"id": "1", "content": "port the CLI to click", "status": "in_progress"}])
@@ -137,9 +137,7 @@ async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scri
     from hermeslite.store.sessions import SessionStore
     from tests.faults import fill, small_disk
 
-    from .conftest import MODEL
-
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     with small_disk(tmp_path / "disk", 2048) as disk:
         store = SessionStore(disk / "sessions.db")
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=100_000)

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.loop import INCOMPLETE_REPLY, NO_REPLY
-from hermeslite.context.summary_prompt import SECTIONS
 from tests.builders import assert_valid
 from tests.server import Reply
-
-CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-
-
-def is_summary_request(body) -> bool:
-    msgs = body["messages"]
-    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
+from tests.summary_requests import answer_summaries
 
 
 async def test_a_reply_cut_off_fails_the_turn_and_is_kept_marked_incomplete(make_agent, scripted_server):
@@ -72,7 +65,7 @@ async def test_after_model_switch_retries_are_still_announced(make_agent, script
 
 
 async def test_overflow_stated_only_in_the_text_compacts_reactively(make_agent, scripted_server):
-    scripted_server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
+    answer_summaries(scripted_server)
     agent, rec = make_agent(compression={"memory_flush": False})
     for n in range(6):
         scripted_server.enqueue(Reply.text(f"answer {n}"))

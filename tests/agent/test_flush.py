@@ -14,17 +14,11 @@ from hermeslite.agent.flush import (
     flush_request,
 )
 from hermeslite.context.handoff import merge_into
-from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.tokens import estimate_tokens
+from tests.agent.helpers import is_flush_request
 from tests.builders import agent_session, assert_valid
 from tests.server import Reply, estimate_prompt_tokens
-from tests.summary_requests import is_summary_request
-
-CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-
-
-def is_flush_request(body) -> bool:
-    return FLUSH_INSTRUCTION in str(body["messages"][-1]["content"])
+from tests.summary_requests import checkpoint, is_summary_request
 
 
 async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scripted_server):
@@ -33,7 +27,7 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
 
     def respond(body):
         if is_summary_request(body):
-            return Reply.text(CHECKPOINT)
+            return Reply.text(checkpoint())
         if is_flush_request(body):
             flushes.append(body)
             return Reply.tool_calls(
@@ -66,7 +60,7 @@ async def test_flush_of_a_huge_session_stays_inside_the_window(make_agent, scrip
 async def test_a_small_session_is_flushed_whole(make_agent, scripted_server):
     flushes = []
     scripted_server.responder = lambda body: (
-        Reply.text(CHECKPOINT)
+        Reply.text(checkpoint())
         if is_summary_request(body)
         else (flushes.append(body) or Reply.text("nothing to save"))
         if is_flush_request(body)
@@ -83,7 +77,7 @@ async def test_a_small_session_is_flushed_whole(make_agent, scripted_server):
 async def test_a_failed_flush_is_one_warning_and_compaction_goes_on(make_agent, scripted_server):
     def respond(body):
         if is_summary_request(body):
-            return Reply.text(CHECKPOINT)
+            return Reply.text(checkpoint())
         if is_flush_request(body):
             return Reply.error(400, "tools are not supported by this deployment")
         return None

@@ -7,15 +7,16 @@ from hermeslite.agent.breakdown import context_breakdown
 from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
-from tests.agent.conftest import MODEL
-from tests.agent.test_compaction import chat, summaries_answer_with
+from tests.agent.helpers import chat
+from tests.server import MODEL
+from tests.summary_requests import answer_summaries
 
 LEARNED = "9,000 tokens, learned from the provider's context-length error"
 
 
 async def learn_window(make_agent, scripted_server):
     """An agent whose provider refused a request and said its window is 9,000 tokens."""
-    summaries_answer_with(scripted_server)
+    answer_summaries(scripted_server)
     agent, rec = make_agent(context_window=200_000)
     await chat(agent, 10)
     scripted_server.overflow_above(4_000, limit=9_000)

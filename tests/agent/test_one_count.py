@@ -14,10 +14,10 @@ from itertools import pairwise
 from hermeslite.agent import controls
 from hermeslite.agent import events as ev
 from hermeslite.display import format_tokens
+from tests.agent.helpers import chat
+from tests.builders import FILLER
 from tests.server import Reply, estimate_prompt_tokens
-from tests.summary_requests import is_summary_request
-
-from .test_compaction import CHECKPOINT, FILLER
+from tests.summary_requests import checkpoint, is_summary_request
 
 PASTE = "def handler(event):\n    return event\n" * 150  # ~5,600 chars, a pasted file
 
@@ -27,7 +27,7 @@ def provider_counting(server, factor: float) -> None:
     summary requests get a checkpoint."""
 
     def respond(body):
-        reply_text = CHECKPOINT if is_summary_request(body) else "noted"
+        reply_text = checkpoint() if is_summary_request(body) else "noted"
         return Reply.text(reply_text, usage=(round(estimate_prompt_tokens(body) * factor), 3))
 
     server.responder = respond
@@ -71,8 +71,7 @@ async def test_the_count_moves_when_the_message_is_appended_not_when_the_reply_a
 async def test_meter_card_and_context_agree_and_compress_lands_on_the_cards_after(make_agent, scripted_server):
     provider_counting(scripted_server, 0.75)  # a local model that counts a quarter less, as the embedded one did
     agent, rec = make_agent(compression={"memory_flush": False})
-    for n in range(6):
-        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+    await chat(agent, 6)
     last_turn = len(scripted_server.requests) - 1
     size = agent.request_size()
     assert size.reported == reported(scripted_server, last_turn, 0.75)
@@ -101,8 +100,7 @@ async def test_meter_card_and_context_agree_and_compress_lands_on_the_cards_afte
 async def test_undo_and_model_switch_report_the_same_count_as_the_meter(make_agent, scripted_server):
     provider_counting(scripted_server, 1.2)
     agent, rec = make_agent(compression={"memory_flush": False})
-    for n in range(6):
-        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+    await chat(agent, 6)
     before = agent.request_tokens()
     await agent.compress_now()
     report = controls.uncompress(agent)
@@ -118,8 +116,7 @@ async def test_undo_and_model_switch_report_the_same_count_as_the_meter(make_age
 async def test_a_handoff_says_what_the_new_sessions_meter_then_shows(make_agent, scripted_server):
     provider_counting(scripted_server, 1.3)
     agent, _ = make_agent(compression={"memory_flush": False})
-    for n in range(4):
-        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+    await chat(agent, 4)
     before = agent.request_tokens()
     report = await controls.hand_off(agent)
     assert report.session_id is not None, report.text

@@ -10,9 +10,9 @@ from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
-from tests.agent.conftest import MODEL, Recorder
 from tests.faults import fill, small_disk
-from tests.server import Reply
+from tests.recorder import Recorder
+from tests.server import MODEL, Reply
 
 
 async def test_a_full_disk_mid_session_keeps_the_conversation_and_catches_up(scripted_server, tmp_path: Path):

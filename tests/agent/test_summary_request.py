@@ -3,38 +3,25 @@
 from __future__ import annotations
 
 from hermeslite.agent import events as ev
-from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.context.messages import strip_private
-from hermeslite.context.summary_prompt import SECTIONS
+from tests.agent.helpers import chat, is_flush_request
 from tests.server import Reply
-from tests.summary_requests import is_extension_summary, is_serialized_summary, is_summary_request
-
-CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-FILLER = "lorem ipsum dolor sit amet " * 60
-
-
-def is_flush(body) -> bool:
-    return FLUSH_INSTRUCTION in str(body["messages"][-1]["content"])
+from tests.summary_requests import checkpoint, is_extension_summary, is_serialized_summary, is_summary_request
 
 
 def answer(server):
     def respond(body):
         if is_summary_request(body):
-            return Reply.text(CHECKPOINT)
-        if is_flush(body):
+            return Reply.text(checkpoint())
+        if is_flush_request(body):
             return Reply.text("nothing to save")
         return None
 
     server.responder = respond
 
 
-async def chat(agent, turns):
-    for n in range(turns):
-        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
-
-
 def turn_requests(server) -> list[dict]:
-    return [b for b in server.requests if not is_summary_request(b) and not is_flush(b)]
+    return [b for b in server.requests if not is_summary_request(b) and not is_flush_request(b)]
 
 
 async def test_the_summary_request_is_the_last_request_sent_plus_the_instruction(make_agent, scripted_server):
@@ -83,7 +70,7 @@ async def test_the_memory_flush_extends_the_live_request_with_the_same_tools(mak
     await chat(agent, 4)
     last = turn_requests(scripted_server)[-1]
     await agent.compress_now()
-    flush = next(b for b in scripted_server.requests if is_flush(b))
+    flush = next(b for b in scripted_server.requests if is_flush_request(b))
     assert flush["messages"][: len(last["messages"])] == last["messages"]
     assert flush["tools"] == last["tools"]
 

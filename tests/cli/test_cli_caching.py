@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from tests.cli.test_cli_chat import env_for, hermeslite
+from tests.cli_process import env_for, hermeslite
 from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.server import Reply as OpenAIReply
 

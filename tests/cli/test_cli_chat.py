@@ -8,39 +8,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
-from tests.server import Reply, ScriptedServer
-
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY")
-
-
-def env_for(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS and k != "HERMESLITE_CONFIG"}
-    env["HERMESLITE_HOME"] = str(home)
-    return env
-
-
-def hermeslite(args: list[str], home: Path, cwd: Path, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "hermeslite", *args],
-        cwd=cwd,
-        env=env_for(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        **kw,
-    )
-
-
-def model_args(server: ScriptedServer) -> list[str]:
-    return ["--model", "openai/test-model", "--api-base", server.base_url]
-
-
-def sessions_db(home: Path) -> SessionStore:
-    return SessionStore(home / "data" / "sessions.db")
+from tests.cli_process import env_for, hermeslite, model_args, sessions_db
+from tests.server import Reply
 
 
 def test_one_prompt_streams_the_reply_to_stdout(scripted_server, tmp_path):

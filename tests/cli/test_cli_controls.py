@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-from hermeslite.context.summary_prompt import SECTIONS
-from tests.cli.test_cli_chat import env_for, hermeslite, model_args, sessions_db
-from tests.server import Reply, ScriptedServer
-
-CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-FILLER = "lorem ipsum dolor sit amet " * 60
+from tests.builders import FILLER
+from tests.cli_process import env_for, hermeslite, model_args, sessions_db
+from tests.server import ScriptedServer
+from tests.summary_requests import answer_summaries, checkpoint, is_summary_request
 
 
-def is_summary_request(body: dict) -> bool:
-    msgs = body["messages"]
-    return len(msgs) == 1 and "checkpoint" in str(msgs[0]["content"])[:400]
-
-
-def answer_summaries(server: ScriptedServer) -> None:
-    server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
-
-
-def chat_lines(turns: int) -> str:
-    return "".join(f"turn {n}: {FILLER}\n" for n in range(turns))
+def chat_then(server: ScriptedServer, home: Path, cwd: Path, turns: int, commands: str):
+    """A line chat whose summary requests get a checkpoint: `turns` filler turns, then `commands` and /quit."""
+    answer_summaries(server)
+    lines = "".join(f"turn {n}: {FILLER}\n" for n in range(turns))
+    return hermeslite([*model_args(server)], home, cwd, input=f"{lines}{commands}\n/quit\n")
 
 
 def summary_requests(server: ScriptedServer) -> int:
@@ -32,14 +23,8 @@ def summary_requests(server: ScriptedServer) -> int:
 
 
 def test_preview_compress_and_uncompress_in_the_line_chat(scripted_server, tmp_path):
-    answer_summaries(scripted_server)
     home = tmp_path / "home"
-    done = hermeslite(
-        [*model_args(scripted_server)],
-        home,
-        tmp_path,
-        input=chat_lines(6) + "/compress --preview database schema\n/summary\n/uncompress\n/quit\n",
-    )
+    done = chat_then(scripted_server, home, tmp_path, 6, "/compress --preview database schema\n/summary\n/uncompress")
     assert done.returncode == 0, done.stderr
     assert "Preview of /compress database schema (nothing was sent or changed)" in done.stderr
     assert "Now: 13 messages" in done.stderr and "Model call: yes" in done.stderr
@@ -72,19 +57,13 @@ def editor_script(tmp_path: Path, body: str) -> str:
 
 
 def test_summary_edit_uses_editor_and_validates(scripted_server, tmp_path):
-    answer_summaries(scripted_server)
     home = tmp_path / "home"
-    assert (
-        hermeslite(
-            [*model_args(scripted_server)], home, tmp_path, input=chat_lines(6) + "/compress\n/quit\n"
-        ).returncode
-        == 0
-    )
+    assert chat_then(scripted_server, home, tmp_path, 6, "/compress").returncode == 0
     store = sessions_db(home)
     sid = store.latest_session_id()
     before = store.load_transcript(sid)
 
-    good = CHECKPOINT.replace("## Goal\nNone.", "## Goal\nShip the parser (EDITED IN EDITOR).")
+    good = checkpoint().replace("## Goal\nNone.", "## Goal\nShip the parser (EDITED IN EDITOR).")
     edited = run_with_editor(scripted_server, home, tmp_path, editor_script(tmp_path, good))
     assert edited.returncode == 0, edited.stderr
     assert "Checkpoint replaced" in edited.stderr
@@ -109,26 +88,12 @@ def run_with_editor(server: ScriptedServer, home: Path, cwd: Path, editor: str |
     env.pop("EDITOR", None)
     if editor is not None:
         env["EDITOR"] = editor
-    return subprocess.run(
-        [sys.executable, "-m", "hermeslite", *model_args(server), "--continue"],
-        cwd=cwd,
-        env=env,
-        input="/summary edit\n/quit\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return hermeslite([*model_args(server), "--continue"], home, cwd, env=env, input="/summary edit\n/quit\n")
 
 
 def test_handoff_lineage_shows_in_sessions(scripted_server, tmp_path):
-    answer_summaries(scripted_server)
     home = tmp_path / "home"
-    done = hermeslite(
-        [*model_args(scripted_server)],
-        home,
-        tmp_path,
-        input=chat_lines(5) + "/handoff parser\nafter the handoff\n/quit\n",
-    )
+    done = chat_then(scripted_server, home, tmp_path, 5, "/handoff parser\nafter the handoff")
     assert done.returncode == 0, done.stderr
     store = sessions_db(home)
     child = store.latest_session_id()

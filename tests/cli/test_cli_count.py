@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tests.agent.test_compaction import CHECKPOINT
-from tests.cli.test_cli_chat import hermeslite, model_args
+from tests.cli_process import hermeslite, model_args
 from tests.server import Reply, estimate_prompt_tokens
-from tests.summary_requests import is_summary_request
+from tests.summary_requests import checkpoint, is_summary_request
 
 
 def test_verbose_ends_with_what_the_next_request_carries(tmp_path, scripted_server):
@@ -37,7 +36,8 @@ def test_a_continued_session_starts_calibrated_so_its_first_preflight_counts_in_
 ):
     # A tokenizer that counts twice the server's plain estimate; summary requests get a checkpoint.
     scripted_server.responder = lambda body: Reply.text(
-        CHECKPOINT if is_summary_request(body) else "a short answer", usage=(round(estimate_prompt_tokens(body) * 2), 4)
+        checkpoint() if is_summary_request(body) else "a short answer",
+        usage=(round(estimate_prompt_tokens(body) * 2), 4),
     )
     home = tmp_path / "home"
     roomy, tight = tmp_path / "roomy.yaml", tmp_path / "tight.yaml"

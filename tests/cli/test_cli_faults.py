@@ -6,7 +6,7 @@ import socket
 from pathlib import Path
 
 from hermeslite.agent.loop import INCOMPLETE_REPLY
-from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
+from tests.cli_process import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
 
 

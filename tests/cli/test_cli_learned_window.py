@@ -7,10 +7,9 @@ learn it again.
 
 from __future__ import annotations
 
-from tests.agent.test_compaction import CHECKPOINT
-from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
+from tests.cli_process import hermeslite, model_args, sessions_db
 from tests.server import Reply, estimate_prompt_tokens
-from tests.summary_requests import is_summary_request
+from tests.summary_requests import answer_summaries
 
 LIMIT = 5_000  # the server's real window; the unknown test model is assumed to have 8,192
 LEARNED = "Context window: 5,000 tokens, learned from the provider's context-length error; compaction at 3,750."
@@ -23,7 +22,7 @@ def words(tag: str, count: int) -> str:
 
 def test_the_window_a_provider_stated_is_used_by_the_next_process_from_its_first_request(scripted_server, tmp_path):
     home, server = tmp_path / "home", scripted_server
-    server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
+    answer_summaries(server)
     server.enqueue(Reply.text(words("a", 1_000)), Reply.text(words("b", 1_600)), Reply.text("third answer"))
     first = hermeslite(["-p", words("p", 1_000), *model_args(server)], home, tmp_path)
     assert first.returncode == 0, first.stderr

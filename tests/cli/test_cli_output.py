@@ -6,19 +6,9 @@ import sqlite3
 import subprocess
 import sys
 
-from tests.cli.test_cli_chat import env_for, hermeslite, model_args, sessions_db
+from tests.cli_process import env_for, hermeslite, model_args, sessions_db
+from tests.hostile_text import HOSTILE_COMMAND, HOSTILE_FILE, HOSTILE_REPLY, is_control
 from tests.server import Reply
-from tests.test_display import is_control
-
-# A reply that, printed raw, would set the window title, put a command on the
-# clipboard, clear the screen, ask the terminal for its cursor position (the
-# answer lands on our input) and switch colour through the 8-bit CSI.
-HOSTILE_REPLY = (
-    "title\x1b]0;pwned\x07 clipboard\x1b]52;c;cm0gLXJmIH4=\x07 clear\x1b[2J\x1b[H query\x1b[6n c1\x9b31m end"
-)
-# A command whose text and output carry the same kind of sequences, and a file that does.
-HOSTILE_COMMAND = "printf '\x1b]0;from-tool\x07 \x1b]52;c;aGk=\x07 \x1b[6n done\\n'"
-HOSTILE_FILE = "notes\n\x1b]0;from-file\x07 \x1b]52;c;aGk=\x07 \x1b[6n done\n"
 
 
 def test_escape_sequences_are_shown_not_obeyed_and_the_transcript_keeps_them(scripted_server, tmp_path):

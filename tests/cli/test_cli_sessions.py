@@ -17,7 +17,7 @@ import pytest
 
 from hermeslite.store.schema import SCHEMA_VERSION
 from hermeslite.store.sessions import NO_SAVED_REPLY, SessionStore
-from tests.cli.test_cli_chat import env_for, hermeslite, model_args
+from tests.cli_process import env_for, hermeslite, model_args
 from tests.faults import fill, read_only, small_disk
 from tests.server import Reply, ScriptedServer
 

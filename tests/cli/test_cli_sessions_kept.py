@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermeslite.context.user_command import INTRO
-from tests.cli.test_cli_chat import hermeslite, model_args, sessions_db
+from tests.cli_process import hermeslite, model_args, sessions_db
 from tests.server import Reply
 
 

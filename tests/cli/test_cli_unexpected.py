@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.agent.test_compaction import CHECKPOINT
-from tests.cli.test_cli_chat import KEYS, hermeslite, model_args, sessions_db
+from tests.cli_process import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
-from tests.summary_requests import is_summary_request
+from tests.summary_requests import answer_summaries
 
 NOT_UTF8 = b"\xff\xfe not utf-8 \xe9t\xe9\n"
 
@@ -54,7 +53,7 @@ def test_an_unreadable_memory_file_met_by_a_compaction_is_one_line_and_keeps_the
     scripted_server: ScriptedServer, tmp_path
 ):
     home = tmp_path / "home"
-    scripted_server.responder = lambda body: Reply.text(CHECKPOINT) if is_summary_request(body) else None
+    answer_summaries(scripted_server)
     scripted_server.enqueue(Reply.text("first answer " * 400))
     config = tmp_path / "small.yaml"
     config.write_text("compression:\n  context_length: 6000\n")
@@ -92,8 +91,6 @@ def test_a_fault_inside_a_turn_names_the_saved_session_and_verbose_shows_the_tra
     from hermeslite.cli import main
     from hermeslite.headless import HeadlessPrinter
 
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
     scripted_server.enqueue(Reply.text("first answer"), Reply.text("second answer"))
     args = model_args(scripted_server)
     assert main(["-p", "first question", *args]) == 0
@@ -122,9 +119,6 @@ def test_a_fault_while_setting_up_says_no_session_was_started(
 ):
     from hermeslite.agent import factory
     from hermeslite.cli import main
-
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the factory broke")

@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.boundaries import latest_user_index
 from hermeslite.context.budgets import ANCHOR_MIN, FRAME_TOKENS, SUMMARY_MIN
-from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.summary_request import LiveRequest, LiveRequests
 from hermeslite.context.tokens import message_tokens
 
 from ..builders import Transcript, assert_valid
+from ..summary_requests import checkpoint
 
 WINDOWS = st.one_of(
     st.sampled_from([4_096, 8_192, 32_000, 128_000, 200_000, 1_000_000, 2_000_000]), st.integers(4_096, 2_000_000)
@@ -51,7 +51,7 @@ class Summarizer:
         self.kind = kind
 
     async def __call__(self, prompt: str, model: str | None) -> str:
-        headings = "\n".join(f"## {name}\n- recorded." for name, _ in SECTIONS)
+        headings = checkpoint("- recorded.")
         if self.kind == "valid":
             return headings
         if self.kind == "lossy":
@@ -137,6 +137,17 @@ def _check(c: ContextCompressor, before: list[dict], result, overhead: int, fact
         assert "latest user message" in result.too_large and "/new" in result.too_large
 
 
+def default_compressor(window: int, summary_kind: str) -> ContextCompressor:
+    """The shipped compression settings for a `window`-token model, summarizing as `summary_kind` says."""
+    return ContextCompressor(
+        CompressionConfig(),
+        context_length=window,
+        summarize=Summarizer(summary_kind),
+        clock=lambda: 1_000.0,
+        today=lambda: "2026-11-22",
+    )
+
+
 PROPERTY = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
@@ -145,13 +156,7 @@ PROPERTY = settings(
 @PROPERTY
 @given(st.data(), WINDOWS, st.sampled_from(SUMMARY_KINDS), st.sampled_from(SUMMARY_KINDS))
 def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshold(data, window, first, second):
-    c = ContextCompressor(
-        CompressionConfig(),
-        context_length=window,
-        summarize=Summarizer(first),
-        clock=lambda: 1_000.0,
-        today=lambda: "2026-11-22",
-    )
+    c = default_compressor(window, first)
     threshold, target = c.threshold_tokens, c.target_tokens
     c.request_overhead_tokens = data.draw(st.integers(0, threshold // 20), label="tool schemas")
     system = {
@@ -178,13 +183,7 @@ def test_forced_compaction_leaves_the_request_at_most_60_percent_of_the_threshol
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data(), WINDOWS, st.floats(0.5, 3.0), st.sampled_from(SUMMARY_KINDS))
 def test_with_a_calibrated_count_a_forced_compaction_is_enough_for_the_next_preflight(data, window, factor, kind):
-    c = ContextCompressor(
-        CompressionConfig(),
-        context_length=window,
-        summarize=Summarizer(kind),
-        clock=lambda: 1_000.0,
-        today=lambda: "2026-11-22",
-    )
+    c = default_compressor(window, kind)
     c.token_scale = factor
     threshold = c.threshold_tokens
     estimated_threshold = int(threshold / factor)  # what the session is sized in: our estimate

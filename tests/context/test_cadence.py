@@ -17,9 +17,9 @@ import re
 import pytest
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
-from hermeslite.context.summary_prompt import SECTIONS
 
 from ..builders import Transcript
+from ..summary_requests import checkpoint
 
 TOOL_SCHEMAS = 1_150
 
@@ -27,7 +27,7 @@ TOOL_SCHEMAS = 1_150
 async def dutiful(prompt: str, model: str | None) -> str:
     """A summarizer that writes about as many tokens as it is asked for."""
     aim = int(re.search(r"Aim for about (\d+) tokens", prompt).group(1))
-    body = "\n".join(f"## {name}\n- recorded" for name, _ in SECTIONS)
+    body = checkpoint("- recorded")
     return body + "\n" + "detail " * max(0, (aim * 4 - len(body)) // 7)
 
 

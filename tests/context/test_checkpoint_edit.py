@@ -6,7 +6,7 @@ from hermeslite.context import current_checkpoint
 from hermeslite.context.messages import SUMMARY_KEY
 
 from ..builders import Transcript, assert_valid
-from .test_compressor import GOOD_SUMMARY, Scripted, long_session, make
+from .scripted import GOOD_SUMMARY, Scripted, long_session, make
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
 

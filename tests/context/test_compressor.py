@@ -7,61 +7,12 @@ import json
 
 import pytest
 
-from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context import estimate_tokens
 from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE
 from hermeslite.context.messages import SUMMARY_KEY, strip_private
-from hermeslite.context.summary_prompt import SECTIONS
 
-from ..builders import Transcript, agent_session, assert_valid
-
-GOOD_SUMMARY = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-
-
-class Scripted:
-    """A summarizer that replays replies (strings or exceptions) and records calls."""
-
-    def __init__(self, *replies):
-        self.replies = list(replies)
-        self.calls: list[tuple[str, str | None]] = []
-
-    async def __call__(self, prompt: str, model: str | None) -> str:
-        self.calls.append((prompt, model))
-        reply = self.replies.pop(0) if self.replies else GOOD_SUMMARY
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def make(summarizer=None, ctx=20_000, clock=None, **cfg):
-    config = CompressionConfig(**{"threshold": 0.5, "prune_minimum_tokens": 0, "prune_protect_tokens": 20_000, **cfg})
-    return ContextCompressor(
-        config,
-        context_length=ctx,
-        summarize=summarizer or Scripted(),
-        clock=clock or FakeClock(),
-        today=lambda: "2026-11-22",
-    )
-
-
-def long_session(turns=30, chars=3_000):
-    return agent_session(turns, output_chars=chars)
-
-
-class AuthError(Exception):
-    status_code = 401
-
-
-class RateLimited(Exception):
-    status_code = 429
-
+from ..builders import Transcript, assert_valid
+from .scripted import GOOD_SUMMARY, AuthError, FakeClock, RateLimited, Scripted, long_session, make
 
 # -- sizes and gates ---------------------------------------------------------
 

@@ -13,6 +13,7 @@ from hermeslite.context.summary_prompt import build_prompt, rejection_reason
 from hermeslite.context.tool_summaries import MATCH_COUNT, reported_count
 
 from ..builders import Transcript
+from ..summary_requests import checkpoint
 
 ROUNDING = "pytest tests/test_invoices.py -k rounding"
 ROUNDING_ERROR = "E   AssertionError: total 10.004 != 10.00"
@@ -168,11 +169,10 @@ from hermeslite.context.assemble import unwrap_handoffs  # noqa: E402
 from hermeslite.context.handoff import END, OPEN, merge_into, split_handoff  # noqa: E402
 from hermeslite.context.messages import SUMMARY_KEY  # noqa: E402
 from hermeslite.context.sanitize import sanitize_tool_pairs  # noqa: E402
-from hermeslite.context.summary_prompt import SECTIONS  # noqa: E402
 
 from ..builders import assert_valid  # noqa: E402
 
-_CHECKPOINT = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+_CHECKPOINT = checkpoint()
 
 
 def _summarizer(prompts=None):

@@ -11,7 +11,7 @@ from hermeslite.context import ContextCompressor
 from hermeslite.context.messages import SUMMARY_KEY
 
 from ..builders import Transcript
-from .test_compressor import Scripted, long_session, make
+from .scripted import Scripted, long_session, make
 from .test_properties import COMPRESS_SETTINGS, Scenario, scenarios
 
 

@@ -35,9 +35,10 @@ from hermeslite.context.messages import (
     text_of,
     tool_calls_of,
 )
-from hermeslite.context.summary_prompt import SECTIONS
 
 from ..builders import assert_valid
+from ..summary_requests import checkpoint
+from .scripted import AuthError
 
 Message = dict[str, Any]
 
@@ -232,12 +233,8 @@ def continuations(draw, after: list[Message]) -> list[Message]:
 # -- strategies: the compressor ------------------------------------------------------
 
 CONTEXT_LENGTHS = (2_000, 8_192, 32_000, 200_000)
-VALID_SUMMARY = "\n".join(f"## {name}\n- recorded by the scripted summarizer." for name, _ in SECTIONS)
+VALID_SUMMARY = checkpoint("- recorded by the scripted summarizer.")
 SUMMARIZER_KINDS = ["valid", "valid", "empty", "chatty", "echo", "error", "auth"]
-
-
-class AuthError(Exception):
-    status_code = 401
 
 
 class Summarizer:

@@ -10,10 +10,10 @@ from hermeslite.context.anchors import Anchors, extract_anchors, render_anchors
 from hermeslite.context.messages import ANCHORS_KEY
 from hermeslite.context.ranking import fit_anchors
 from hermeslite.context.result import CompressionResult
-from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.context.tokens import CHARS_PER_TOKEN
 
 from ..builders import Transcript
+from ..summary_requests import checkpoint
 
 CONSTRAINT = "Never touch vendor/ and always keep the public API stable."
 FAILING = "pytest tests/test_retry.py -q"
@@ -78,7 +78,7 @@ def test_stored_anchors_from_an_older_version_still_load():
 
 
 async def _valid(prompt: str, model: str | None) -> str:
-    return "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+    return checkpoint()
 
 
 def test_todo_items_are_not_carried_in_the_checkpoint():

@@ -22,11 +22,12 @@ from hermeslite.context.handoff import (
     summary_message,
 )
 from hermeslite.context.messages import SUMMARY_KEY, text_of
-from hermeslite.context.summary_prompt import SECTIONS, clean_reply
+from hermeslite.context.summary_prompt import clean_reply
 
 from ..builders import agent_session, assert_valid
+from ..summary_requests import checkpoint
 
-GOOD = "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
+GOOD = checkpoint()
 
 
 def compressor(summarize, **cfg) -> ContextCompressor:

@@ -14,7 +14,7 @@ from hermeslite.context.summary_prompt import render_turns
 
 from ..builders import Transcript
 from ..secret_samples import vendor_samples
-from .test_compressor import GOOD_SUMMARY, Scripted, long_session, make
+from .scripted import GOOD_SUMMARY, Scripted, long_session, make
 
 SAMPLES = vendor_samples(11)
 FILLER = "lorem ipsum dolor sit amet " * 600  # no 8-character run without a space

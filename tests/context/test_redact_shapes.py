@@ -9,7 +9,7 @@ import pytest
 
 from hermeslite.context.redact import MARK, redact_secrets
 
-from .test_redact import fake
+from ..secret_samples import fake
 
 M = MARK
 VAULT = fake(24, seed=21)

@@ -16,7 +16,7 @@ from hermeslite.context.summary_prompt import INSTRUCTION_OPEN, INTRO, SECTIONS
 from hermeslite.context.summary_request import LiveRequest, LiveRequests, build_instruction, to_extend
 
 from ..builders import agent_session
-from .test_compressor import GOOD_SUMMARY, AuthError, Scripted
+from .scripted import GOOD_SUMMARY, AuthError, Scripted
 
 WINDOW = 60_000
 

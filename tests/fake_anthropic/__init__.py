@@ -13,6 +13,6 @@ __all__ = ["Exchange", "FakeAnthropic", "Reply", "fake_anthropic"]
 
 @pytest.fixture
 def fake_anthropic() -> Iterator[FakeAnthropic]:
-    """A fresh server per test; import this name into a conftest to use it."""
+    """A fresh server per test (tests/conftest.py registers this module as a plugin)."""
     with FakeAnthropic() as server:
         yield server

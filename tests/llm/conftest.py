@@ -1,4 +1,4 @@
-"""Fixtures for the litellm adapter tests: a scripted server and clients pointed at it."""
+"""Fixtures for the litellm adapter tests: clients pointed at the scripted server."""
 
 from __future__ import annotations
 
@@ -9,14 +9,7 @@ import pytest
 
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
-from tests.llm.helpers import MODEL
-from tests.server import ScriptedServer
-
-
-@pytest.fixture(autouse=True)
-def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests must not depend on (or leak) the developer's real keys."""
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+from tests.server import MODEL, ScriptedServer
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import Completed, StreamedText, StreamEvent
 
-MODEL = "openai/test-model"
 USER = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]
 TOOLS = [
     {

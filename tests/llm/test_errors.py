@@ -12,8 +12,8 @@ from hermeslite.config import ModelConfig
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import StreamedText
-from tests.llm.helpers import MODEL, USER, collect, completed, texts
-from tests.server import Reply
+from tests.llm.helpers import USER, collect, completed, texts
+from tests.server import MODEL, Reply
 
 
 def assert_one_line(err: Exception) -> None:

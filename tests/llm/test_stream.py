@@ -8,8 +8,8 @@ import pytest
 
 from hermeslite.llm.litellm_client import PLACEHOLDER_API_KEY
 from hermeslite.llm.types import StreamedText
-from tests.llm.helpers import MODEL, TOOLS, USER, collect, completed, texts
-from tests.server import Reply, estimate_prompt_tokens, split_text
+from tests.llm.helpers import TOOLS, USER, collect, completed, texts
+from tests.server import MODEL, Reply, estimate_prompt_tokens, split_text
 
 
 async def test_text_deltas_arrive_in_order_then_one_completed(scripted_server, make_client):

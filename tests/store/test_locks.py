@@ -4,41 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hermeslite.store.locks import SessionLock
 from hermeslite.store.sessions import SessionBusy, SessionStore
-
-REPO = Path(__file__).resolve().parents[2]
-
-_HOLDER = """
-import sys
-from pathlib import Path
-from hermeslite.store.sessions import SessionStore
-store = SessionStore(Path(sys.argv[1]))
-store.claim(sys.argv[2])
-print("holding", flush=True)
-sys.stdin.readline()
-store.append_message(sys.argv[2], {"role": "user", "content": "from the holder"})
-store.close()
-"""
-
-
-def start_holder(path: Path, session_id: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(path), session_id],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "holding", proc.stderr
-    return proc
+from tests.session_holder import start_holder
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hermeslite.store.schema import SCHEMA_VERSION
 from hermeslite.store.sessions import SessionStore
-from tests.store.test_migrations import write_old_database
+from tests.store.old_databases import write_old_database
 
 
 def test_a_learned_window_is_kept_per_model_and_the_latest_statement_wins(tmp_path: Path):

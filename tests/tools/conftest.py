@@ -13,8 +13,6 @@ from hermeslite.tools.landlock import abi_version
 from hermeslite.tools.sandbox import Sandbox
 from hermeslite.tools.shell_policy import Boundary
 
-needs_landlock = pytest.mark.skipif(abi_version() < 1, reason="this kernel has no Landlock")
-
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:

@@ -22,9 +22,7 @@ import pytest
 
 from hermeslite.tools.base import deny_all
 from hermeslite.tools.terminal import BLOCKED_NOTE, TerminalTool
-
-from .conftest import needs_landlock
-from .test_terminal import alive, gone_within
+from tests.tools.helpers import alive, gone_within, needs_landlock
 
 tool = TerminalTool()
 PAYLOAD = base64.b64encode(b"rm -rf ~/x\n").decode()

@@ -10,30 +10,9 @@ import pytest
 
 from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.tools.terminal import TerminalTool
+from tests.tools.helpers import alive, gone_within
 
 tool = TerminalTool()
-
-
-def alive(pid: int) -> bool:
-    """Running, not merely a zombie nobody reaped (PID 1 in a container may never reap)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
-
-
-def gone_within(pid: int, seconds: float = 3.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        time.sleep(0.02)
-    return False
 
 
 async def wait_for_file(path: Path, seconds: float = 5.0) -> int:
@@ -211,17 +190,21 @@ async def test_a_model_supplied_timeout_is_capped_by_the_configured_one(ctx):
     assert "600 s was asked; tools.terminal_timeout caps commands at 0.5 s" in result.content
 
 
+# What a tool process must not see: provider keys, names that say they hold a secret, and the variable
+# `model.api_key_env` names (CORP_LLM_CREDENTIAL here).
+HIDDEN_FROM_TOOLS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "REPLICATE_API_TOKEN",
+    "MY_CLIENT_SECRET",
+    "CORP_LLM_CREDENTIAL",
+)
+
+
 async def test_provider_keys_do_not_reach_tool_processes(ctx, monkeypatch):
-    for name in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "REPLICATE_API_TOKEN",
-        "MY_CLIENT_SECRET",
-        "CORP_LLM_CREDENTIAL",
-        "GROQ_API_KEY",
-    ):
+    for name in (*HIDDEN_FROM_TOOLS, "GROQ_API_KEY"):
         monkeypatch.setenv(name, f"value-of-{name}")
     monkeypatch.setenv("ORDINARY_SETTING", "kept")
     ctx.hidden_env = ("CORP_LLM_CREDENTIAL",)  # model.api_key_env
@@ -230,15 +213,7 @@ async def test_provider_keys_do_not_reach_tool_processes(ctx, monkeypatch):
     result = await run(ctx, "env")
     assert "ORDINARY_SETTING=kept" in result.content
     assert "GROQ_API_KEY=value-of-GROQ_API_KEY" in result.content
-    for name in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "REPLICATE_API_TOKEN",
-        "MY_CLIENT_SECRET",
-        "CORP_LLM_CREDENTIAL",
-    ):
+    for name in HIDDEN_FROM_TOOLS:
         assert f"value-of-{name}" not in result.content, name
 
 

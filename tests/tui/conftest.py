@@ -13,29 +13,7 @@ from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tui.app import HermesApp
-from tests.server import Reply, ScriptedServer
-from tests.summary_requests import is_summary_request
-
-MODEL = "openai/test-model"
-SIZE = (80, 24)
-
-
-@pytest.fixture(autouse=True)
-def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def checkpoint() -> str:
-    from hermeslite.context.summary_prompt import SECTIONS
-
-    return "\n".join(f"## {name}\nNone." for name, _ in SECTIONS)
-
-
-def answer_summaries(server: ScriptedServer, text: str | None = None) -> None:
-    """Summary requests get a well-formed checkpoint; everything else goes to the queue."""
-    body_text = text or checkpoint()
-    server.responder = lambda body: Reply.text(body_text) if is_summary_request(body) else None
+from tests.server import MODEL, ScriptedServer
 
 
 def make_settings(
@@ -84,47 +62,3 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
     make.store = store
     yield make
     store.close()
-
-
-# -- driving the app ----------------------------------------------------------------
-
-
-async def settle(pilot) -> None:
-    """Let workers finish and everything the agent said be drawn."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await until(pilot, lambda: pilot.app.feed.idle)
-    for _ in range(3):
-        await pilot.pause()
-
-
-async def ready(pilot) -> None:
-    """Wait until the agent is built and the header has stopped saying "loading"."""
-    from hermeslite.tui.widgets.header import HeaderBar
-
-    await pilot.app.host.ready()
-    for _ in range(100):
-        await pilot.pause()
-        if not pilot.app.query_one(HeaderBar).starting:
-            return
-    raise AssertionError("the app never reported the agent ready")
-
-
-async def send(pilot, text: str, *, wait: bool = True) -> None:
-    """Type `text` into the prompt (set directly: pressing 500 keys is slow) and press Enter."""
-    pilot.app.prompt.text = text
-    pilot.app.prompt.move_cursor((pilot.app.prompt.document.line_count - 1, len(text.splitlines()[-1])))
-    await pilot.press("enter")
-    if wait:
-        await settle(pilot)
-
-
-async def until(pilot, condition, timeout: float = 10.0) -> None:
-    """Pause until `condition()` holds (for things in flight, such as a running tool)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.02)

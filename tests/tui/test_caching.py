@@ -16,12 +16,11 @@ from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.message import NoteLine
 from tests.fake_anthropic import FakeAnthropic, Reply
-from tests.summary_requests import is_summary_request
-from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle
+from tests.summary_requests import answer_summaries, checkpoint, is_summary_request
+from tests.tui.pilot import SIZE, chat, ready, send, settle
 from tests.tui.screen import screen_text
 
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
-FILLER = "lorem ipsum dolor sit amet " * 60
 
 
 @pytest.fixture
@@ -47,8 +46,7 @@ async def test_claude_gets_a_caching_note_a_card_cost_and_session_usage(make_app
         await ready(pilot)
         await pilot.pause()
         assert "Prompt caching: on (Claude via anthropic; system prompt + last 3 messages marked, 5m TTL)" in notes(app)
-        for n in range(6):
-            await send(pilot, f"turn {n}: {FILLER}")
+        await chat(pilot, 6)
         await send(pilot, "/compress")
         card = app.chat.query_one(CompactionCard)
         assert card.state == "done"
@@ -72,8 +70,7 @@ async def test_a_model_without_caching_gets_no_note_and_an_unknown_cost(make_app
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         assert not any("Prompt caching" in text for text in notes(app))
-        for n in range(6):
-            await send(pilot, f"turn {n}: {FILLER}")
+        await chat(pilot, 6)
         await send(pilot, "/compress")
         await pilot.press("ctrl+o")
         await settle(pilot)

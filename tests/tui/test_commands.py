@@ -7,7 +7,7 @@ from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import AssistantMessage, NoteLine, UserMessage
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import Notifications, screen_text
 
 

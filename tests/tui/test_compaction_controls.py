@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 
+from textual.pilot import Pilot
+
+from hermeslite.tui.app import HermesApp
 from hermeslite.tui.screens.checkpoint import CheckpointEditor, CheckpointViewer
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.message import NoteLine
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
-from tests.tui.conftest import SIZE, answer_summaries, is_summary_request, ready, send, settle, until
+from tests.summary_requests import answer_summaries, is_summary_request
+from tests.tui.pilot import SIZE, chat, ready, send, settle, until
 from tests.tui.screen import screen_text
 
-FILLER = "lorem ipsum dolor sit amet " * 60
 
-
-async def chat(pilot, turns: int, start: int = 0) -> None:
-    for n in range(start, start + turns):
-        await send(pilot, f"turn {n}: {FILLER}")
+@contextlib.asynccontextmanager
+async def chatted_app(make_app, server, turns: int = 6) -> AsyncIterator[tuple[HermesApp, Pilot]]:
+    """A running app `turns` filler turns into its session, whose summary requests get a checkpoint."""
+    answer_summaries(server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, turns)
+        yield app, pilot
 
 
 def saved(app) -> tuple:
@@ -39,11 +49,7 @@ def last_note(app) -> str:
 
 
 async def test_preview_shows_the_numbers_and_changes_nothing(make_app, scripted_server):
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         messages, store_before, requests = copy(app.host.agent.messages), saved(app), len(scripted_server.requests)
         await send(pilot, "/compress --preview database schema")
         assert isinstance(app.screen, TextViewer)
@@ -59,11 +65,7 @@ async def test_preview_shows_the_numbers_and_changes_nothing(make_app, scripted_
 
 
 async def test_uncompress_restores_exactly_also_after_a_restart(make_app, scripted_server):
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         before = copy(app.host.agent.messages)
         await send(pilot, "/compress")
         compacted = len(app.host.agent.messages)
@@ -89,11 +91,7 @@ async def test_uncompress_restores_exactly_also_after_a_restart(make_app, script
 
 
 async def test_summary_shows_copies_and_edits_the_checkpoint(make_app, scripted_server):
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         await send(pilot, "/compress")
         await send(pilot, "/summary")
         assert isinstance(app.screen, CheckpointViewer)
@@ -117,11 +115,7 @@ async def test_summary_shows_copies_and_edits_the_checkpoint(make_app, scripted_
 
 
 async def test_an_edit_without_sections_is_refused_and_the_text_kept(make_app, scripted_server):
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         await send(pilot, "/compress")
         messages, store_before = copy(app.host.agent.messages), saved(app)
         await send(pilot, "/summary edit")
@@ -148,11 +142,7 @@ async def test_summary_before_any_compaction_says_so(make_app, scripted_server):
 
 
 async def test_handoff_opens_a_new_session_that_records_its_parent(make_app, scripted_server):
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 5)
+    async with chatted_app(make_app, scripted_server, turns=5) as (app, pilot):
         old = app.host.agent.session_id
         old_saved = saved(app)
         await send(pilot, "/handoff parser")
@@ -184,11 +174,7 @@ async def test_the_new_commands_are_listed_in_help_and_the_palette(make_app):
 async def test_enter_on_a_whole_command_name_runs_it_despite_fuzzy_matches(make_app, scripted_server):
     from hermeslite.tui.widgets.compaction_card import CompactionCard
 
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         await pilot.press(*"/compress")
         await pilot.pause()
         assert app.prompt.completer.open  # /compress and /uncompress both match
@@ -200,11 +186,7 @@ async def test_enter_on_a_whole_command_name_runs_it_despite_fuzzy_matches(make_
 async def test_uncompress_typed_during_a_turn_waits_for_it_and_keeps_its_reply(make_app, scripted_server):
     from tests.server import Reply
 
-    answer_summaries(scripted_server)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await chat(pilot, 6)
+    async with chatted_app(make_app, scripted_server) as (app, pilot):
         before = copy(app.host.agent.messages)
         await send(pilot, "/compress")
         scripted_server.enqueue(Reply.delay(2.0, Reply.text("slow answer")))

@@ -8,16 +8,9 @@ from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
 from tests.server import Reply
-from tests.summary_requests import is_summary_request, summary_instruction
-from tests.tui.conftest import SIZE, answer_summaries, checkpoint, ready, send, settle, until
+from tests.summary_requests import answer_summaries, checkpoint, is_summary_request, summary_instruction
+from tests.tui.pilot import SIZE, chat, ready, send, settle, until
 from tests.tui.screen import Notifications, screen_text
-
-FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
-
-
-async def chat(pilot, turns: int) -> None:
-    for n in range(turns):
-        await send(pilot, f"turn {n}: {FILLER}")
 
 
 async def test_the_meter_shows_tokens_threshold_percent_and_window(make_app, scripted_server):

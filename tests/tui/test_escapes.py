@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from hermeslite.tui.widgets.tool_panel import ToolPanel
-from tests.cli.test_cli_output import HOSTILE_COMMAND, HOSTILE_REPLY
+from tests.hostile_text import HOSTILE_COMMAND, HOSTILE_REPLY, is_control
 from tests.server import Reply
-from tests.test_display import is_control
-from tests.tui.conftest import ready, send
+from tests.tui.pilot import ready, send
 from tests.tui.screen import drawn_svg, screen_text
 
 # What a terminal would obey: window title, clipboard write, cursor query, clear screen, 8-bit CSI.

@@ -7,8 +7,8 @@ from textual.widgets.collapsible import CollapsibleTitle
 from hermeslite.tui.widgets.new_below import NewBelow
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, settle, until
 from tests.tui.fakes import SlowStreamLLM
+from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 LONG = "\n\n".join(f"paragraph {n}: " + "words " * 30 for n in range(12))

@@ -8,12 +8,12 @@ from hermeslite.tui.format import format_token_count
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
+from tests.builders import FILLER
 from tests.server import Reply, estimate_prompt_tokens
-from tests.summary_requests import is_summary_request
-from tests.tui.conftest import SIZE, checkpoint, ready, send, settle, until
+from tests.summary_requests import checkpoint, is_summary_request
+from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import screen_text
 
-FILLER = "lorem ipsum dolor sit amet " * 60  # ~400 tokens
 PASTE = "def handler(event):\n    return event\n" * 150  # ~5,600 chars, a pasted file
 
 

@@ -6,7 +6,7 @@ from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.message import AssistantMessage, NoteLine, UserMessage
 from hermeslite.tui.widgets.queued import QueuedMessages
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 
@@ -26,14 +26,20 @@ def chat_order(app) -> list[str]:
     return labels
 
 
+async def type_during_a_turn(pilot, *texts: str) -> None:
+    """Send "one" and, while its turn runs, send `texts` one after another."""
+    await send(pilot, "one", wait=False)
+    await until(pilot, lambda: pilot.app.busy)
+    for text in texts:
+        await send(pilot, text, wait=False)
+
+
 async def test_a_message_typed_during_a_turn_is_queued_then_sent_after_it(make_app, scripted_server):
     scripted_server.enqueue(Reply.delay(3.0, Reply.text("first answer")), Reply.text("second answer"))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "one", wait=False)
-        await until(pilot, lambda: app.busy)
-        await send(pilot, "two", wait=False)
+        await type_during_a_turn(pilot, "two")
         await pilot.pause()
         assert app.queued.items == ["two"] and app.prompt.text == ""
         assert "⏸ queued  two" in screen_text(app)
@@ -75,10 +81,7 @@ async def test_up_takes_the_last_queued_message_back_and_a_click_removes_one(mak
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "one", wait=False)
-        await until(pilot, lambda: app.busy)
-        await send(pilot, "two", wait=False)
-        await send(pilot, "three", wait=False)
+        await type_during_a_turn(pilot, "two", "three")
         await pilot.press("up")
         assert app.prompt.text == "three" and app.queued.items == ["two"]
         await pilot.press(*" and four")
@@ -95,9 +98,7 @@ async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app,
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ready(pilot)
-        await send(pilot, "one", wait=False)
-        await until(pilot, lambda: app.busy)
-        await send(pilot, "/help", wait=False)
+        await type_during_a_turn(pilot, "/help")
         await until(pilot, lambda: isinstance(app.screen, TextViewer))
         assert app.busy and app.queued.items == []
         await pilot.press("escape")

@@ -7,7 +7,8 @@ import re
 from hermeslite.context.handoff import RECOVERY_NOTE
 from hermeslite.tui.screens.text_viewer import TextViewer
 from tests.server import Reply
-from tests.tui.conftest import SIZE, answer_summaries, ready, send
+from tests.summary_requests import answer_summaries
+from tests.tui.pilot import SIZE, ready, send
 from tests.tui.screen import screen_text
 
 FILLER = "lorem ipsum dolor sit amet " * 40

@@ -7,10 +7,18 @@ from textual.widgets import Markdown
 from hermeslite.tui.widgets.frozen_markdown import FrozenMarkdown
 from hermeslite.tui.widgets.message import AssistantMessage
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, until
+from tests.tui.pilot import SIZE, ready, send, until
 from tests.tui.screen import screen_text
 
 LONG = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 12 for i in range(20)) + "\n\nThe end."
+
+
+async def long_reply_frozen(pilot) -> AssistantMessage:
+    """Ask for the long reply and wait until it has finished streaming and been frozen."""
+    await send(pilot, "write a lot")
+    reply = pilot.app.chat.query_one(AssistantMessage)
+    await until(pilot, lambda: not reply.query(Markdown))
+    return reply
 
 
 async def test_a_long_reply_is_kept_whole_and_frozen_when_finished(make_app, scripted_server):
@@ -18,10 +26,8 @@ async def test_a_long_reply_is_kept_whole_and_frozen_when_finished(make_app, scr
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "write a lot")
-        reply = app.chat.query_one(AssistantMessage)
+        reply = await long_reply_frozen(pilot)
         assert reply.source == LONG
-        await until(pilot, lambda: not reply.query(Markdown))
         frozen = reply.query(FrozenMarkdown)
         assert len(frozen) >= 3 and "".join(f.source for f in frozen) == LONG
         assert "The end." in screen_text(app)
@@ -32,9 +38,7 @@ async def test_frozen_text_rewraps_after_a_resize(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "write a lot")
-        reply = app.chat.query_one(AssistantMessage)
-        await until(pilot, lambda: not reply.query(Markdown))
+        reply = await long_reply_frozen(pilot)
         await pilot.resize_terminal(120, 30)
         await until(
             pilot, lambda: reply.query(FrozenMarkdown) and all(f._width > 100 for f in reply.query(FrozenMarkdown))
@@ -50,9 +54,7 @@ async def test_frozen_text_follows_a_theme_change(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "write a lot")
-        reply = app.chat.query_one(AssistantMessage)
-        await until(pilot, lambda: not reply.query(Markdown))
+        reply = await long_reply_frozen(pilot)
         for frozen in reply.query(FrozenMarkdown):
             frozen.drawn_in_dark = True
         app.theme = "textual-light"

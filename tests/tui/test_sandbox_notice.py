@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.tui.conftest import SIZE, ready, settle
+from tests.tui.pilot import SIZE, ready, settle
 from tests.tui.screen import Notifications
 
 

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,19 +11,8 @@ from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.store.sessions import SessionBusy, SessionStore
 from hermeslite.tui.widgets.message import NoteLine, UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
-from tests.tui.conftest import SIZE, ready, send
-
-REPO = Path(__file__).resolve().parents[2]
-
-_HOLDER = """
-import sys
-from pathlib import Path
-from hermeslite.store.sessions import SessionStore
-store = SessionStore(Path(sys.argv[1]))
-store.claim(sys.argv[2])
-print("holding", flush=True)
-sys.stdin.readline()
-"""
+from tests.session_holder import start_holder
+from tests.tui.pilot import SIZE, ready, send
 
 
 def saved_session(store: SessionStore, *texts: str) -> str:
@@ -56,15 +41,8 @@ async def test_opening_notes_and_skipped_rows_show_after_the_transcript(make_app
 
 async def test_a_session_open_in_another_process_cannot_be_resumed(make_app):
     sid = saved_session(make_app.store, "question", "answer")
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(make_app.store.path), sid],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = start_holder(make_app.store.path, sid)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)

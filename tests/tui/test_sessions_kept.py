@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send
+from tests.tui.pilot import SIZE, ready, send
 
 
 async def test_an_app_quit_at_once_keeps_no_session(make_app):

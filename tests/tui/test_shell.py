@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import NoteLine, UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, settle, until
+from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from hermeslite.tui.widgets.compaction_card import CompactionCard
+from tests.builders import FILLER
 from tests.server import Reply
-from tests.tui.conftest import answer_summaries, ready, send, settle, until
+from tests.summary_requests import answer_summaries
+from tests.tui.pilot import ready, send, settle, until
 
 SNAP_CWD = Path("/tmp/hermeslite-snapshot/shop")
-FILLER = "lorem ipsum dolor sit amet " * 60
 
 
 @pytest.fixture(autouse=True)
@@ -29,8 +30,10 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("hermeslite.store.sessions._new_id", lambda: "20250101-120000-abcdef")
 
 
-def snap_app(make_app, **kwargs):
-    return make_app(cwd=SNAP_CWD, cwd_label="~/shop", motion=False, **kwargs)
+def looks_as_recorded(snap_compare, make_app, run_before) -> bool:
+    """The app at 80x24, once `run_before(pilot)` has run, matches its stored snapshot."""
+    app = make_app(cwd=SNAP_CWD, cwd_label="~/shop", motion=False)
+    return snap_compare(app, run_before=run_before, terminal_size=(80, 24))
 
 
 async def finish(pilot) -> None:
@@ -39,12 +42,32 @@ async def finish(pilot) -> None:
     await pilot.pause()
 
 
+def after_sending(prompt: str):
+    """A `run_before` that sends `prompt` and waits for the answer."""
+
+    async def run_before(pilot):
+        await ready(pilot)
+        await send(pilot, prompt)
+        await finish(pilot)
+
+    return run_before
+
+
+async def compress_after_six_turns(pilot, server) -> None:
+    """Six filler turns with pinned usage, then `/compress database schema`."""
+    await ready(pilot)
+    for n in range(6):
+        server.enqueue(Reply.text(f"ok {n}", usage=(2_000 + 500 * n, 3)))
+        await send(pilot, f"turn {n}: {FILLER}")
+    await send(pilot, "/compress database schema")
+
+
 def test_empty_start(snap_compare, make_app):
     async def run_before(pilot):
         await ready(pilot)
         await finish(pilot)
 
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, run_before)
 
 
 def test_conversation_with_a_tool_panel(snap_compare, make_app, scripted_server):
@@ -59,39 +82,23 @@ def test_conversation_with_a_tool_panel(snap_compare, make_app, scripted_server)
             usage=(2_310, 40),
         ),
     )
-
-    async def run_before(pilot):
-        await ready(pilot)
-        await send(pilot, "do the tests pass?")
-        await finish(pilot)
-
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, after_sending("do the tests pass?"))
 
 
 def test_the_warning_bar(snap_compare, make_app, scripted_server):
     scripted_server.enqueue(Reply.text("Noted: the orders table needs an index on `customer_id`.", usage=(44_200, 12)))
-
-    async def run_before(pilot):
-        await ready(pilot)
-        await send(pilot, "the orders query is slow")
-        await finish(pilot)
-
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, after_sending("the orders query is slow"))
 
 
 def test_a_compaction_card(snap_compare, make_app, scripted_server):
     answer_summaries(scripted_server)
 
     async def run_before(pilot):
-        await ready(pilot)
-        for n in range(6):
-            scripted_server.enqueue(Reply.text(f"ok {n}", usage=(2_000 + 500 * n, 3)))
-            await send(pilot, f"turn {n}: {FILLER}")
-        await send(pilot, "/compress database schema")
+        await compress_after_six_turns(pilot, scripted_server)
         assert pilot.app.chat.query_one(CompactionCard).state == "done"
         await finish(pilot)
 
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, run_before)
 
 
 def test_an_opened_compaction_card_shows_a_clean_checkpoint(snap_compare, make_app, scripted_server):
@@ -104,15 +111,11 @@ def test_an_opened_compaction_card_shows_a_clean_checkpoint(snap_compare, make_a
     )
 
     async def run_before(pilot):
-        await ready(pilot)
-        for n in range(6):
-            scripted_server.enqueue(Reply.text(f"ok {n}", usage=(2_000 + 500 * n, 3)))
-            await send(pilot, f"turn {n}: {FILLER}")
-        await send(pilot, "/compress database schema")
+        await compress_after_six_turns(pilot, scripted_server)
         await pilot.press("ctrl+o")
         await finish(pilot)
 
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, run_before)
 
 
 def test_messages_typed_during_a_turn_wait_under_the_input(snap_compare, make_app, scripted_server):
@@ -127,4 +130,4 @@ def test_messages_typed_during_a_turn_wait_under_the_input(snap_compare, make_ap
         pilot.app.clear_notifications()
         await pilot.pause()
 
-    assert snap_compare(snap_app(make_app), run_before=run_before, terminal_size=(80, 24))
+    assert looks_as_recorded(snap_compare, make_app, run_before)

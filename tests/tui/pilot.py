@@ -1,0 +1,54 @@
+"""Driving a running HermesApp through its Pilot: type, send, and wait for what the agent does."""
+
+from __future__ import annotations
+
+from tests.builders import FILLER
+
+SIZE = (80, 24)  # the terminal the TUI tests run in
+
+
+async def settle(pilot) -> None:
+    """Let workers finish and everything the agent said be drawn."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await until(pilot, lambda: pilot.app.feed.idle)
+    for _ in range(3):
+        await pilot.pause()
+
+
+async def ready(pilot) -> None:
+    """Wait until the agent is built and the header has stopped saying "loading"."""
+    from hermeslite.tui.widgets.header import HeaderBar
+
+    await pilot.app.host.ready()
+    for _ in range(100):
+        await pilot.pause()
+        if not pilot.app.query_one(HeaderBar).starting:
+            return
+    raise AssertionError("the app never reported the agent ready")
+
+
+async def send(pilot, text: str, *, wait: bool = True) -> None:
+    """Type `text` into the prompt (set directly: pressing 500 keys is slow) and press Enter."""
+    pilot.app.prompt.text = text
+    pilot.app.prompt.move_cursor((pilot.app.prompt.document.line_count - 1, len(text.splitlines()[-1])))
+    await pilot.press("enter")
+    if wait:
+        await settle(pilot)
+
+
+async def until(pilot, condition, timeout: float = 10.0) -> None:
+    """Pause until `condition()` holds (for things in flight, such as a running tool)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def chat(pilot, turns: int, *, start: int = 0, text: str = FILLER) -> None:
+    """`turns` user turns of `text` sent one after the other, each waited for."""
+    for n in range(start, start + turns):
+        await send(pilot, f"turn {n}: {text}")
