@@ -161,11 +161,25 @@ async def test_no_retry_when_summary_model_is_main():
     assert len(summarizer.calls) == 1 and r.fallback_used
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "Sure! The user wants tests fixed.", "## Goal\nfix\n" * 2000])
-async def test_bad_replies_fall_back_with_marker(reply):
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("", "the summary was empty"),
+        ("   ", "the summary was empty"),
+        (
+            "Sure! The user wants tests fixed.",
+            "the summary lacks the section(s) Active Task, Goal, Completed Actions, Relevant Files, Remaining Work",
+        ),
+        (
+            "## Goal\nfix\n" * 2000,
+            "the summary lacks the section(s) Active Task, Completed Actions, Relevant Files, Remaining Work",
+        ),
+    ],
+)
+async def test_bad_replies_fall_back_with_marker(reply, reason):
     msgs = long_session()
     r = await make(Scripted(reply)).compress(msgs)
-    assert r.fallback_used and r.error
+    assert r.fallback_used and r.error == reason
     assert f"{r.dropped} earlier message(s) were removed without a model-written summary" in r.summary
     assert "## Active Task" in r.summary and "## Relevant Files" in r.summary
     assert_valid(r.messages)
@@ -196,7 +210,8 @@ async def test_timeout_falls_back():
 async def test_auth_and_quota_abort_unchanged(exc):
     msgs = long_session()
     r = await make(Scripted(exc)).compress(msgs)
-    assert r.aborted and r.messages == msgs and not r.archived and r.error
+    assert r.aborted and r.messages == msgs and not r.archived
+    assert r.error == f"{type(exc).__name__}: {exc}"
     assert r.tokens_after == r.tokens_before
 
 

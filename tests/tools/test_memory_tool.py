@@ -51,28 +51,38 @@ async def test_tool_replace_and_remove(tool: MemoryTool, store: MemoryStore, tmp
 
 
 @pytest.mark.parametrize(
-    "args",
+    "args, message",
     [
-        {},
-        {"action": "delete", "old_text": "x"},
-        {"action": "add"},
-        {"action": "add", "content": "x", "target": "elsewhere"},
-        {"action": "replace", "content": "x"},
-        {"action": "remove"},
-        {"action": "remove", "old_text": "nothing like this"},
+        ({}, "unknown action None: use add, replace or remove."),
+        ({"action": "delete", "old_text": "x"}, "unknown action 'delete': use add, replace or remove."),
+        ({"action": "add"}, "content is empty."),
+        (
+            {"action": "add", "content": "x", "target": "elsewhere"},
+            "unknown target 'elsewhere': use 'memory' or 'user'.",
+        ),
+        (
+            {"action": "replace", "content": "x"},
+            "old_text is empty: give a short unique substring of the entry to change.",
+        ),
+        ({"action": "remove"}, "old_text is empty: give a short unique substring of the entry to change."),
+        ({"action": "remove", "old_text": "nothing like this"}, 'no entry in MEMORY.md contains "nothing like this".'),
     ],
 )
-async def test_tool_errors_are_results(tool: MemoryTool, tmp_path: Path, args):
+async def test_tool_errors_are_results_and_change_nothing(
+    tool: MemoryTool, store: MemoryStore, tmp_path: Path, args, message
+):
+    await tool.run({"action": "add", "content": "Uses pytest -q."}, ctx(tmp_path))
     result = await tool.run(args, ctx(tmp_path))
-    assert result.is_error and result.content.startswith("error: ")
+    assert result.is_error and result.content == f"error: {message}"
+    assert (store.entries("memory"), store.entries("user")) == (["Uses pytest -q."], [])
 
 
 async def test_tool_reports_os_errors_as_results(tmp_path: Path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     result = await MemoryTool(MemoryStore(blocker / "mem")).run({"action": "add", "content": "x"}, ctx(tmp_path))
-    assert result.is_error and result.content.startswith("error: ")
-    assert str(blocker) in result.content  # which file or folder is in the way
+    # names the folder it could not make, under the file in the way
+    assert result.is_error and result.content == f"error: could not update memory ({blocker / 'mem'}): Not a directory"
 
 
 async def test_a_memory_file_that_is_not_utf8_is_an_error_result_and_stays_as_it_was(tmp_path: Path):

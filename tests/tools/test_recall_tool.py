@@ -104,17 +104,39 @@ async def test_large_output_is_capped_with_a_note(store: SessionStore):
     assert cap("short") == "short"
 
 
-async def test_errors_are_results(store: SessionStore):
+ASK_FOR_ONE = 'error: give query="words to search for" or id="r0123456789"'
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({}, ASK_FOR_ONE),
+        ({"id": ""}, ASK_FOR_ONE),
+        ({"query": "  "}, ASK_FOR_ONE),
+        (
+            {"id": "r9999999999"},
+            "error: nothing archived under 'r9999999999' in this session; copy the id exactly from the placeholder "
+            "or search result (r followed by 10 hex digits), or search with query=",
+        ),
+        ({"query": "*** -- ()"}, "error: the query '*** -- ()' has no words or numbers to search for"),
+    ],
+)
+async def test_a_call_that_names_nothing_recallable_says_how_to_ask(store: SessionStore, args, message):
     sid = store.create_session("m", "/w")
-    tool = RecallTool(store, lambda: sid)
-    for args in ({}, {"id": ""}, {"id": "r9999999999"}, {"query": "  "}, {"query": "*** -- ()"}):
-        r = await tool.run(args, ctx())
-        assert r.is_error and r.content.startswith("error: ")
+    r = await RecallTool(store, lambda: sid).run(args, ctx())
+    assert r.is_error and r.content == message
+
+
+async def test_recall_without_a_saved_session_says_so(store: SessionStore):
     r = await RecallTool(store, lambda: None).run({"id": "r0123456789"}, ctx())
-    assert r.is_error and "session" in r.content
+    assert r.is_error and r.content == "error: there is no saved session to recall from"
+
+
+async def test_an_unreadable_archive_is_a_result_naming_the_cause(store: SessionStore):
+    sid = store.create_session("m", "/w")
     store.close()
-    r = await tool.run({"id": "r0123456789"}, ctx())
-    assert r.is_error and r.content.startswith("error: ")
+    r = await RecallTool(store, lambda: sid).run({"id": "r0123456789"}, ctx())
+    assert r.is_error and r.content == "error: could not read the session archive: Cannot operate on a closed database."
 
 
 async def test_recall_is_scoped_to_the_current_session(store: SessionStore):

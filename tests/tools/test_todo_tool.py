@@ -34,10 +34,19 @@ async def test_tool_errors_are_results_and_do_not_change_the_list():
     todos = TodoList()
     tool = TodoTool(todos)
     await tool.run({"todos": items(("1", "a", "pending"))}, ctx())
-    for args in ({"todos": items(("1", "a", "finished"))}, {"todos": "x"}, {"todos": [], "merge": "yes"}):
+    refusals = [
+        (
+            {"todos": items(("1", "a", "finished"))},
+            "error: item 1 (id '1'): status 'finished' is not one of pending, in_progress, completed, cancelled. "
+            "The list was not changed.",
+        ),
+        ({"todos": "x"}, "error: todos must be an array of {id, content, status} objects. The list was not changed."),
+        ({"todos": [], "merge": "yes"}, "error: merge must be true or false"),
+    ]
+    for args, message in refusals:
         r = await tool.run(args, ctx())
-        assert r.is_error and r.content.startswith("error: ")
-    assert [i.id for i in todos.items] == ["1"]
+        assert r.is_error and r.content == message
+        assert [(i.id, i.content, i.status) for i in todos.items] == [("1", "a", "pending")]
 
 
 async def test_tool_empty_list_clears_and_on_change_persists():
