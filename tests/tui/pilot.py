@@ -52,3 +52,17 @@ async def chat(pilot, turns: int, *, start: int = 0, text: str = FILLER) -> None
     """`turns` user turns of `text` sent one after the other, each waited for."""
     for n in range(start, start + turns):
         await send(pilot, f"turn {n}: {text}")
+
+
+async def escape_the_running_command(pilot, command: str) -> None:
+    """Once its panel shows, let `command` start and press Esc: the panel and a note say it was killed."""
+    from hermeslite.tui.widgets.message import NoteLine
+    from hermeslite.tui.widgets.tool_panel import ToolPanel
+
+    app = pilot.app
+    await until(pilot, lambda: app.chat.query(ToolPanel))
+    await pilot.pause(0.2)
+    await pilot.press("escape")
+    await settle(pilot)
+    assert app.chat.query_one(ToolPanel).state == "cancelled"
+    assert f"Cancelled: stopped terminal `{command}` (process killed)." in [n.text for n in app.chat.query(NoteLine)]

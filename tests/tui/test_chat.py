@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine, NoteLine
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
 from tests.tui.fakes import SlowStreamLLM
-from tests.tui.pilot import SIZE, ready, send, settle, until
+from tests.tui.pilot import SIZE, escape_the_running_command, ready, send, settle, until
 from tests.tui.screen import Notifications, screen_text
 
 
@@ -140,12 +140,7 @@ async def test_esc_kills_a_running_tool(make_app, scripted_server):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "wait a while", wait=False)
-        await until(pilot, lambda: app.chat.query(ToolPanel))
-        await pilot.pause(0.2)
-        await pilot.press("escape")
-        await settle(pilot)
-        assert app.chat.query_one(ToolPanel).state == "cancelled"
-        assert "Cancelled: stopped terminal `sleep 30` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
+        await escape_the_running_command(pilot, "sleep 30")
         tool_results = [m for m in app.host.agent.messages if m.get("role") == "tool"]
         assert tool_results and "cancelled by the user" in tool_results[-1]["content"]
 

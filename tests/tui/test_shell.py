@@ -7,10 +7,10 @@ import tempfile
 from hermeslite.context.user_command import INTRO
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.header import HeaderBar
-from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from hermeslite.tui.widgets.message import UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
-from tests.tui.pilot import SIZE, ready, send, settle, until
+from tests.tui.pilot import SIZE, escape_the_running_command, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 
@@ -76,12 +76,7 @@ async def test_esc_stops_a_bang_command_and_adds_nothing(make_app, scripted_serv
         await ready(pilot)
         before = len(app.host.agent.messages)
         await send(pilot, "!sleep 30", wait=False)
-        await until(pilot, lambda: app.chat.query(ToolPanel))
-        await pilot.pause(0.2)
-        await pilot.press("escape")
-        await settle(pilot)
-        assert app.chat.query_one(ToolPanel).state == "cancelled"
-        assert "Cancelled: stopped terminal `sleep 30` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
+        await escape_the_running_command(pilot, "sleep 30")
         assert len(app.host.agent.messages) == before and not app.busy
 
 
