@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine
 from tests.server import Reply
-from tests.tui.conftest import SIZE, ready, send, until
+from tests.tui.pilot import SIZE, ready, send, until
 
 LATIN1 = b"Uses uv\n\xa7\ncaf\xe9 au lait\n"
 

@@ -12,8 +12,9 @@ from hermeslite.store.sessions import SessionStore
 from hermeslite.store.usage import UsageRecord
 from hermeslite.tui.screens.session_picker import SessionPicker
 from hermeslite.tui.screens.text_viewer import TextViewer
-from tests.cli.test_cli_chat import hermeslite, model_args
-from tests.tui.conftest import MODEL, SIZE, ready, send
+from tests.cli_process import hermeslite, model_args
+from tests.server import MODEL
+from tests.tui.pilot import SIZE, ready, send
 
 MARK = "●"
 
