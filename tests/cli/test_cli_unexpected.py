@@ -9,44 +9,26 @@ catch-all for a bug is tested with a fault planted in the printer.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from tests.cli_process import hermeslite, model_args, sessions_db
+from tests.memory_files import LATIN1, spoil, unreadable
 from tests.server import Reply, ScriptedServer
 from tests.summary_requests import answer_summaries
-
-NOT_UTF8 = b"\xff\xfe not utf-8 \xe9t\xe9\n"
-
-
-def corrupt_memory(home: Path) -> Path:
-    folder = home / "data"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "MEMORY.md"
-    path.write_bytes(NOT_UTF8)
-    return path
-
-
-def unreadable(path: Path) -> str:
-    return (
-        f"hermeslite: cannot read the memory file {path}: not UTF-8 text (byte 0xff at offset 0); "
-        "it is left as it is: fix it or move it aside"
-    )
 
 
 def test_an_unreadable_memory_file_at_start_is_one_line_naming_it_and_leaves_no_empty_session(
     scripted_server: ScriptedServer, tmp_path
 ):
     home = tmp_path / "home"
-    path = corrupt_memory(home)
+    path = spoil(home / "data")
     done = hermeslite(["-p", "hi", *model_args(scripted_server)], home, tmp_path)
     assert done.returncode == 1
     assert done.stdout == "" and "Traceback" not in done.stderr
     [line] = done.stderr.splitlines()
-    assert line == unreadable(path)
+    assert line == f"hermeslite: {unreadable(path)}"
     assert scripted_server.requests == []
     with sessions_db(home) as store:
         assert store.list_sessions() == []
-    assert path.read_bytes() == NOT_UTF8
+    assert path.read_bytes() == LATIN1
 
 
 def test_an_unreadable_memory_file_met_by_a_compaction_is_one_line_and_keeps_the_question(
@@ -59,16 +41,16 @@ def test_an_unreadable_memory_file_met_by_a_compaction_is_one_line_and_keeps_the
     config.write_text("compression:\n  context_length: 6000\n")
     args = [*model_args(scripted_server), "--config", str(config)]
     assert hermeslite(["-p", "first question", *args], home, tmp_path).returncode == 0
-    path = corrupt_memory(
-        home
+    path = spoil(
+        home / "data"
     )  # after the first run: the saved system prompt is reused, until a compaction rebuilds it
     failed = hermeslite(["-p", "second question " * 300, "--continue", *args], home, tmp_path)
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     with sessions_db(home) as store:
         kept = [m["content"] for m in store.load_transcript(store.latest_session_id()) if m["role"] == "user"]
-    assert failed.stderr.strip().splitlines()[-1] == unreadable(path)
+    assert failed.stderr.strip().splitlines()[-1] == f"hermeslite: {unreadable(path)}"
     assert kept[-1].startswith("second question")  # the question is in the saved session
-    assert path.read_bytes() == NOT_UTF8
+    assert path.read_bytes() == LATIN1
 
 
 def test_a_reply_holding_a_lone_surrogate_prints_a_replacement_character_and_is_saved(

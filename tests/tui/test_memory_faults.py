@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine
+from tests.memory_files import LATIN1, spoil, unreadable
 from tests.server import Reply
 from tests.tui.pilot import SIZE, ready, send, until
-
-LATIN1 = b"Uses uv\n\xa7\ncaf\xe9 au lait\n"
-
-
-def spoil(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "MEMORY.md"
-    path.write_bytes(LATIN1)
-    return path
-
-
-def unreadable(path: Path) -> str:
-    return (
-        f"cannot read the memory file {path}: not UTF-8 text (byte 0xa7 at offset 8); "
-        "it is left as it is: fix it or move it aside"
-    )
 
 
 async def test_at_start_it_is_one_line_and_the_next_send_starts_once_it_is_fixed(make_app, scripted_server, tmp_path):
