@@ -148,13 +148,16 @@ async def test_without_a_sandbox_unreadable_code_asks(scratch):
 # -- tool processes die with hermeslite ---------------------------------------------------------
 
 HOST = textwrap.dedent("""
-    import asyncio, sys
+    import asyncio, signal, sys
     from pathlib import Path
     from hermeslite.tools import process_groups
     from hermeslite.tools.base import ToolContext
     from hermeslite.tools.terminal import TerminalTool
 
     async def main(cwd, command):
+        # As a shell starts it, whatever the test runner inherited (nohup ignores SIGHUP), or as nohup does.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN if sys.argv[4] == "nohup" else signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         process_groups.install_exit_cleanup()
         ctx = ToolContext(cwd=Path(cwd), approval_policy="allow", terminal_timeout=300)
         await TerminalTool().run({"command": command}, ctx)
@@ -166,10 +169,10 @@ HOST = textwrap.dedent("""
 """)
 
 
-def _host(tmp_path: Path, command: str, then: str) -> subprocess.Popen:
+def _host(tmp_path: Path, command: str, then: str, started: str = "shell") -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return subprocess.Popen(
-        [sys.executable, "-c", HOST, str(tmp_path), command, then], env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOST, str(tmp_path), command, then, started], env=env, stdout=subprocess.PIPE, text=True
     )
 
 
@@ -192,6 +195,21 @@ def test_a_running_command_dies_when_hermeslite_is_signalled(tmp_path, sig):
         assert gone_within(shell) and gone_within(background)
     finally:
         host.kill()
+
+
+def test_under_nohup_a_hangup_is_ignored_and_the_command_keeps_running(tmp_path):
+    """A SIGHUP someone chose to ignore (nohup) stays ignored: the cleanup handler is not forced on."""
+    host = _host(tmp_path, "echo $$ > sh.pid; sleep 300", "wait", started="nohup")
+    try:
+        (shell,) = _pids(tmp_path, "sh.pid")
+        host.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            host.wait(1)
+        assert alive(shell)
+        os.killpg(shell, signal.SIGKILL)  # the command runs in its own session, which a SIGKILL of the host spares
+    finally:
+        host.kill()
+        host.wait(10)
 
 
 def test_a_server_left_running_dies_when_hermeslite_exits_normally(tmp_path):
