@@ -13,33 +13,29 @@ same plan, so it shows what the pass will really do.
 from __future__ import annotations
 
 import time
-from bisect import bisect_left
 from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from .anchors import Anchors, extract_anchors, render_anchors, with_missing_anchors
-from .assemble import assemble, previous_junction, unwrap_handoffs, unwrapped_positions
-from .boundaries import find_boundaries, latest_user_index
-from .budgets import AFTER_COMPACTION, Budgets, Fixed, overflow_reason, plan_budgets
+from .anchors import Anchors, with_missing_anchors
+from .assemble import assemble
+from .budgets import Budgets, overflow_reason
 from .checkpoint import CheckpointEdit, replace_checkpoint
 from .guard import Guard
-from .handoff import find_previous, has_handoff
+from .handoff import find_previous
 from .messages import ARCHIVE_KEY, Message, reference_id
+from .pass_sizes import PassSizes
 from .plan import CompressionPlan, Preview, describe_plan
-from .prune import prune
-from .ranking import fit_anchors
+from .planning import PlanSetup, checkpoint_estimate, plan_pass
 from .result import CompressionResult
 from .settings import CompressionConfig
-from .summarizing import COOLING_DOWN, NO_SUMMARIZER, Made, Summarize, Summarizer, fallback
+from .summarizing import Made, Summarize, Summarizer
 from .summary_request import LiveRequests, sent_prefix
 from .threshold import Threshold, resolve_threshold
 from .tokens import estimate_tokens, message_tokens
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRoles
 
 __all__ = ["ContextCompressor", "Summarize"]
-
-FOCUS_CHARS = 200
 
 
 class ContextCompressor:
@@ -101,17 +97,18 @@ class ContextCompressor:
         return self.threshold.tokens
 
     @property
+    def sizes(self) -> PassSizes:
+        """The figures a pass starting now is measured in."""
+        return PassSizes(self.context_length, self.threshold_tokens, self.request_overhead_tokens, self.token_scale)
+
+    @property
     def target_tokens(self) -> int:
         """What a request may carry right after a compaction."""
-        return int(self.threshold_tokens * AFTER_COMPACTION)
+        return self.sizes.target_tokens
 
     def request_tokens(self, messages_estimate: int) -> int:
-        """The whole request (tool schemas included) for messages of `messages_estimate` estimated
-        tokens, in the provider's tokens: the meter's count after a rewrite."""
-        return round((messages_estimate + self.request_overhead_tokens) * self.token_scale)
-
-    def _estimate_units(self, provider_tokens: int) -> int:
-        return int(provider_tokens / self.token_scale)
+        """The whole request for messages of `messages_estimate` estimated tokens (see `PassSizes`)."""
+        return self.sizes.request_tokens(messages_estimate)
 
     # -- gates -----------------------------------------------------------------
 
@@ -190,80 +187,15 @@ class ContextCompressor:
         carried (None when unknown): the messages after them are kept verbatim
         when the tail cap allows, so the summary can extend that request.
         """
-        original = list(messages)
-        tokens = [message_tokens(m) for m in original]
-        focus = " ".join((focus_topic or "").split())[:FOCUS_CHARS] or None
-        cfg = self.config
-        pruned = prune(
-            original,
-            protect_tokens=self._estimate_units(cfg.protect_tokens_for(self.context_length)),
-            minimum_tokens=self._estimate_units(cfg.minimum_prune_for(self.context_length)),
-            never_prune=frozenset(cfg.never_prune_tools),
-            tokens=tokens,
-            force=force,
-            roles=self.tool_roles,
+        setup = PlanSetup(
+            self.config,
+            self.sizes,
+            self.tool_roles,
+            self.anchors,
+            has_summarizer=self.summarize is not None,
+            cooling_down=self.guard.cooling_down,
         )
-        # Per-message counts are reused from here on: prune keeps every message it did not change.
-        sizes = [
-            t if new is old else message_tokens(new)
-            for new, old, t in zip(pruned.messages, original, tokens, strict=False)
-        ]
-        plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=sizes)
-        if pruned.archived and not force and self.request_tokens(sum(sizes)) <= self.target_tokens:
-            plan.pruned_only = True
-            return plan
-        plan.handoffs = [m for m in pruned.messages if has_handoff(m)]
-        plan.previous = find_previous(plan.handoffs)
-        self._plan_middle(plan, handoff, sent)
-        return plan
-
-    def _plan_middle(self, plan: CompressionPlan, handoff: bool, sent: int | None) -> None:
-        """Boundaries, budgets and recorded facts for the part a checkpoint will stand in for."""
-        pruned = plan.pruned.messages
-        if plan.handoffs:
-            plan.working, plan.positions = unwrap_handoffs(pruned), unwrapped_positions(pruned)
-            known = {id(m): t for m, t in zip(pruned, plan.sizes, strict=False)}
-            plan.working_tokens = [known[id(m)] if id(m) in known else message_tokens(m) for m in plan.working]
-        else:
-            plan.working, plan.positions, plan.working_tokens = pruned, list(range(len(pruned))), plan.sizes
-        working, tokens = plan.working, plan.working_tokens
-        plan.budgets = budgets = self._budgets(working, tokens)
-        floor = previous_junction(pruned) if plan.handoffs else 0
-        user = latest_user_index(working)
-        if handoff and user is not None:
-            floor = max(floor, user)
-        plan.bounds = bounds = find_boundaries(
-            working,
-            tokens,
-            protect_first_n=0 if plan.previous or handoff else self.config.protect_first_n,
-            tail_budget=budgets.tail,
-            protect_last_n=self.config.protect_last_n,
-            force=plan.force,
-            tail_floor=floor,
-            head_cap=budgets.head,
-            tail_cap=budgets.tail_cap,
-            unsent=None if sent is None else bisect_left(plan.positions, sent),
-        )
-        if bounds.empty:
-            return
-        previous_body = plan.previous[0] if plan.previous else ""
-        lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
-        plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted + estimate_tokens(previous_body)
-        archived = plan.pruned.archived
-        plan.originals = [archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in plan.middle]
-        plan.anchors = fit_anchors(
-            extract_anchors(plan.originals, self.tool_roles).merged_with(self._older_anchors(plan)), budgets.anchors
-        )
-        if self.summarize is None:
-            plan.no_call = NO_SUMMARIZER
-        elif not plan.force and self.guard.cooling_down():
-            plan.no_call = COOLING_DOWN
-
-    def _older_anchors(self, plan: CompressionPlan) -> Anchors:
-        """The recorded facts of the checkpoint already in the transcript (see `_rehydrate_from`)."""
-        if plan.previous is None:
-            return Anchors()
-        return Anchors.from_dict(plan.previous[1]) if plan.previous[1] else self.anchors
+        return plan_pass(messages, focus_topic, setup, force=force, handoff=handoff, sent=sent)
 
     def preview(
         self, messages: list[Message], focus_topic: str | None = None, *, force: bool = True, sent: int | None = None
@@ -276,21 +208,7 @@ class ContextCompressor:
         recorded fact in case it leaves them all out. `sent` is as for `plan`.
         """
         plan = self.plan(messages, focus_topic, force=force, sent=sent)
-        if not plan.summarizes:
-            return describe_plan(
-                plan,
-                self.target_tokens,
-                checkpoint_tokens=0,
-                request_tokens=self.request_tokens,
-                scale=self.token_scale,
-            )
-        if plan.no_call:
-            text = with_missing_anchors(fallback(plan, plan.no_call).text or "", plan.anchors)
-            size = estimate_tokens(text)
-        else:
-            assert plan.budgets is not None
-            aim = min(plan.budgets.summary_target(plan.replaced), plan.replaced // 5)
-            size = aim + estimate_tokens(render_anchors(plan.anchors))
+        size = checkpoint_estimate(plan) if plan.summarizes else 0
         return describe_plan(
             plan, self.target_tokens, checkpoint_tokens=size, request_tokens=self.request_tokens, scale=self.token_scale
         )
@@ -320,16 +238,6 @@ class ContextCompressor:
                 budgets=plan.budgets,
             )
         return await self._summarize_middle(result, plan, live)
-
-    def _budgets(self, working: list[Message], tokens: list[int]) -> Budgets:
-        """Budgets for this pass, after the tool schemas, the system prompt and the latest user message."""
-        user_at = latest_user_index(working)
-        fixed = Fixed(
-            overhead=self.request_overhead_tokens,
-            system=tokens[0] if working and working[0].get("role") == "system" else 0,
-            user=tokens[user_at] if user_at is not None else 0,
-        )
-        return plan_budgets(self.threshold_tokens, self.config.target_ratio, fixed, self.token_scale)
 
     async def _summarize_middle(
         self, result: CompressionResult, plan: CompressionPlan, live: LiveRequests | None
@@ -431,5 +339,5 @@ class ContextCompressor:
         caller hands it to `adopt_transcript`, so the next pass updates the
         edited version.
         """
-        budgets = self._budgets(messages, [message_tokens(m) for m in messages])
+        budgets = self.sizes.budgets(messages, [message_tokens(m) for m in messages], self.config.target_ratio)
         return replace_checkpoint(messages, text, limit_tokens=budgets.summary + budgets.anchors)
