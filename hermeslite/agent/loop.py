@@ -9,16 +9,12 @@ through events rather than by reading agent state.
 from __future__ import annotations
 
 import asyncio
-import json
-import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from hermeslite.context.compressor import ContextCompressor
-from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.pressure import Pressure, measure_pressure
-from hermeslite.context.redact import redact_secrets
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
@@ -37,27 +33,12 @@ from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
 from .session_list import SessionRow, session_rows
 from .summarizer import BuiltRequest
-from .window import learned_window_note, settle_window
+from .tool_runner import ToolRunner, tool_result_message, user_command_call
+from .turn_repair import CANCELLED_REPLY, INCOMPLETE_REPLY, NO_REPLY, Turn, closing_messages, has_reply
+from .window import adopt_stated_window, learned_window_note, settle_window
 
 MAX_REACTIVE = 3
-CANCELLED_TOOL = "error: cancelled by the user before this tool finished"
-CANCELLED_REPLY = "[reply cancelled by the user]"
-NO_REPLY = "[no reply: the model call failed]"
-# Text already shown when a call failed is kept (the user read it, the model should know it
-# said it), marked so that neither takes it for a finished answer.
-INCOMPLETE_REPLY = "[incomplete reply: the model call failed before the reply was finished]"
-NOT_REPLIES = (NO_REPLY, CANCELLED_REPLY, None, "")  # assistant messages that are only our own notes
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
-MAX_PARALLEL_TOOLS = 8  # tool calls of one reply that run at once; a model may ask for 150
-
-
-@dataclass
-class _Turn:
-    """Bookkeeping for one user turn, so cancellation can repair what is half done."""
-
-    partial: str = ""
-    pending_calls: list[dict[str, Any]] | None = None
-    answered: set[str] | None = None
 
 
 class Agent:
@@ -84,6 +65,7 @@ class Agent:
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[Any, int] | None = None
         self.compaction = Compaction(deps, self.emit)
+        self.tool_runner = ToolRunner(deps, self.emit)
         deps.llm.on_retry = self._retrying
         self.saver = saver  # every write to the session store goes through it
         if interactive:
@@ -208,7 +190,7 @@ class Agent:
 
     async def run_turn(self, text: str) -> ev.TurnFinished:
         """Answer one user message, running tools until the model replies with text."""
-        turn = _Turn()
+        turn = Turn()
         try:
             self.append({"role": "user", "content": text})
             await self._preflight()
@@ -220,7 +202,7 @@ class Agent:
         self.emit(finished)
         return finished
 
-    async def _loop(self, turn: _Turn) -> ev.TurnFinished:
+    async def _loop(self, turn: Turn) -> ev.TurnFinished:
         limit = self.deps.settings.agent.max_iterations
         for _ in range(limit):
             completion = await self._call_model(turn)
@@ -241,7 +223,7 @@ class Agent:
         self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
         return ev.TurnFinished(ok=False, reason="max iterations")
 
-    async def _call_model(self, turn: _Turn):
+    async def _call_model(self, turn: Turn):
         """Stream one reply; on context overflow compress and rebuild the request, up to 3 times."""
         for attempt in range(MAX_REACTIVE + 1):
             try:
@@ -271,7 +253,7 @@ class Agent:
                 return None
         return None
 
-    async def _stream(self, turn: _Turn):
+    async def _stream(self, turn: Turn):
         request, completion = self.build_request(), None
         self.size.sending()
         async for event in self.deps.llm.stream(list(request.messages), list(request.tools)):
@@ -287,10 +269,7 @@ class Agent:
     def _adopt_limit(self, exc: ContextOverflow) -> None:
         """A provider that states its real window is believed, once, and the threshold follows."""
         c = self.deps.compressor
-        if exc.limit and exc.limit < c.context_length and not c.config.context_length:
-            c.set_context_length(exc.limit)
-            self.deps.llm.adopt_context_window(exc.limit)
-            self.saver.remember_window(self.deps.llm.model, exc.limit)
+        if adopt_stated_window(exc.limit, self.deps.llm, c, self.saver):
             self.emit(
                 ev.Notice(
                     f"The provider's context window is {exc.limit:,} tokens; compaction now starts at "
@@ -301,62 +280,21 @@ class Agent:
 
     # -- tools -----------------------------------------------------------------
 
-    async def _run_tools(self, calls: list[dict[str, Any]], turn: _Turn) -> None:
-        """Run the calls of one assistant message concurrently, at most MAX_PARALLEL_TOOLS at
-        a time (each may start a process); results go in call order."""
+    async def _run_tools(self, calls: list[dict[str, Any]], turn: Turn) -> None:
+        """Run the calls of one assistant message (see `ToolRunner.run_all`) and add their results
+        in call order, each marked answered so a cancellation answers only the rest."""
         turn.pending_calls, turn.answered = calls, set()
-        slots = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
-
-        async def run(call: dict[str, Any]) -> ToolResult:
-            async with slots:
-                return await self._run_tool(call)
-
-        results = await asyncio.gather(*(run(call) for call in calls))
-        for call, result in zip(calls, results, strict=True):  # gather keeps one result per call
-            self.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call["id"],
-                    "name": _name(call),
-                    "content": result.content,
-                    EXIT_CODE_KEY: result.exit_code,
-                }
-            )
+        results = await self.tool_runner.run_all(calls)
+        for call, result in zip(calls, results, strict=True):  # run_all keeps one result per call
+            self.append(tool_result_message(call, result))
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
-    async def _run_tool(self, call: dict[str, Any], *, by_user: bool = False) -> ToolResult:
-        name, arguments = _name(call), (call.get("function") or {}).get("arguments") or "{}"
-        self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
-        result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
-        # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
-        result = replace(result, content=redact_secrets(result.content))
-        self.emit(
-            ev.ToolFinished(
-                call_id=call["id"],
-                name=name,
-                content=result.content,
-                is_error=result.is_error,
-                exit_code=result.exit_code,
-            )
-        )
-        return result
-
-    def _close_turn(self, turn: _Turn, note: str) -> None:
-        """Leave a valid transcript after a turn ends early: answer unfinished calls,
-        keep any partial reply, and never leave the user's message without an answer
-        (two user messages in a row are rejected by some providers)."""
-        if turn.pending_calls:
-            for call in turn.pending_calls:
-                if call["id"] not in (turn.answered or set()):
-                    self.append(
-                        {"role": "tool", "tool_call_id": call["id"], "name": _name(call), "content": CANCELLED_TOOL}
-                    )
+    def _close_turn(self, turn: Turn, note: str) -> None:
+        """Leave a valid transcript after a turn ends early (see `closing_messages`)."""
         last_role = self.messages[-1].get("role") if self.messages else None
-        if turn.partial.strip():
-            self.append({"role": "assistant", "content": f"{turn.partial}\n\n{note}"})
-        elif last_role in ("user", "tool"):
-            self.append({"role": "assistant", "content": note})
+        for message in closing_messages(turn, last_role, note):
+            self.append(message)
 
     # -- commands from the front end ---------------------------------------------
 
@@ -389,13 +327,8 @@ class Agent:
         call would be (approval, output cap, sandbox), its output then added to the transcript as
         a user message for the next turn. No model call. Returns the result, None when cancelled
         (then nothing is added: the user stopped it before it said anything)."""
-        call = {
-            "id": f"user-{secrets.token_hex(4)}",
-            "type": "function",
-            "function": {"name": "terminal", "arguments": json.dumps({"command": command})},
-        }
         try:
-            result = await self._run_tool(call, by_user=True)
+            result = await self.tool_runner.run(user_command_call(command), by_user=True)
         except asyncio.CancelledError:
             self.emit(ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user"))
             return None
@@ -410,10 +343,7 @@ class Agent:
         deleted."""
         used = any(m.get("role") == "user" for m in self.messages)
         if used and need_reply:
-            used = any(
-                m.get("role") == "assistant" and (m.get("tool_calls") or m.get("content") not in NOT_REPLIES)
-                for m in self.messages
-            )
+            used = has_reply(self.messages)
         return not used and self.saver.delete()
 
     async def compress_now(self, focus: str | None = None):
@@ -446,7 +376,3 @@ class Agent:
     def memory(self) -> MemoryStore:
         """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""
         return self.deps.memory
-
-
-def _name(call: dict[str, Any]) -> str:
-    return str((call.get("function") or {}).get("name") or "")

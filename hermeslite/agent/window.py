@@ -9,6 +9,7 @@ request, so the session does not overflow a second time to learn it again.
 
 from __future__ import annotations
 
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.llm.types import LLMClient
 
@@ -39,3 +40,15 @@ def learned_window_note(llm: LLMClient) -> str | None:
     if not llm.learned_window:
         return None
     return f"{llm.learned_window:,} tokens, learned from the provider's context-length error"
+
+
+def adopt_stated_window(limit: int | None, llm: LLMClient, compressor: ContextCompressor, saver: SessionSaver) -> bool:
+    """A provider that states a real window smaller than the one in use is believed, once: the
+    client, the engine and the session adopt it, and the threshold follows. False when nothing
+    changed (no limit stated, not smaller, or a `compression.context_length` fixes the size)."""
+    if not limit or limit >= compressor.context_length or compressor.config.context_length:
+        return False
+    compressor.set_context_length(limit)
+    llm.adopt_context_window(limit)
+    saver.remember_window(llm.model, limit)
+    return True

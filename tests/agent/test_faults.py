@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermeslite.agent import events as ev
-from hermeslite.agent.loop import INCOMPLETE_REPLY, NO_REPLY
+from hermeslite.agent.turn_repair import INCOMPLETE_REPLY, NO_REPLY
 from tests.builders import assert_valid
 from tests.server import Reply
 from tests.summary_requests import answer_summaries

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 
 from hermeslite.agent import events as ev
-from hermeslite.agent.loop import MAX_PARALLEL_TOOLS
+from hermeslite.agent.tool_runner import MAX_PARALLEL_TOOLS
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.tools.base import ToolResult
 from tests.builders import assert_valid

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from hermeslite.agent.loop import INCOMPLETE_REPLY
+from hermeslite.agent.turn_repair import INCOMPLETE_REPLY
 from tests.cli_process import hermeslite, model_args, sessions_db
 from tests.server import Reply, ScriptedServer
 
