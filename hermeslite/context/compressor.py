@@ -141,6 +141,7 @@ class ContextCompressor:
             today=self._today,
             summary_input_tokens=self.summary_input_tokens,
             model=self.model,
+            tool_roles=self.tool_roles,
         )
         twin.request_overhead_tokens = self.request_overhead_tokens
         twin.token_scale = self.token_scale

@@ -315,3 +315,16 @@ async def test_secrets_never_reach_the_summarizer_or_summary():
     r = await make(summarizer).compress(t.build() + long_session()[1:])
     assert key not in summarizer.calls[0][0]
     assert key not in r.summary
+
+
+def test_a_fresh_compressor_for_a_handoff_knows_the_same_tools():
+    """A registry may name tools the defaults do not; the handoff's compressor must describe them the same way."""
+    from hermeslite.context.compressor import ContextCompressor
+    from hermeslite.context.tool_roles import ToolRole, ToolRoles
+
+    roles = ToolRoles({"shell": ToolRole.RUNS_COMMANDS})
+    original = make()
+    made = ContextCompressor(original.config, context_length=20_000, summarize=Scripted(), tool_roles=roles)
+    twin = made.fresh()
+    assert twin.tool_roles is roles
+    assert twin.tool_roles.of("shell") is ToolRole.RUNS_COMMANDS and twin.tool_roles.of("terminal") is None
