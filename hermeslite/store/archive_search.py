@@ -20,8 +20,9 @@ separators here, never operators.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+
+from .database import RunSQL
 
 MAX_TERMS = 24  # more words than this add cost, not precision
 PREFIX_FROM = 3  # UTF-8 bytes; shorter terms match whole tokens only: "a"* would match half the archive
@@ -29,8 +30,6 @@ EXCERPT_TOKENS = 40  # tokens around the hits snippet() keeps (at most 64); "0.0
 EXCERPT_CHARS = 400  # ... and characters, for originals made of a few enormous tokens
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script, as unicode61 splits text
-
-RunSQL = Callable[[str, tuple], list[tuple]]  # the store's query runner: its lock and error handling
 
 
 @dataclass(frozen=True)

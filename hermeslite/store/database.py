@@ -19,7 +19,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hermeslite.paths import ensure_dir
@@ -27,6 +27,8 @@ from hermeslite.paths import ensure_dir
 from .errors import StoreDamaged, StoreError, from_os_error, translate, unwritable
 from .locks import SessionLock
 from .schema import SCHEMA_VERSION, check_version, migrate
+
+RunSQL = Callable[[str, tuple], list[tuple]]  # `Database.query`, as the store's query modules take it
 
 BUSY_TIMEOUT_S = 10.0
 

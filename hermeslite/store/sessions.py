@@ -28,31 +28,31 @@ write to it.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from hermeslite.context.messages import Message, call_id, tool_calls_of
+from hermeslite.context.messages import Message
 from hermeslite.paths import data_dir
 
-from . import archive_search, generations, rewrites, undo, usage, windows
+from . import archive_search, generations, listing, rewrites, undo, usage, windows
+from .archive import fetch_original, insert_originals, tool_call_by_id
 from .archive_search import ArchiveHit
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
+from .listing import SessionInfo, SessionNotFound
 from .locks import SessionBusy
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .transcript import (
     INTERRUPTED_TOOL_TEXT,
     NO_SAVED_REPLY,
-    BadRow,
+    RestoredTranscript,
     dumps_message,
-    read_row,
     referenced_ids,
     repair_transcript,
+    restore_rows,
     title_from,
 )
 from .undo import NothingToUndo, Undone, UndoPoint
@@ -80,34 +80,8 @@ __all__ = [
 DB_NAME = "sessions.db"
 
 
-class SessionNotFound(LookupError):
-    """No session (or more than one) matches an id; `str()` is the message for the user."""
-
-
 def default_sessions_path() -> Path:
     return data_dir() / DB_NAME
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    title: str | None  # given at creation, else the first user message, trimmed
-    created_at: float  # unix seconds
-    updated_at: float  # unix seconds; the last append or rewrite
-    message_count: int  # messages in the current transcript
-    model: str | None
-    cwd: str | None
-    api_base: str | None  # the server it talks to; None: the provider's own (or recorded before v3)
-    parent_id: str | None = None  # the session this one was handed off from (/handoff)
-    last_prompt_tokens: int | None = None  # input of the session's latest turn request; None before one
-
-
-@dataclass(frozen=True)
-class RestoredTranscript:
-    """A loaded transcript and what the user should hear about loading it (rows skipped)."""
-
-    messages: list[Message]
-    notes: list[str]
 
 
 def _new_id() -> str:
@@ -186,53 +160,20 @@ class SessionStore:
             self._generation(conn, session_id)
             conn.execute("UPDATE sessions SET model = ?, api_base = ? WHERE id = ?", (model, api_base, session_id))
 
-    _INFO_SQL = """
-        SELECT s.id, s.title, s.created_at, s.updated_at,
-               (SELECT COUNT(*) FROM messages m
-                 WHERE m.session_id = s.id AND m.generation = s.transcript_generation),
-               s.model, s.cwd, s.api_base, s.parent_id,
-               (SELECT u.prompt_tokens FROM usage u
-                 WHERE u.session_id = s.id AND u.kind = 'turn' ORDER BY u.id DESC LIMIT 1)
-        FROM sessions s
-    """
-
     def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
         """Newest first."""
-        rows = self._query(self._INFO_SQL + " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?", (limit,))
-        return [SessionInfo(*row) for row in rows]
+        return listing.list_sessions(self._query, limit)
 
     def get_session(self, session_id: str) -> SessionInfo | None:
-        rows = self._query(self._INFO_SQL + " WHERE s.id = ?", (session_id,))
-        return SessionInfo(*rows[0]) if rows else None
+        return listing.get_session(self._query, session_id)
 
     def latest_session_id(self, cwd: str | Path | None = None) -> str | None:
         """The most recently updated session, optionally only among those started in `cwd`."""
-        if cwd is None:
-            rows = self._query("SELECT id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1")
-        else:
-            rows = self._query(
-                "SELECT id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1", (str(cwd),)
-            )
-        return rows[0][0] if rows else None
+        return listing.latest_session_id(self._query, cwd)
 
     def resolve_id(self, prefix: str) -> str:
         """The one session whose id is `prefix` or starts with it; SessionNotFound otherwise."""
-        prefix = (prefix or "").strip()
-        if not prefix:
-            raise SessionNotFound("no session id given")
-        if self._query("SELECT 1 FROM sessions WHERE id = ?", (prefix,)):
-            return prefix
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self._query(
-            "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC", (escaped + "%",)
-        )
-        ids = [row[0] for row in rows if row[0].startswith(prefix)]  # LIKE ignores ASCII case
-        if not ids:
-            raise SessionNotFound(f"no session matches {prefix!r} (`hermeslite sessions` lists them)")
-        if len(ids) > 1:
-            shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-            raise SessionNotFound(f"{prefix!r} matches {len(ids)} sessions ({shown}); give more of the id")
-        return ids[0]
+        return listing.resolve_id(self._query, prefix)
 
     def delete_session(self, session_id: str) -> bool:
         """Delete a session nobody else has open; SessionBusy otherwise."""
@@ -305,20 +246,7 @@ class SessionStore:
                 "SELECT seq, json FROM messages WHERE session_id = ? AND generation = ? ORDER BY seq",
                 (session_id, generation),
             )
-        messages, skipped = [], []
-        for seq, text in rows:
-            try:
-                messages.append(read_row(text))
-            except BadRow as exc:
-                skipped.append(f"#{seq + 1}: {exc}")
-        notes = []
-        if skipped:
-            shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
-            notes.append(
-                f"session {session_id}: skipped {len(skipped)} unreadable stored message(s) ({shown}); "
-                "they stay in the database and the rest of the session is loaded"
-            )
-        return RestoredTranscript(repair_transcript(messages), notes)
+        return restore_rows(session_id, rows)
 
     def generation(self, session_id: str) -> int:
         return self._generation_read(session_id)
@@ -412,15 +340,10 @@ class SessionStore:
 
     def _archive(self, conn: sqlite3.Connection, session_id: str, archived: dict[str, Message]) -> None:
         self._generation(conn, session_id)
-        now = time.time()
-        conn.executemany(
-            "INSERT OR IGNORE INTO archive (session_id, ref, json, created_at) VALUES (?, ?, ?, ?)",
-            [(session_id, ref, dumps_message(msg), now) for ref, msg in archived.items()],
-        )
+        insert_originals(conn, session_id, archived)
 
     def recall(self, session_id: str, ref: str) -> Message | None:
-        rows = self._query("SELECT json FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref))
-        return json.loads(rows[0][0]) if rows else None
+        return fetch_original(self._query, session_id, ref)
 
     def search_archive(self, session_id: str, text: str, limit: int = 5) -> list[ArchiveHit]:
         """The session's archived originals that best match `text`, best first (see archive_search.py)."""
@@ -431,29 +354,7 @@ class SessionStore:
 
     def find_tool_call(self, session_id: str, tool_call_id: str) -> dict | None:
         """The assistant tool call with this id, from the current transcript or the archive."""
-        if not tool_call_id:
-            return None
-        pattern = (
-            "%"
-            + json.dumps(tool_call_id, ensure_ascii=False)[1:-1]
-            .replace("\\", "\\\\")
-            .replace("%", "\\%")
-            .replace("_", "\\_")
-            + "%"
-        )
-        rows = self._query(
-            """SELECT m.json FROM messages m JOIN sessions s ON s.id = m.session_id
-                 WHERE m.session_id = ? AND m.generation = s.transcript_generation
-                   AND m.role = 'assistant' AND m.json LIKE ? ESCAPE '\\'
-               UNION ALL
-               SELECT json FROM archive WHERE session_id = ? AND json LIKE ? ESCAPE '\\'""",
-            (session_id, pattern, session_id, pattern),
-        )
-        for (text,) in rows:
-            for call in tool_calls_of(json.loads(text)):
-                if call_id(call) == tool_call_id:
-                    return call
-        return None
+        return tool_call_by_id(self._query, session_id, tool_call_id)
 
     # ------------------------------------------------------------------ todos
 

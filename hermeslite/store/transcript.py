@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,32 @@ def read_row(text: str) -> Message:
     if value.get("role") not in ROLES:
         raise BadRow(f"unknown role {value.get('role')!r}")
     return value
+
+
+@dataclass(frozen=True)
+class RestoredTranscript:
+    """A loaded transcript and what the user should hear about loading it (rows skipped)."""
+
+    messages: list[Message]
+    notes: list[str]
+
+
+def restore_rows(session_id: str, rows: list[tuple[int, str]]) -> RestoredTranscript:
+    """The transcript stored as `(seq, json)` rows, repaired, skipping (with a note) rows that are not messages."""
+    messages, skipped = [], []
+    for seq, text in rows:
+        try:
+            messages.append(read_row(text))
+        except BadRow as exc:
+            skipped.append(f"#{seq + 1}: {exc}")
+    notes = []
+    if skipped:
+        shown = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        notes.append(
+            f"session {session_id}: skipped {len(skipped)} unreadable stored message(s) ({shown}); "
+            "they stay in the database and the rest of the session is loaded"
+        )
+    return RestoredTranscript(repair_transcript(messages), notes)
 
 
 def repair_transcript(messages: list[Message]) -> list[Message]:
