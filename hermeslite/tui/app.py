@@ -1,15 +1,11 @@
-"""HermesApp: composes the widgets, runs turns in workers and routes agent events.
+"""HermesApp: composes the widgets, hands what the user sends to workers and routes agent events.
 
-The app holds no agent logic. A turn, a `!command` or a /compress runs in an
-exclusive async worker of the "turn" group on the app's own loop, so Esc
-cancels it by cancelling the group: the agent repairs the transcript and
-reports TurnFinished(cancelled=True). Commands that switch the session or the
-model run in the "session" group. While either group works, what the user
-sends that needs an idle agent waits in a queue under the input and goes out,
-in order, when the work ends (see `send`). Everything the agent says goes
-into an `EventFeed` and one drawing task hands it, in order, to `EventRouter`
-(not through the message queue, so a fast stream never delays a key press).
-Exceptions never reach the screen as tracebacks: they become one line.
+The app holds no agent logic. What the user sends runs in workers Esc can
+cancel, or waits in a queue under the input while the agent is busy (see
+turns.py). Everything the agent says goes into an `EventFeed` and one drawing
+task hands it, in order, to `EventRouter` (not through the message queue, so
+a fast stream never delays a key press). Exceptions never reach the screen as
+tracebacks: they become one line.
 
 The input keeps the keyboard focus: nothing in the chat can take it, a
 printable key typed while something else has it goes to the input, and Esc
@@ -20,11 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -32,9 +27,8 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
-from hermeslite.commands.registry import TUI, CommandSpec, UnknownCommand, is_command, parse, waits_for_turn
+from hermeslite.commands.registry import TUI, CommandSpec, UnknownCommand, parse
 from hermeslite.config import Settings
-from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize, short_path
 from hermeslite.store.errors import StoreError
 
@@ -46,6 +40,7 @@ from .router import EventRouter
 from .screens.approval import Approvals
 from .screens.text_viewer import TextViewer
 from .textual_messages import AgentReady, BootFailed
+from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
@@ -65,7 +60,6 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
-BUSY_GROUPS = ("turn", "session")  # workers during which what needs an idle agent is queued
 
 
 class HermesApp(App[int]):
@@ -107,6 +101,7 @@ class HermesApp(App[int]):
         self._cancel_note = ""
         self._last_ctrl_c = 0.0
         self.approvals = Approvals()
+        self.turns = TurnRunner(self)
         # Kept as attributes, not queried: `query_one` searches the *current* screen, and agent
         # events keep arriving while a modal (approval, /context) is on top.
         self.header_bar = HeaderBar(id="header")
@@ -259,43 +254,13 @@ class HermesApp(App[int]):
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
         history.append(message.text)
-        await self.send(message.text)
-
-    async def send(self, text: str) -> None:
-        """What the user sent (typed, from the palette or a picker): run now, or queue it.
-
-        A message, a `!command` or a command that needs an idle agent waits while
-        a turn runs, and also while others wait, so the order is always the
-        order typed. Commands that only look (/help, /context...) run at once.
-        """
-        if waits_for_turn(text) and (self.busy or self.queued.items):
-            self.queued.push(text)
-            await self.send_queued()
-            return
-        if not is_command(text):
-            self.chat.jump_to_end()  # sent now: the user wants to see it (a queued one does not jump)
-        await self.dispatch(text)
-
-    async def send_queued(self) -> None:
-        """Send the oldest queued message, if nothing is running (called again when it ends)."""
-        if not self.busy and (text := self.queued.pop_first()) is not None:
-            await self.dispatch(text)
+        await self.turns.send(message.text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """When a turn or a session switch ends, however it ends, the queue moves on: through the
         feed, so the turn's last events are drawn before the next message appears."""
         if event.worker.group in BUSY_GROUPS and event.worker.is_finished:
             self.feed(Settled())
-
-    async def dispatch(self, text: str) -> None:
-        if is_command(text):
-            self.run_slash(text)
-        elif command := shell_command_in(text):
-            await self.chat.add_user(text)
-            self._run_shell(command)
-        else:
-            await self.chat.add_user(text)
-            self._run_turn(text)
 
     def run_slash(self, text: str) -> None:
         """Run `/name args`; unknown names get a line with the closest match."""
@@ -312,74 +277,6 @@ class HermesApp(App[int]):
             await commands.handlers.for_command(cmd)(self, args)
         except Exception as exc:  # noqa: BLE001 - one line on screen, never a traceback
             await self.report_error(f"{cmd.slash}: {exc}")
-
-    @property
-    def busy(self) -> bool:
-        """A turn, a `!command`, a compaction or a session switch is under way."""
-        return any(w.group in BUSY_GROUPS and not w.is_finished for w in self.workers)
-
-    @property
-    def turn_running(self) -> bool:
-        """Something Esc can cancel is running."""
-        return any(w.group == "turn" and not w.is_finished for w in self.workers)
-
-    def _run_turn(self, text: str) -> None:
-        self._agent_job(
-            lambda agent: agent.run_turn(text),
-            "thinking",
-            "Cancelled before the model was ready; the message was not sent.",
-        )
-
-    def _run_shell(self, command: str) -> None:
-        """`!command`: the agent runs it as the terminal tool would and keeps the output for the next turn."""
-        self._agent_job(
-            lambda agent: agent.run_user_command(command),
-            f"running {command}",
-            "Cancelled before the model was ready; the command did not run.",
-        )
-
-    def start_compress(self, focus: str | None) -> None:
-        self._agent_job(
-            lambda agent: agent.compress_now(focus),
-            "compressing",
-            "Cancelled: compression stopped; the transcript is unchanged.",
-        )
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _agent_job(self, job: Callable[[Agent], Awaitable[object]], activity: str, cancelled: str) -> None:
-        """Run `job(agent)` as the one piece of work Esc cancels; a failure is one line.
-
-        The agent reports its own cancellations (TurnFinished); what arrives here
-        was cancelled before the agent was ready, or is a compaction.
-        """
-        self.activity = "starting the model" if self.host.agent is None else activity
-        try:
-            agent = await self.host.ready()
-            self.activity = activity
-            await job(agent)
-        except asyncio.CancelledError:
-            await self.chat.cancel_running()
-            await self.chat.add_note(cancelled, kind="cancelled")
-            raise
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(exc)
-        finally:
-            self.activity = ""
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_in_turn(self, job: Callable[[], Awaitable[None]], activity: str, cancelled: str) -> None:
-        """Run `job` as the turn does: one at a time, shown as `activity`, Esc cancels it
-        (then the note says `cancelled`)."""
-        self.activity = activity
-        try:
-            await job()
-        except asyncio.CancelledError:
-            await self.chat.add_note(f"Cancelled: {cancelled}.", kind="cancelled")
-            raise
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(exc)
-        finally:
-            self.activity = ""
 
     async def report_error(self, error: BaseException | str) -> None:
         """An error as a notification and one inline line; the details stay in the message text."""
@@ -408,7 +305,7 @@ class HermesApp(App[int]):
         (what is queued stays queued and goes out next)."""
         if self.focused is not self.prompt:
             self.prompt.focus()
-        elif self.turn_running:
+        elif self.turns.turn_running:
             self._cancel_note = self.chat.activity()
             self.workers.cancel_group(self, "turn")
 

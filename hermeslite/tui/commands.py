@@ -41,10 +41,10 @@ def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait);
     a variant (`/compress --preview`) is an entry of its own, since the palette passes no argument."""
     for c in available(TUI):
-        yield SystemCommand(c.slash, c.help, partial(app.send, c.slash))
+        yield SystemCommand(c.slash, c.help, partial(app.turns.send, c.slash))
     for c in available(TUI):
         for v in c.variants:
-            yield SystemCommand(f"{c.slash} {v.word}", v.help, partial(app.send, f"{c.slash} {v.word}"))
+            yield SystemCommand(f"{c.slash} {v.word}", v.help, partial(app.turns.send, f"{c.slash} {v.word}"))
 
 
 # -- the commands ------------------------------------------------------------------
@@ -56,7 +56,7 @@ async def _compress(app: CommandSurface, args: str) -> None:
 
     focus, preview = controls.compress_args(args)
     if not preview:
-        app.start_compress(focus)
+        app.turns.start_compress(focus)
         return
     agent = await app.host.ready()
     app.show_view("Compress preview", "\n".join(controls.preview(agent, focus).lines()))
@@ -123,7 +123,7 @@ async def _handoff(app: CommandSurface, args: str) -> None:
         await switch_session(app, report.session_id)
         await app.chat.add_note(report.text)
 
-    app.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
+    app.turns.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
 
 
 @handlers.bind("context")
@@ -175,7 +175,7 @@ async def _resume(app: CommandSurface, args: str) -> None:
 
     def chosen(session_id: str | None) -> None:
         if session_id and session_id != agent.session_id:
-            app.call_later(app.send, f"/resume {session_id}")
+            app.call_later(app.turns.send, f"/resume {session_id}")
 
     app.push_screen(SessionPicker(agent.list_sessions()), chosen)
 

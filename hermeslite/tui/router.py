@@ -100,4 +100,4 @@ class EventRouter:
         self.app.ask_approval(event.request, event.answer)
 
     async def _on_Settled(self, event: Settled) -> None:
-        await self.app.send_queued()
+        await self.app.turns.send_queued()

@@ -9,7 +9,7 @@ and says in one place how small the surface they touch is.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from .gcpause import GcPause
     from .host import AgentHost
+    from .turns import TurnRunner
     from .widgets.activity import ActivityLine
     from .widgets.chat_view import ChatView
     from .widgets.header import HeaderBar
@@ -38,16 +39,11 @@ class CommandSurface(Notifier, Protocol):
     host: AgentHost
     chat: ChatView
     header_bar: HeaderBar
+    turns: TurnRunner
 
     async def show_agent(self, agent: Agent, *, replay_transcript: bool) -> None: ...
 
     def show_view(self, title: str, body: str) -> None: ...
-
-    def start_compress(self, focus: str | None) -> None: ...
-
-    def run_in_turn(self, job: Callable[[], Awaitable[None]], activity: str, cancelled: str) -> Any: ...
-
-    async def send(self, text: str) -> None: ...
 
     def push_screen(self, screen: Screen[Any], callback: Callable[[Any], Any] | None = ...) -> Any: ...
 
@@ -65,6 +61,7 @@ class EventSurface(Notifier, Protocol):
     activity: str
     gc: GcPause
     activity_line: ActivityLine
+    turns: TurnRunner
 
     def show_pressure(self, pressure: Any) -> None: ...
 
@@ -73,5 +70,3 @@ class EventSurface(Notifier, Protocol):
     def refresh_header(self) -> None: ...
 
     def ask_approval(self, request: Any, answer: asyncio.Future[bool]) -> None: ...
-
-    async def send_queued(self) -> None: ...

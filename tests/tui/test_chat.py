@@ -112,7 +112,7 @@ async def test_esc_cancels_while_waiting_for_the_model(make_app, scripted_server
         assert "Cancelled: stopped waiting for the model." in notes
         messages = app.host.agent.messages
         assert messages[-1] == {"role": "assistant", "content": "[reply cancelled by the user]"}
-        assert not app.busy and app.activity == ""
+        assert not app.turns.busy and app.activity == ""
 
 
 async def test_esc_stops_a_streaming_reply_and_keeps_the_partial_text(make_app):

@@ -191,7 +191,7 @@ async def test_uncompress_typed_during_a_turn_waits_for_it_and_keeps_its_reply(m
         await send(pilot, "/compress")
         scripted_server.enqueue(Reply.delay(2.0, Reply.text("slow answer")))
         await send(pilot, "one more", wait=False)
-        await until(pilot, lambda: app.busy)
+        await until(pilot, lambda: app.turns.busy)
         await send(pilot, "/uncompress", wait=False)
         await pilot.pause()
         assert app.queued.items == ["/uncompress"]

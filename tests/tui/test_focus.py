@@ -40,13 +40,13 @@ async def test_a_printable_key_and_esc_bring_the_focus_back_to_the_input(make_ap
         await pilot.press("h", "i")
         assert app.focused is app.prompt and app.prompt.text == "hi"
         await pilot.press("enter")
-        await until(pilot, lambda: app.busy)
+        await until(pilot, lambda: app.turns.busy)
         app.set_focus(None)
         await pilot.press("escape")  # first Esc: focus back, the turn goes on
-        assert app.focused is app.prompt and app.busy
+        assert app.focused is app.prompt and app.turns.busy
         await pilot.press("escape")  # second Esc, from the input: cancels
         await settle(pilot)
-        assert llm.cancelled and not app.busy
+        assert llm.cancelled and not app.turns.busy
 
 
 async def test_new_messages_below_appear_when_scrolled_up_and_jump_to_the_end(make_app, scripted_server):

@@ -29,7 +29,7 @@ def chat_order(app) -> list[str]:
 async def type_during_a_turn(pilot, *texts: str) -> None:
     """Send "one" and, while its turn runs, send `texts` one after another."""
     await send(pilot, "one", wait=False)
-    await until(pilot, lambda: pilot.app.busy)
+    await until(pilot, lambda: pilot.app.turns.busy)
     for text in texts:
         await send(pilot, text, wait=False)
 
@@ -100,10 +100,10 @@ async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app,
         await ready(pilot)
         await type_during_a_turn(pilot, "/help")
         await until(pilot, lambda: isinstance(app.screen, TextViewer))
-        assert app.busy and app.queued.items == []
+        assert app.turns.busy and app.queued.items == []
         await pilot.press("escape")
         await pilot.pause()
-        assert app.busy  # Esc closed the help, it did not cancel the turn
+        assert app.turns.busy  # Esc closed the help, it did not cancel the turn
         await send(pilot, "/new", wait=False)
         await send(pilot, "/nosuch", wait=False)
         assert app.queued.items == ["/new"]

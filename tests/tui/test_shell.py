@@ -77,7 +77,7 @@ async def test_esc_stops_a_bang_command_and_adds_nothing(make_app, scripted_serv
         before = len(app.host.agent.messages)
         await send(pilot, "!sleep 30", wait=False)
         await escape_the_running_command(pilot, "sleep 30")
-        assert len(app.host.agent.messages) == before and not app.busy
+        assert len(app.host.agent.messages) == before and not app.turns.busy
 
 
 async def test_a_resumed_session_shows_the_command_as_typed_with_its_panel(make_app, scripted_server):
