@@ -88,12 +88,12 @@ class Assembler:
         function = response_field(call, "function")
         name = response_field(function, "name")
         if name and name != slot["name"]:
-            slot["name"] += encodable(name)
+            slot["name"] += name
         arguments = response_field(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments)
         if arguments:
-            slot["arguments"] += encodable(arguments)
+            slot["arguments"] += arguments
 
     def finish(self) -> Completion:
         text = "".join(self.text)
@@ -131,10 +131,11 @@ def require_whole(completion: Completion, *, finished: bool, model: str) -> None
 
 
 def _tool_call(slot: dict[str, Any]) -> dict[str, Any]:
+    """The finished call, streamed or not: the one place its name and arguments are made encodable."""
     return {
         "id": slot["id"] or f"call_{uuid.uuid4().hex[:24]}",
         "type": "function",
-        "function": {"name": slot["name"], "arguments": _clean_arguments(slot["arguments"])},
+        "function": {"name": encodable(slot["name"]), "arguments": _clean_arguments(encodable(slot["arguments"]))},
     }
 
 
@@ -195,8 +196,8 @@ def completion_from(litellm: ModuleType, response: Any, model: str) -> Completio
             _tool_call(
                 {
                     "id": response_field(call, "id"),
-                    "name": encodable(response_field(function, "name") or ""),
-                    "arguments": encodable(arguments or ""),
+                    "name": response_field(function, "name") or "",
+                    "arguments": arguments or "",
                 }
             )
         )
