@@ -39,6 +39,9 @@ ISSUE_COMMANDS = [
     f"echo {PAYLOAD} | base64 -d | sh",
     ": > ~/notes.txt",
     "chmod -R 000 ~/x",
+    # Landlock does not confine chmod: only the policy, following a link made in the same line, stops these.
+    "ln -s ~/x h; chmod -R 000 h/",
+    "ln -s ~ h && chmod 000 h/notes.txt",
 ]
 
 

@@ -210,6 +210,15 @@ RISKY = [
     ("rm -rf link/*", ESCAPE),
     ("chmod 000 link", ESCAPE),
     ("echo x > link/file", ESCAPE),
+    # A symlink made earlier in the same line, which does not exist when the line is judged.
+    ("ln -s ~ h; chmod -R 000 h/", ESCAPE),
+    ("ln -sf ~/x k && chmod 777 k/file", ESCAPE),
+    ("ln -s ~/x; chmod 000 x/file", ESCAPE),
+    ("ln -s ~/x -t sub; truncate -s0 sub/x/file", ESCAPE),
+    ("cd sub && ln -s ../.. up && rm -rf up/home", ESCAPE),
+    ("ln -s ~ a; ln -s a b; mv b/x b/y", ESCAPE),
+    ("ln -s ~/notes.txt n; echo x > n", ESCAPE),
+    ("ln -s $SOMEWHERE h; chmod 000 h/f", ESCAPE),
     # The allowed temp dir: its contents are fine to delete, not the directory itself.
     ("rm -rf <tmpdir>", ESCAPE),
     ("rm -rf <tmpdir>/*", ESCAPE),
@@ -267,6 +276,9 @@ RISKY = [
 ]
 
 SAFE = [
+    "ln -s ./sub s; chmod 644 s/file",
+    "ln -s ~ h; rm h",
+    "ln -s /usr/share/doc d; ls d/",
     "ls",
     "ls -la ~",
     "cat README.md",

@@ -118,9 +118,20 @@ class State:
     oldpwd: tuple[Path | None, ...] = ()
     dirstack: list[tuple[Path | None, ...]] = field(default_factory=list)
     downloaded: set[Path] = field(default_factory=set)  # files curl/wget wrote earlier in the line
+    # Symlinks `ln -s` made earlier in the line, which do not exist yet when it is read: where each
+    # points (None: somewhere that cannot be known).
+    links: dict[Path, Path | None] = field(default_factory=dict)
 
     def copy(self) -> State:
-        return State(self.cwds, dict(self.vars), self.fallback, self.oldpwd, list(self.dirstack), set(self.downloaded))
+        return State(
+            self.cwds,
+            dict(self.vars),
+            self.fallback,
+            self.oldpwd,
+            list(self.dirstack),
+            set(self.downloaded),
+            dict(self.links),
+        )
 
     def lookup(self, name: str) -> Value | None:
         if name in NUMERIC_PARAMS:

@@ -9,6 +9,7 @@ whose value cannot be known is never assumed to be inside.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ HARMLESS_DEVICES = frozenset(
     }
 )
 HARMLESS_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/")
+MAX_LINK_HOPS = 8  # links made in the line that point through each other; more reads as unknown
 DISK_NAMES = ("sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "sr", "nbd", "disk/", "mapper/", "root")
 
 
@@ -61,9 +63,9 @@ class Paths:
             return [Target(None, field.raw, f"`{field.unknown}`")]
         pattern = field.pattern
         bases: tuple[Path | None, ...] = (Path("/"),) if pattern.startswith("/") else state.cwds
-        return [self._locate(pattern, base, follow_last) for base in bases]
+        return [self._locate(pattern, base, follow_last, state.links) for base in bases]
 
-    def _locate(self, pattern: str, base: Path | None, follow_last: bool) -> Target:
+    def _locate(self, pattern: str, base: Path | None, follow_last: bool, links: Mapping[Path, Path | None]) -> Target:
         if base is None:
             return Target(None, unescape(pattern), "the working directory after a `cd` it cannot follow")
         parts = pattern.split("/")
@@ -73,10 +75,17 @@ class Paths:
         whole = os.path.normpath(os.path.join(base, unescape(pattern)))
         if glob_at is not None and ".." in (unescape(p) for p in parts[glob_at + 1 :]):
             return Target(None, whole, "a `..` after a wildcard")
-        if not follow_last and glob_at is None and literal[-1] not in ("", ".", ".."):
+        link_itself = not follow_last and glob_at is None and literal[-1] not in ("", ".", "..")
+        if link_itself:
             path = real_path(os.path.join(base, *literal[:-1])) / literal[-1]
         else:
             path = real_path(os.path.join(base, *literal))
+        made = _through_new_links(path, links, link_itself)
+        if made is None:
+            return Target(None, whole, "a symlink made earlier in this command, pointing where it cannot tell")
+        if made != path:
+            shown = f"{made} (through the symlink {_link_on(path, links)} made earlier in this command)"
+            return Target(made, shown, glob=glob_at is not None, lexical=lexical)
         if glob_at is not None:
             return Target(
                 path,
@@ -124,6 +133,25 @@ class Paths:
 
     def resolved(self, field: Field, state: State) -> list[Path | None]:
         return [t.path for t in self.locate(field, state)]
+
+
+def _link_on(path: Path, links: Mapping[Path, Path | None]) -> Path:
+    return next(link for link in links if link == path or link in path.parents)
+
+
+def _through_new_links(path: Path, links: Mapping[Path, Path | None], link_itself: bool) -> Path | None:
+    """`path` with symlinks made earlier in the line followed, as the kernel will when it runs;
+    None when one of them points somewhere unknown. `link_itself`: a link that is the whole
+    path is not followed (`rm link` removes the link)."""
+    for _ in range(MAX_LINK_HOPS):
+        link = next((k for k in links if (k == path and not link_itself) or k in path.parents), None)
+        if link is None:
+            return path
+        target = links[link]
+        if target is None:
+            return None
+        path = real_path(target / path.relative_to(link))
+    return None
 
 
 def _outside(verb: str, target: Target) -> Verdict:

@@ -7,9 +7,12 @@ destructive (it asks in `ask` mode); touching anything outside is an escape.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from hermeslite.tools.shell_policy.call import Call, Rule
-from hermeslite.tools.shell_policy.expand import Field, literal_field
-from hermeslite.tools.shell_policy.options import parse_options
+from hermeslite.tools.shell_policy.expand import Field, has_glob, literal_field, unescape
+from hermeslite.tools.shell_policy.options import Options, parse_options
 from hermeslite.tools.shell_policy.verdict import Risk
 
 TAR_VALUES = frozenset(
@@ -71,6 +74,30 @@ def copy_like(call: Call) -> None:
         destinations = opts.value("-t", "--target-directory") or _last(opts.operands, call.name == "ln")
     for target in destinations:
         call.write(target)
+    if call.name == "ln" and opts.has("-s", "--symbolic"):
+        _remember_links(call, opts)
+
+
+def _remember_links(call: Call, opts: Options) -> None:
+    """Note where each new symlink points: `ln -s ~ h; chmod -R 000 h/` reaches the home through
+    a link that does not exist yet when the line is read, and Landlock does not confine chmod."""
+    operands = opts.operands
+    into = opts.value("-t", "--target-directory")
+    several = len(operands) >= 2 and not into
+    pointed = operands[:-1] if several else operands
+    where = into[0] if into else (operands[-1] if several else literal_field("."))
+    keep_name = opts.has("-T", "--no-target-directory", "-n", "--no-dereference")
+    for place in call.paths.resolved(where, call.state):
+        if place is None:
+            continue
+        in_dir = not several or len(pointed) > 1 or (place.is_dir() and not keep_name)
+        for target in pointed:
+            known = target.pattern is not None and not has_glob(target.pattern)
+            text = unescape(target.pattern) if known and target.pattern is not None else ""
+            if in_dir and not known:
+                continue  # a name that cannot be known: no later path can be seen to go through it
+            link = place / os.path.basename(text.rstrip("/")) if in_dir else place
+            call.state.links[link] = Path(os.path.normpath(link.parent / text)) if known else None
 
 
 def _last(operands: list[Field], default_here: bool) -> list[Field]:
