@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -133,6 +134,34 @@ async def test_an_approved_escape_runs_outside_the_sandbox(scratch):
 
     await run(scratch.ctx("ask", approve=yes), "rm -rf ~/x")
     assert not (scratch.home / "x").exists()
+
+
+@pytest.fixture
+def tmux_server(scratch):
+    """A tmux server started outside any sandbox, as the user's own would be; its socket is private."""
+    socket = scratch.tmp / "tmux.sock"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "sleep 300"], check=True, timeout=10)
+    yield socket
+    subprocess.run(["tmux", "-S", str(socket), "kill-server"], check=False, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("mode", ["ask-headless", "allow"])
+async def test_a_tmux_server_outside_the_sandbox_runs_nothing_unasked(scratch, tmux_server, mode):
+    """Landlock does not follow a command into a server started before it: the policy must ask."""
+    approval, approver = MODES.get(mode, ("allow", must_not_ask))
+    command = f"tmux -S {tmux_server} new-window -d 'rm -rf {scratch.home}/x'"
+    before = scratch.snapshot()
+    result = await run(scratch.ctx(approval, approve=approver), command)
+    if mode == "allow":
+        deadline = time.monotonic() + 10
+        while (scratch.home / "x").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert scratch.snapshot() != before, "the route is real: the server deletes what the command names"
+    else:
+        assert result.is_error and "tmux server" in result.content
+        time.sleep(0.5)
+        assert scratch.snapshot() == before
 
 
 async def test_without_a_sandbox_unreadable_code_asks(scratch):

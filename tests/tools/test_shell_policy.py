@@ -219,6 +219,13 @@ RISKY = [
     ("ln -s ~ a; ln -s a b; mv b/x b/y", ESCAPE),
     ("ln -s ~/notes.txt n; echo x > n", ESCAPE),
     ("ln -s $SOMEWHERE h; chmod 000 h/f", ESCAPE),
+    # Servers that run a command outside the sandbox, whatever it is.
+    ("tmux new -d 'make'", UNCONTAINED),
+    ("tmux send-keys -t 0 'rm -rf ~' Enter", UNCONTAINED),
+    ("tmux ls \\; new-window -d x", UNCONTAINED),
+    ("screen -S work -X stuff 'ls\\n'", UNCONTAINED),
+    ("systemd-run --user make", UNCONTAINED),
+    ("at now <<< 'make'", UNCONTAINED),
     # The allowed temp dir: its contents are fine to delete, not the directory itself.
     ("rm -rf <tmpdir>", ESCAPE),
     ("rm -rf <tmpdir>/*", ESCAPE),
@@ -276,6 +283,10 @@ RISKY = [
 ]
 
 SAFE = [
+    "tmux ls",
+    "tmux capture-pane -p -t 0",
+    "screen -ls",
+    "at -l",
     "ln -s ./sub s; chmod 644 s/file",
     "ln -s ~ h; rm h",
     "ln -s /usr/share/doc d; ls d/",

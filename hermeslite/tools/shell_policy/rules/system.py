@@ -1,5 +1,7 @@
 """Harm to the whole machine, which no filesystem sandbox can stop: killing every process,
-shutting down, formatting disks, containers that mount the host, replacing the crontab."""
+shutting down, formatting disks, containers that mount the host, replacing the crontab,
+and handing a command to a server that runs it outside the sandbox (tmux, screen,
+systemd-run, at)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,41 @@ DISK_TOOLS = frozenset(
         "mkfs",
     }
 )
+# tmux commands that only read the server's state; any other asks the server to run or type something.
+TMUX_READS = frozenset(
+    {
+        "ls",
+        "list-sessions",
+        "list-windows",
+        "lsw",
+        "list-panes",
+        "lsp",
+        "list-clients",
+        "lsc",
+        "list-buffers",
+        "lsb",
+        "list-commands",
+        "lscm",
+        "list-keys",
+        "lsk",
+        "has-session",
+        "has",
+        "display-message",
+        "display",
+        "show-options",
+        "show",
+        "show-window-options",
+        "showw",
+        "show-environment",
+        "showenv",
+        "show-buffer",
+        "showb",
+        "capture-pane",
+        "capturep",
+        "info",
+    }
+)
+SERVER_RUNS = "which runs it outside the sandbox"
 LISTING_FLAGS = frozenset({"-l", "--list", "-p", "--print", "print", "--version", "-V", "--help", "-h"})
 
 
@@ -132,6 +169,31 @@ def container(call: Call) -> None:
             call.flag(Risk.UNCONTAINED, f"mounts {source.text} into a container, beyond the sandbox's reach")
 
 
+def tmux(call: Call) -> None:
+    """A running tmux server started before this command does not share its sandbox: a new
+    window, `send-keys` or `run-shell` runs there unconfined. Each `;`-separated tmux command counts."""
+    opts = call.opts("LSfcT", stop_at_operand=True)
+    if opts.has("-V", "-c"):
+        return
+    words = [a.text for a in opts.operands + opts.rest]
+    commands = [w for i, w in enumerate(words) if i == 0 or words[i - 1] in (";", "\\;")]
+    if not commands or any(c not in TMUX_READS for c in commands):
+        call.flag(Risk.UNCONTAINED, f"hands a command to a tmux server, {SERVER_RUNS}")
+
+
+def screen(call: Call) -> None:
+    """`screen -X stuff ...` types into a running session, which does not share this sandbox."""
+    if any(a.text in ("-X", "-x", "-r", "-R", "-D") for a in call.args):
+        call.flag(Risk.UNCONTAINED, f"hands a command to a running screen session, {SERVER_RUNS}")
+
+
+def scheduler(call: Call) -> None:
+    """systemd-run, at, batch: a system service starts the command later, outside the sandbox."""
+    texts = {a.text for a in call.args}
+    if not texts & {"-l", "-h", "--help", "--version", "-V"}:
+        call.flag(Risk.UNCONTAINED, f"hands a command to {call.name}'s service, {SERVER_RUNS}")
+
+
 def _mount_source(spec: Field) -> Field | None:
     """The host path of `-v SRC:DST` or `--mount type=bind,source=SRC`; None for a named volume."""
     text = spec.text
@@ -165,4 +227,7 @@ SYSTEM_RULES: dict[str, Rule] = {
     "crontab": crontab,
     "docker": container,
     "podman": container,
+    "tmux": tmux,
+    "screen": screen,
+    **{name: scheduler for name in ("systemd-run", "at", "batch")},
 }
