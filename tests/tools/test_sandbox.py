@@ -136,6 +136,18 @@ async def test_an_approved_escape_runs_outside_the_sandbox(scratch):
     assert not (scratch.home / "x").exists()
 
 
+@needs_landlock
+@pytest.mark.parametrize("command", ["rm -rf $TMPDIR/*", "find $TMPDIR -delete", "cd $TMPDIR && find . -delete"])
+async def test_emptying_the_shared_temp_dir_asks_even_in_auto_mode(scratch, command):
+    """Writing in the temp dir is free, but other programs keep sockets and state there."""
+    theirs = scratch.tmp / "tmux-1000" / "default"
+    theirs.parent.mkdir()
+    theirs.write_text("another program's socket\n")
+    result = await run(scratch.ctx("auto", approve=no), command)
+    assert "the user denied this command" in result.content and "a directory other programs use" in result.content
+    assert theirs.read_text() == "another program's socket\n"
+
+
 @pytest.fixture
 def tmux_server(scratch):
     """A tmux server started outside any sandbox, as the user's own would be; its socket is private."""

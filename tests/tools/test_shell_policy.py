@@ -229,6 +229,8 @@ RISKY = [
     # The allowed temp dir: its contents are fine to delete, not the directory itself.
     ("rm -rf <tmpdir>", ESCAPE),
     ("rm -rf <tmpdir>/*", ESCAPE),
+    ("find <tmpdir> -delete", ESCAPE),
+    ("find <tmpdir> -mindepth 1 -delete", ESCAPE),
     ("rm -rf <tmpdir>/build", DESTRUCTIVE),
     # Damage inside the working directory that is hard to undo.
     ("rm -rf .", DESTRUCTIVE),

@@ -79,7 +79,10 @@ def find(call: Call) -> None:
             j += 1
         j += 1
     for root in roots if deletes else []:
-        if not call.delete(root, verb="deletes files under").risk and not filtered:
+        if call.delete(root, verb="deletes files under").risk or filtered:
+            continue
+        # Unfiltered, it empties the root as `rm -rf root/*` would: the temp dir itself is not the project's.
+        if not call.delete(under(root)).risk:
             call.flag(Risk.DESTRUCTIVE, f"deletes everything under {root.text}")
 
 
