@@ -303,4 +303,11 @@ NEGATIVES = [
     'password = ""',
     "PASSWORD=",
     "api_key: null",
+    "docker run --rm -u 1000:1000 -v $PWD:/src image",
+    "python -u -m uvicorn app.main:app",
+    "sort -u names:all.txt",
+    "mysql -u root -p shop",
+    "mysql -u root -p$MYSQL_PASSWORD shop",
+    "aws configure set region eu-west-1",
+    "openssl enc -aes-256-cbc -pass env:ENC_PASS -in f",
 ]

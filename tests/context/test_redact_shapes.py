@@ -58,6 +58,21 @@ SHAPES = [
     ("curl -u admin:hunter2 https://api.example.com", f"curl -u admin:{M} https://api.example.com"),
     ("curl --user 'deploy:s3cr3t' https://x.example", f"curl --user 'deploy:{M}' https://x.example"),
     ("mysqldump --password hunter22 shop", f"mysqldump --password {M} shop"),
+    ("curl -sS -uadmin:hunter2 https://x.example", f"curl -sS -uadmin:{M} https://x.example"),
+    ("curl --user 'deploy:two words' https://x.example", f"curl --user 'deploy:{M}' https://x.example"),
+    (
+        "echo '{}' | curl -X POST https://x.example -u admin:hunter2",
+        f"echo '{{}}' | curl -X POST https://x.example -u admin:{M}",
+    ),
+    ("mysql -uroot -phunter22 -h db shop", f"mysql -uroot -p{M} -h db shop"),
+    ("mysqldump -u root -p'two words' shop", f"mysqldump -u root -p'{M}' shop"),
+    ("sshpass -p hunter22 ssh deploy@host", f"sshpass -p {M} ssh deploy@host"),
+    ("docker login -u bob -p hunter22 registry.example", f"docker login -u bob -p {M} registry.example"),
+    ("openssl rsa -in key.pem -passin pass:hunter22", f"openssl rsa -in key.pem -passin pass:{M}"),
+    (
+        "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
+        f"aws configure set aws_secret_access_key {M}",
+    ),
     ("tool --api-key=abc123 --verbose", f"tool --api-key={M} --verbose"),
     ("sh -c 'export MY_TOKEN=xyz'", f"sh -c 'export MY_TOKEN={M}'"),
     ('docker run -e "DB_PASSWORD=pw1" app', f'docker run -e "DB_PASSWORD={M}" app'),
@@ -169,6 +184,9 @@ def test_an_environment_dump_keeps_its_ordinary_lines():
         "password=" * 10_000,
         "x-api-key: " * 10_000,
         "PASSWORD=" + "a" * 100_000,
+        "mysql " + "-x " * 30_000,
+        "sshpass " * 20_000,
+        "curl " + "-u a:" * 30_000,
     ],
 )
 def test_pathological_input_is_linear(text):
