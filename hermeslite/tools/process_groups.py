@@ -6,6 +6,12 @@ hermeslite. The terminal tool records each group here while any process in it
 lives (a server started with `&` keeps its group tracked after bash exits),
 and `install_exit_cleanup` kills them all on every way out: normal exit, an
 uncaught exception (both through atexit), SIGTERM and SIGHUP.
+
+A process can leave its group (`setsid`, a daemon's double fork), so every tool
+process also starts with OWNER in its environment, naming this hermeslite; at
+exit the processes that still carry it are killed too. A program that starts
+another with a cleared environment (`env -i`) drops the mark; only a cgroup
+could follow that one.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import signal
 import threading
 from types import FrameType
 
+OWNER = "HERMESLITE_OWNER"  # in every tool process's environment: the pid of the hermeslite that started it
 _live: set[int] = set()
 _installed = False
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -70,12 +77,45 @@ def prune() -> None:
             _live.discard(pgid)
 
 
+def owner_mark() -> dict[str, str]:
+    """The environment entry that marks a process as one this hermeslite started."""
+    return {OWNER: str(os.getpid())}
+
+
 def kill_all() -> None:
-    """SIGKILL every tracked group; a group that is already gone is skipped."""
+    """SIGKILL every tracked group, then every group of a process that left it but carries our mark."""
     for pgid in list(_live):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
         _live.discard(pgid)
+    for pid in _marked():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            pgid = os.getpgid(pid)
+            if pgid == os.getpgrp():
+                os.kill(pid, signal.SIGKILL)
+            else:
+                os.killpg(pgid, signal.SIGKILL)
+
+
+def _marked() -> list[int]:
+    """Pids whose environment at start held our OWNER mark (only our own processes are readable)."""
+    mark = f"{OWNER}={os.getpid()}".encode() + b"\0"
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if environ.startswith(mark) or b"\0" + mark in environ:
+            found.append(int(entry))
+    return found
 
 
 def _on_exit_signal(signum: int, _frame: FrameType | None) -> None:

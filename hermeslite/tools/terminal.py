@@ -109,7 +109,7 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float, limi
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            env=env,
+            env={**env, **process_groups.owner_mark()},
         )
     except BaseException:
         os.close(read_fd)

@@ -256,8 +256,17 @@ def test_under_nohup_a_hangup_is_ignored_and_the_command_keeps_running(tmp_path)
         host.wait(10)
 
 
-def test_a_server_left_running_dies_when_hermeslite_exits_normally(tmp_path):
-    host = _host(tmp_path, "sleep 300 > /dev/null 2>&1 & echo $! > bg.pid", "exit")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sleep 300 > /dev/null 2>&1 & echo $! > bg.pid",
+        # It leaves the command's process group and session: only the environment mark finds it.
+        "setsid sleep 300 > /dev/null 2>&1 < /dev/null & echo $! > bg.pid",
+        "(setsid sh -c 'echo $$ > bg.pid; exec sleep 300' > /dev/null 2>&1 < /dev/null &); sleep 0.2",
+    ],
+)
+def test_a_server_left_running_dies_when_hermeslite_exits_normally(tmp_path, command):
+    host = _host(tmp_path, command, "exit")
     try:
         (server,) = _pids(tmp_path, "bg.pid")
         assert host.wait(20) == 0
