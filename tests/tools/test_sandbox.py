@@ -43,6 +43,8 @@ ISSUE_COMMANDS = [
     # Landlock does not confine chmod: only the policy, following a link made in the same line, stops these.
     "ln -s ~/x h; chmod -R 000 h/",
     "ln -s ~ h && chmod 000 h/notes.txt",
+    "script -qc 'chmod -R 000 ~/x' /dev/null",
+    "unshare chmod 000 ~/notes.txt",
 ]
 
 

@@ -226,6 +226,15 @@ RISKY = [
     ("screen -S work -X stuff 'ls\\n'", UNCONTAINED),
     ("systemd-run --user make", UNCONTAINED),
     ("at now <<< 'make'", UNCONTAINED),
+    # Wrappers that run the command after them, and editors given commands to run.
+    ("script -qc 'chmod -R 000 ~' /dev/null", ESCAPE),
+    ("strace -f -o trace.txt chmod 000 ~/x", ESCAPE),
+    ("unshare -r rm -rf ~/x", ESCAPE),
+    ("chroot / chmod 000 ~/x", ESCAPE),
+    ("vim -c '%d' -c wq ~/notes.txt", OPAQUE),
+    ("vim +'%d|wq' ~/notes.txt", OPAQUE),
+    ("emacs --batch --eval '(delete-file \"x\")'", OPAQUE),
+    ("gdb -batch -ex 'call system(\"id\")' -p 1", OPAQUE),
     # The allowed temp dir: its contents are fine to delete, not the directory itself.
     ("rm -rf <tmpdir>", ESCAPE),
     ("rm -rf <tmpdir>/*", ESCAPE),
@@ -285,6 +294,10 @@ RISKY = [
 ]
 
 SAFE = [
+    "vim +42 main.py",
+    "emacs notes.org",
+    "strace -c ls",
+    "gdb ./a.out",
     "tmux ls",
     "tmux capture-pane -p -t 0",
     "screen -ls",

@@ -56,6 +56,13 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     "flock": ("wEc", frozenset({"--timeout", "--conflict-exit-code", "--command"}), 1),
     "watch": ("nd", frozenset({"--interval", "--differences"}), 0),
     "su": ("cgGs", frozenset({"--command", "--group", "--supp-group", "--shell"}), 0),
+    # Tracers and namespace tools run the command after them as it is (with `chroot` judged on the host's paths).
+    "strace": ("abeEIoOpPsSuUX", frozenset({"--output", "--user", "--attach", "--trace-path"}), 0),
+    "ltrace": ("aeEfnoOpsuxAD", frozenset({"--output", "--user", "--align", "--indent"}), 0),
+    "unshare": ("RwSG", frozenset({"--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group"}), 0),
+    "nsenter": ("tSGrwTZ", frozenset({"--target", "--setuid", "--setgid", "--root", "--wd"}), 0),
+    "chroot": ("", frozenset({"--userspec", "--groups"}), 1),
+    "script": ("cEIOBTo", frozenset({"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing"}), 0),
 }
 CHDIR_OPTIONS = ("-D", "--chdir", "-C")
 # Commands that pass their input lines through (filtered, sorted, cut) when given no file:
@@ -94,7 +101,7 @@ def unwrap(name: str, args: list[Field], walker: Runner, state: State) -> tuple[
         if split:
             walker.run_text(" ".join([split[-1].text] + [c.text for c in command]), state)
             return [], state
-    code = opts.value("-c", "--command") if name in ("flock", "su", "watch") else []
+    code = opts.value("-c", "--command") if name in ("flock", "su", "watch", "script") else []
     if code or name in ("su", "watch"):  # `su user` without -c only opens a shell
         text = code[-1].text if code else " ".join(c.text for c in command) if name == "watch" else ""
         walker.run_text(text, state)

@@ -35,6 +35,12 @@ INLINE: dict[str, tuple[str, frozenset[str], str]] = {
     "pwsh": ("ce", frozenset({"-command", "-Command", "-EncodedCommand", "-encodedcommand"}), ""),
     "powershell": ("ce", frozenset({"-command", "-Command", "-EncodedCommand", "-encodedcommand"}), ""),
 }
+# Options of editors and debuggers whose value (or standard input) is commands to run.
+EDITOR_CODE = frozenset(
+    {"-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es", "--batch", "--script", "--eval", "-l", "--load", "-f"}
+    | {"--funcall", "-x", "-ex", "--eval-command", "--command", "-batch", "--batch-silent", "-iex", "-ix"}
+)
+EDITORS = ("vi", "vim", "nvim", "gvim", "view", "ex", "emacs", "gdb")
 AWK_RUNS = re.compile(r"\bsystem\s*\(|\|\s*(getline\b|\")|\|&")
 
 
@@ -217,6 +223,21 @@ def deno(call: Call) -> None:
         call.flag(Risk.OPAQUE, "runs inline deno code, which the policy cannot read")
 
 
+def _editor_command(text: str) -> bool:
+    """`+cmd` or `--eval=...`; `+42` only opens the file at line 42."""
+    return (text.startswith("+") and not text[1:].isdigit()) or text.startswith(
+        ("--eval=", "--load=", "--eval-command=")
+    )
+
+
+def editor_commands(call: Call) -> None:
+    """`vim -c ...`, `emacs --batch --eval ...`, `gdb -ex ...`: commands the policy cannot read.
+    Landlock still confines their writes, but not a `chmod` they run."""
+    texts = [a.text for a in call.args]
+    if any(t in EDITOR_CODE or _editor_command(t) for t in texts):
+        call.flag(Risk.OPAQUE, f"runs {call.name} commands given on its command line, which the policy cannot read")
+
+
 CODE_RULES: dict[str, Rule] = {
     **{name: shell for name in SHELLS},
     **{name: interpreter for name in INLINE},
@@ -235,4 +256,5 @@ CODE_RULES: dict[str, Rule] = {
     "mawk": awk,
     "nawk": awk,
     "deno": deno,
+    **{name: editor_commands for name in EDITORS},
 }
