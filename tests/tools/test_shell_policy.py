@@ -235,6 +235,10 @@ RISKY = [
     ("vim +'%d|wq' ~/notes.txt", OPAQUE),
     ("emacs --batch --eval '(delete-file \"x\")'", OPAQUE),
     ("gdb -batch -ex 'call system(\"id\")' -p 1", OPAQUE),
+    ("git -c alias.x='!chmod -R 000 ~' x", OPAQUE),
+    ("git -c core.sshCommand='sh -c id' fetch", OPAQUE),
+    ("git config core.hooksPath ../hooks", OPAQUE),
+    ("git config filter.lfs.smudge 'sh -c id'", OPAQUE),
     # The allowed temp dir: its contents are fine to delete, not the directory itself.
     ("rm -rf <tmpdir>", ESCAPE),
     ("rm -rf <tmpdir>/*", ESCAPE),
@@ -294,6 +298,10 @@ RISKY = [
 ]
 
 SAFE = [
+    "git -c alias.st=status st",
+    "git -c color.ui=always log --oneline",
+    "git config user.name bob",
+    "git config --get core.pager",
     "vim +42 main.py",
     "emacs notes.org",
     "strace -c ls",

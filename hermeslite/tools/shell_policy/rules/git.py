@@ -7,6 +7,8 @@ destructive; rewriting or deleting remote history (`push --force`, `push
 
 from __future__ import annotations
 
+import re
+
 from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field, literal_field
 from hermeslite.tools.shell_policy.options import Options, parse_options
@@ -64,6 +66,18 @@ LISTING_SUBCOMMANDS = {
     "notes": {"", "list", "show"},
 }
 GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
+# Settings whose value is a command git runs (or a directory of hooks it runs): `git -c core.pager='...'`.
+COMMAND_KEYS = re.compile(
+    r"(?i)(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass)|pager\..+|sequence\.editor"
+    r"|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)"
+    r"|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|protocol\.ext\.allow)"
+)
+
+
+def _command_setting(call: Call, key: str, value: str) -> None:
+    """A setting that makes git run a command the policy cannot read (an alias starting with `!` too)."""
+    if COMMAND_KEYS.fullmatch(key) or (key.lower().startswith("alias.") and value.lstrip().startswith("!")):
+        call.flag(Risk.OPAQUE, f"sets git's {key}, a command git runs, which the policy cannot read")
 
 
 def git(call: Call) -> None:
@@ -72,6 +86,9 @@ def git(call: Call) -> None:
         text = args[i].text
         if text == "-C" and i + 1 < len(args):
             dirs.append(args[i + 1])
+        elif text == "-c" and i + 1 < len(args):
+            key, _, value = args[i + 1].text.partition("=")
+            _command_setting(call, key, value)
         elif text.startswith(("--git-dir=", "--work-tree=")):
             extra.append(args[i].suffix(text.index("=") + 1))
         elif text in ("--git-dir", "--work-tree") and i + 1 < len(args):
@@ -223,6 +240,9 @@ def _config(repo: Call) -> None:
     )
     if reads:
         return
+    keys = [t for t in texts if not t.startswith("-") and t not in ("set", "add")]
+    if len(keys) >= 2:
+        _command_setting(repo, keys[0], keys[1])
     files = opts.value("-f", "--file")
     if opts.has("--global"):
         files.append(literal_field(str(repo.paths.boundary.home / ".gitconfig")))
