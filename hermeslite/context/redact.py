@@ -6,11 +6,12 @@ key that a user pasted or a tool printed would outlive the turn that showed it.
 The summarizer's input and output, the anchors kept with a summary, and every
 tool result therefore go through `redact_secrets`.
 
-Two kinds of rule find the secrets. Vendor formats (secret_formats) know a key
+Three kinds of rule find the secrets. Vendor formats (secret_formats) know a key
 by its own shape, wherever it stands. Field rules (secret_fields) know a value
 by its place: after a credential's name, in an Authorization header, as a URL's
-password. Every rule reports spans on the original text; the spans are merged
-and each run is replaced by MARK in one pass. A vendor key keeps its prefix
+password. Command rules (secret_commands) know it by the option that gives it
+(`curl -u`, `mysql -p`). Every rule reports spans on the original text; the
+spans are merged and each run is replaced by MARK in one pass. A vendor key keeps its prefix
 visible (`sk-proj-[REDACTED]`) even where a field rule would mask the whole
 value, and MARK is never matched again, so redacting twice changes nothing.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from .secret_commands import COMMAND_RULES
 from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
 from .secret_formats import RULES as FORMAT_RULES
 from .secret_formats import wrapped_keys
@@ -55,7 +57,7 @@ def _field_spans(text: str, keys: list[tuple[int, Span]]) -> list[Span]:
     found = KeySpans(sorted(span for _, span in keys))
     by_start = dict(reversed(keys))
     spans = []
-    for pattern, spans_of in FIELD_RULES:
+    for pattern, spans_of in (*FIELD_RULES, *COMMAND_RULES):
         match = pattern.search(text)
         while match:
             found_here = [(start, end) for start, end in spans_of(match, found) if MARK not in text[start:end]]

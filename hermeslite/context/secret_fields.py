@@ -2,10 +2,9 @@
 
 A value is masked here because a name or a position says it is a secret:
 an assignment whose name is a credential's (in any of the syntaxes below), an
-Authorization header, the password in a URL, a secret query parameter, the
-password of `curl -u`, a `--token` flag, a password option (`mysql -pX`,
-`sshpass -p X`, `openssl -passin pass:X`), a `.netrc` line, a cookie, or an
-`auth=("user", "password")` pair. Values that are code (`config.get(...)`,
+Authorization header, the password in a URL, a secret query parameter, a `.netrc` line, a cookie, or an
+`auth=("user", "password")` pair. Command-line options (`curl -u`, `--password X`,
+`mysql -pX`) are read by `secret_commands`, with the helpers below. Values that are code (`config.get(...)`,
 `self.token`, `os.environ["KEY"]`) or templates (`${TOKEN}`, `<your key>`)
 are left alone, so source code stays readable.
 
@@ -77,7 +76,7 @@ _PLACEHOLDER_WORDS = re.compile(
 )
 _KEYWORDS = frozenset("none null nil true false undefined yes no on off".split())
 _CODE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?P<call>[(\[])?")
-_SYMBOL = re.compile(r"[0-9!@#%^&*+/=~?|'-]")
+SYMBOL = re.compile(r"[0-9!@#%^&*+/=~?|'-]")
 _BARE_END = re.compile(r"[\s\\]")
 _FORM_NEXT = re.compile(r"&[\w.%-]+=")
 _PROSE_PUNCTUATION = ".,;:"
@@ -102,7 +101,7 @@ def _open_quote(text: str, start: int, end: int) -> str | None:
     return quote
 
 
-def _trim_bare(text: str, raw: str, name_start: int) -> str:
+def trim_bare(text: str, raw: str, name_start: int) -> str:
     """An unquoted value without what closes around it: a form's next pair, `;`, and closing
     quotes, brackets and punctuation that belong to the text around the assignment, not to the value."""
     form = _FORM_NEXT.search(raw)
@@ -129,7 +128,7 @@ def _trim_bare(text: str, raw: str, name_start: int) -> str:
     return raw
 
 
-def _is_placeholder(value: str) -> bool:
+def is_placeholder(value: str) -> bool:
     """A template, a reference or a mask rather than a literal: `${X}`, `<key>`, `$TOKEN`, `****`, `your-key-here`."""
     if not value or value[0] in _NOT_A_VALUE_START or value.startswith(_TEMPLATE_START):
         return True
@@ -146,15 +145,15 @@ def _is_code(value: str) -> bool:
     if found.group("call"):
         return True
     segments = re.split(r"\.|::|->", value)
-    return len(segments) > 1 and not any(_looks_random(s) for s in segments)
+    return len(segments) > 1 and not any(looks_random(s) for s in segments)
 
 
-def _looks_random(value: str) -> bool:
+def looks_random(value: str) -> bool:
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
-def _is_literal(value: str) -> bool:
-    return not (_is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7))
+def is_literal(value: str) -> bool:
+    return not (is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7))
 
 
 def _quoted_content(value: str, begin: int) -> Span | None:
@@ -193,13 +192,13 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
             return []
     if quoted is not None:
         content = text[quoted[0] : quoted[1]]
-        if not content or _is_placeholder(content) or (power is Strength.KEYLIKE and not _looks_random(content)):
+        if not content or is_placeholder(content) or (power is Strength.KEYLIKE and not looks_random(content)):
             return []
         return [quoted]
     if value[0] in "\r\n" or value[0] in _QUOTES:
         return []
-    literal = _trim_bare(text, value, name_start)
-    if not _is_literal(literal) or not _bare_value_counts(text, name, name_start, match, literal, power):
+    literal = trim_bare(text, value, name_start)
+    if not is_literal(literal) or not _bare_value_counts(text, name, name_start, match, literal, power):
         return []
     end = begin + len(literal)
     if literal == value:  # the look-ahead stops after 256 characters: a longer value is masked to its end
@@ -217,14 +216,14 @@ def _bare_value_counts(
     if plain and name.isupper():
         return True  # NAME=value: shell and .env files, where any literal is a value
     if power is Strength.KEYLIKE:
-        return _looks_random(value)
+        return looks_random(value)
     before = text[name_start - 1] if name_start else "\n"
     line = _line_start(text, name_start)
     in_string = not match.group("close") and before in _QUOTES  # "name=value" is a string's whole content
     form = before in "&?" or _FORM_NEXT.match(text, match.start("value") + len(value)) is not None
     if in_string or form or name.startswith("--"):
         return True  # inside a string, in a form body, or a command-line flag: not code
-    if _SYMBOL.search(value[:64]):
+    if SYMBOL.search(value[:64]):
         return True
     if power is not Strength.STRONG or text[line:name_start].strip(" \t-"):
         return False
@@ -244,9 +243,9 @@ def _xml_element(text: str, name_start: int, begin: int, value: str, power: Stre
     offset = len(value) - len(value.lstrip())
     content = value[offset:].split("<", 1)[0]
     after = begin + offset + len(content)
-    if not re.match(r"\s*</", text[after : after + 200]) or _is_placeholder(content):
+    if not re.match(r"\s*</", text[after : after + 200]) or is_placeholder(content):
         return []
-    if power is Strength.KEYLIKE and not _looks_random(content):
+    if power is Strength.KEYLIKE and not looks_random(content):
         return []
     return [(begin + offset, after)]
 
@@ -267,7 +266,7 @@ _BEARER = re.compile(rf"earer(?<=[Bb]earer)[ \t]+(?P<credential>(?={_TOKEN}*?\d)
 def _authorization(match: re.Match[str], keys: KeySpans) -> list[Span]:
     credential, scheme = match.group("credential"), match.group("scheme")
     span = [match.span("credential")]
-    if _is_placeholder(credential) or _is_code(credential) or "(" in credential or credential.lower() in _SCHEMES:
+    if is_placeholder(credential) or _is_code(credential) or "(" in credential or credential.lower() in _SCHEMES:
         return []
     if scheme and scheme.lower() in _SCHEMES:
         return span
@@ -276,7 +275,7 @@ def _authorization(match: re.Match[str], keys: KeySpans) -> list[Span]:
         start > 0 and match.string[start - 1] in _QUOTES and not match.group("close")
     )
     if scheme:
-        return span if _SYMBOL.search(credential) and len(credential) >= 8 else []
+        return span if SYMBOL.search(credential) and len(credential) >= 8 else []
     if quoted:
         return span
     return span if len(credential) >= 16 and any(c.isdigit() for c in credential) else []
@@ -290,10 +289,10 @@ _URL_USERINFO = re.compile(
 
 def _userinfo(match: re.Match[str], keys: KeySpans) -> list[Span]:
     if match.group("password") is not None:
-        return [] if _is_placeholder(match.group("password")) else [match.span("password")]
+        return [] if is_placeholder(match.group("password")) else [match.span("password")]
     token = match.group("token")
     has_digit = any(c.isdigit() for c in token)
-    return [match.span("token")] if (has_digit or len(token) >= 16) and not _is_placeholder(token) else []
+    return [match.span("token")] if (has_digit or len(token) >= 16) and not is_placeholder(token) else []
 
 
 # ?access_token=, &api_key=, &key=, &sig=, #access_token=, client%5Fsecret=; the value only.
@@ -315,38 +314,9 @@ def _query_parameter(match: re.Match[str], keys: KeySpans) -> list[Span]:
     value = match.group("secret")
     if match.group("code") is not None and not (len(value) >= 8 and any(c.isdigit() for c in value)):
         return []  # ?code= is an OAuth code only when it looks like one, not ?code=python
-    return [] if _is_placeholder(value) else [match.span("secret")]
+    return [] if is_placeholder(value) else [match.span("secret")]
 
 
-# curl -u user:password, -uuser:password, --user user:password, --user 'user:pass word'
-_CURL_USER = re.compile(
-    r"-(?:(?<![\w-]-)u[ \t=]*|(?<![\w-]-)-user[ \t=]+)(?P<q>[\"'])?(?P<user>[^\s:\"'$]*):"
-    r"(?P<password>(?(q)[^\"'\r\n]*|[^\s\"']*))"
-)
-_CURL = re.compile(r"curl\b")
-# What may stand before a program's name: a command starts after a separator, a quote or a path,
-# not glued to a word (nor to MARK, so a second redaction reads the text as the first did).
-_COMMAND_START = " \t\r\n|;&(\"'`/"
-_CURL_LOOKBACK = 300  # how far back, within the same command, `curl` is looked for
-# Passwords given to a short option: mysql -pSECRET (attached; `-p db` prompts), sshpass -p SECRET,
-# docker login -p SECRET, openssl -passin pass:SECRET, aws configure set aws_secret_access_key SECRET.
-_OPTION_VALUE = r"(?P<secret>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'-][^\s\"']*)"
-# The words that follow in the same command, counted rather than measured, so masking a key
-# among them does not bring a later option into reach on a second redaction.
-_COMMAND_ARGS = r"\b(?:[ \t]+[^\s|;&]+){0,16}?[ \t]+"
-_PROGRAM_OPTIONS = (
-    re.compile(
-        r"(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)" + _COMMAND_ARGS + "-p" + _OPTION_VALUE
-    ),
-    re.compile(r"sshpass" + _COMMAND_ARGS + r"-p[ \t]*" + _OPTION_VALUE),
-    re.compile(r"(?:docker|podman)[ \t]+login" + _COMMAND_ARGS + r"-p[ \t]+" + _OPTION_VALUE),
-)
-_OPENSSL_PASS = re.compile(r"-pass(?:in|out)?[ \t]+[\"']?pass:(?P<secret>[^\s\"']+)")
-_AWS_CONFIGURE = re.compile(r"aws[ \t]+configure[ \t]+set[ \t]+(?P<name>[\w.-]+)[ \t]+" + _OPTION_VALUE)
-# --password hunter2, --api-key abc123 (the --name=value form is an assignment)
-_FLAG = re.compile(
-    r"--(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]+(?P<value>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'\\-][^\s\"'\\]*)"
-)
 # .netrc: machine host login user password secret (one line, or one entry per line)
 _NETRC = re.compile(r"password(?<![\w-]password)[ \t]+(?P<secret>[^\s]+)")
 _NETRC_CONTEXT = re.compile(r"\b(?:login|machine)[ \t]+\S+")
@@ -366,64 +336,6 @@ _AUTH_PAIR = re.compile(
     r"uth(?<=[Aa]uth)(?:[ \t]*=[ \t]*\(|\()[ \t]*(?P<q>[\"'])[^\"'\r\n]*(?P=q)[ \t]*,[ \t]*"
     r"(?P<q2>[\"'])(?P<secret>[^\"'\r\n]+)(?P=q2)"
 )
-
-
-def _curl_user(match: re.Match[str], keys: KeySpans) -> list[Span]:
-    """The password of `curl -u user:password`, or a token given as the user name (`-u "token:"`).
-
-    Only in a curl command: elsewhere `-u`/`--user` take a user and group (`docker run -u 1000:1000`),
-    a flag before a module (`python -u app.py:main`) or nothing at all (`sort -u a:b`)."""
-    text, start = match.string, match.start()
-    command = re.split(r"[|;&\n]", text[max(0, start - _CURL_LOOKBACK) : start])[-1]
-    if not any(_starts_command(command, found.start()) for found in _CURL.finditer(command)):
-        return []
-    password, user = match.group("password"), match.group("user")
-    if password:
-        if match.group("q") is None:
-            password = _trim_bare(match.string, password, match.start())
-        return [] if _is_placeholder(password) else [(match.start("password"), match.start("password") + len(password))]
-    return [match.span("user")] if len(user) >= 8 and any(c.isdigit() for c in user) else []
-
-
-def _flag(match: re.Match[str], keys: KeySpans) -> list[Span]:
-    name, value = match.group("name"), match.group("value")
-    power = strength(name)
-    if power is Strength.NONE:
-        return []
-    begin, end = match.span("value")
-    if value[0] in "\"'":
-        begin, end, value = begin + 1, end - 1, value[1:-1]
-    else:
-        value = _trim_bare(match.string, value, match.start())
-        end = begin + len(value)
-    if not _is_literal(value):
-        return []
-    if power is Strength.KEYLIKE and not _looks_random(value):
-        return []
-    return [(begin, end)] if power is Strength.STRONG or _SYMBOL.search(value) else []
-
-
-def _option_value(match: re.Match[str], keys: KeySpans) -> list[Span]:
-    """The value of a password option, without its quotes; a placeholder (`-p$PASS`) is left alone."""
-    begin, end = match.span("secret")
-    if match.group("secret")[0] in "\"'":
-        begin, end = begin + 1, end - 1
-    return [] if begin >= end or _is_placeholder(match.string[begin:end]) else [(begin, end)]
-
-
-def _starts_command(text: str, start: int) -> bool:
-    return start == 0 or text[start - 1] in _COMMAND_START
-
-
-def _program_option(match: re.Match[str], keys: KeySpans) -> list[Span]:
-    """`_option_value` where the pattern's program name starts a command (`mysql`, not `xmysql`)."""
-    return _option_value(match, keys) if _starts_command(match.string, match.start()) else []
-
-
-def _aws_configure(match: re.Match[str], keys: KeySpans) -> list[Span]:
-    """`aws configure set aws_secret_access_key VALUE` (also `default.aws_session_token`)."""
-    name = match.group("name").rsplit(".", 1)[-1]
-    return _program_option(match, keys) if strength(name) >= Strength.WEAK else []
 
 
 def _netrc(match: re.Match[str], keys: KeySpans) -> list[Span]:
@@ -448,7 +360,7 @@ def _cookie(match: re.Match[str], keys: KeySpans) -> list[Span]:
 def _whole(group: str) -> Callable[[re.Match[str], KeySpans], list[Span]]:
     def spans(match: re.Match[str], keys: KeySpans) -> list[Span]:
         value = match.group(group)
-        return [] if _is_placeholder(value) else [match.span(group)]
+        return [] if is_placeholder(value) else [match.span(group)]
 
     return spans
 
@@ -459,11 +371,6 @@ FIELD_RULES: tuple[FieldRule, ...] = (
     (_BEARER, _whole("credential")),
     (_URL_USERINFO, _userinfo),
     *((pattern, _query_parameter) for pattern in _QUERY_PARAMS),
-    (_CURL_USER, _curl_user),
-    *((pattern, _program_option) for pattern in _PROGRAM_OPTIONS),
-    (_OPENSSL_PASS, _option_value),
-    (_AWS_CONFIGURE, _aws_configure),
-    (_FLAG, _flag),
     (_NETRC, _netrc),
     *((pattern, _cookie) for pattern in _COOKIES),
     (_AUTH_PAIR, _whole("secret")),
