@@ -83,14 +83,14 @@ def _remember_links(call: Call, opts: Options) -> None:
     a link that does not exist yet when the line is read, and Landlock does not confine chmod."""
     operands = opts.operands
     into = opts.value("-t", "--target-directory")
-    several = len(operands) >= 2 and not into
-    pointed = operands[:-1] if several else operands
-    where = into[0] if into else (operands[-1] if several else literal_field("."))
+    last_is_destination = len(operands) >= 2 and not into
+    pointed = operands[:-1] if last_is_destination else operands
+    where = into[0] if into else (operands[-1] if last_is_destination else literal_field("."))
     keep_name = opts.has("-T", "--no-target-directory", "-n", "--no-dereference")
     for place in call.paths.resolved(where, call.state):
         if place is None:
             continue
-        in_dir = not several or len(pointed) > 1 or (place.is_dir() and not keep_name)
+        in_dir = not last_is_destination or len(pointed) > 1 or (place.is_dir() and not keep_name)
         for target in pointed:
             known = target.pattern is not None and not has_glob(target.pattern)
             text = unescape(target.pattern) if known and target.pattern is not None else ""
