@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from hermeslite.agent.session_list import session_rows
 from hermeslite.commands.session_table import session_lines
 from hermeslite.config import Settings
-from hermeslite.errors import Unexpected, UserFacingError
+from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UserFacingError
+from hermeslite.prompt_input import decode
 from hermeslite.resume import SessionChoice, choose_session
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
@@ -86,6 +87,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
             finished = asyncio.run(agent.run_turn(prompt))
             if not finished.ok and choice.session_id is None:
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
+            if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
+                return EXIT_INTERRUPTED
             return 0 if finished.ok and finished.saved else 1
         return asyncio.run(_repl(agent, settings, store))
     except EXPECTED:
@@ -120,12 +123,17 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
+    number = 0
     try:
         while not chat.done:
             if interactive:
                 sys.stderr.write("> ")
                 sys.stderr.flush()
-            line = await asyncio.to_thread(sys.stdin.readline)
+            data = await asyncio.to_thread(sys.stdin.buffer.readline)
+            number += 1
+            line, warning = decode(data, f"line {number} of stdin")
+            if warning:
+                sys.stderr.write(f"hermeslite: warning: {warning}\n")
             if not line:
                 chat.quit()
             elif text := line.strip():

@@ -34,7 +34,8 @@ from hermeslite.config import (
 )
 from hermeslite.config_file import read_file
 from hermeslite.display import neutralize
-from hermeslite.errors import Unexpected, UserFacingError
+from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UsageError, UserFacingError
+from hermeslite.prompt_input import read_prompt, stdin_is_piped
 from hermeslite.trust import Trust, TrustStore
 
 PROG = "hermeslite"
@@ -56,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-p",
         "--prompt",
         metavar="TEXT",
-        help="answer one prompt and exit: the reply on stdout, tool activity on stderr",
+        help="answer one prompt and exit: the reply on stdout, tool activity on stderr; text piped "
+        "into stdin is added after the prompt, and `-p -` reads the whole prompt from stdin",
     )
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
     parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server URL, overriding model.api_base")
@@ -140,7 +142,10 @@ def _main(argv: list[str] | None) -> int:
     try:
         return args.run(args, loaded)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except UsageError as exc:
+        _complain(str(exc))
+        return EXIT_USAGE
     except UserFacingError as exc:
         _complain(str(exc))
         return 1
@@ -276,12 +281,19 @@ def _run_trust(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
 
 def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    """`-p TEXT` answers once; without it, the TUI on a terminal, else a line chat on stdin."""
+    """`-p TEXT` answers once (with what is piped into stdin); without it, the TUI on a terminal,
+    else a line chat on stdin."""
     from hermeslite.chat import run_chat
 
+    prompt = None
+    if args.prompt is not None:
+        read = read_prompt(args.prompt, sys.stdin.buffer, piped=stdin_is_piped(sys.stdin.fileno()))
+        for warning in read.warnings:
+            _complain(f"warning: {warning}")
+        prompt = read.text
     return run_chat(
         loaded.settings,
-        prompt=args.prompt,
+        prompt=prompt,
         model=args.model,
         api_base=args.api_base,
         notices=tuple(loaded.warnings),

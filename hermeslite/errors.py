@@ -1,5 +1,10 @@
 """Errors that end a command with one sentence for the user and no traceback."""
 
+import signal
+
+# The shell's status for a program that SIGINT (Ctrl-C) ended: an interrupted run, not a failed one.
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+
 
 class UserFacingError(Exception):
     """`str()` is the whole message: what went wrong and what to do about it."""
@@ -14,3 +19,8 @@ class Unexpected(Exception):
         super().__init__(f"{error}; {where}")
         self.error = error
         self.where = where
+
+
+class UsageError(UserFacingError):
+    """The command line asks for something that cannot work as given (an empty prompt): exit 2, as
+    for a usage error argparse finds, so a script can tell it from a failed turn (exit 1)."""
