@@ -71,7 +71,7 @@ def choose_session(
 
 
 def _pick(store: SessionStore, *, continue_latest: bool, resume: str | None) -> str | None:
-    if resume:
+    if resume is not None:  # `--resume ""` (an empty variable in a script) is an error, not a new session
         try:
             return store.resolve_id(resume)
         except SessionNotFound as exc:

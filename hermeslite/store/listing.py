@@ -66,7 +66,7 @@ def resolve_id(query: RunSQL, prefix: str) -> str:
     """The one session whose id is `prefix` or starts with it; SessionNotFound otherwise."""
     prefix = (prefix or "").strip()
     if not prefix:
-        raise SessionNotFound("no session id given")
+        raise SessionNotFound("no session id given (`hermeslite sessions` lists them)")
     if query("SELECT 1 FROM sessions WHERE id = ?", (prefix,)):
         return prefix
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

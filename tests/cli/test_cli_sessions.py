@@ -17,7 +17,7 @@ import pytest
 
 from hermeslite.store.schema import SCHEMA_VERSION
 from hermeslite.store.sessions import NO_SAVED_REPLY, SessionStore
-from tests.cli_process import env_for, hermeslite, model_args
+from tests.cli_process import env_for, hermeslite, model_args, sessions_db
 from tests.faults import fill, read_only, small_disk
 from tests.server import Reply, ScriptedServer
 
@@ -174,6 +174,16 @@ def test_continue_with_no_session_says_so_and_starts_one(scripted_server, tmp_pa
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("hermeslite: no session to continue; starting a new one\n")
     assert done.stdout.strip() == "fresh"
+
+
+def test_resume_with_an_empty_id_says_so_instead_of_starting_a_new_session(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    assert hermeslite(["-p", "first", *model_args(scripted_server)], home, tmp_path).returncode == 0
+    done = hermeslite(["-p", "second", "--resume", "", *model_args(scripted_server)], home, tmp_path)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "hermeslite: no session id given (`hermeslite sessions` lists them)\n"
+    assert len(scripted_server.requests) == 1
+    assert len(sessions_db(home).list_sessions()) == 1
 
 
 def test_an_unreadable_message_is_skipped_with_a_warning(scripted_server, tmp_path):
