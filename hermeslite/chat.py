@@ -17,6 +17,7 @@ from hermeslite.config import Settings
 from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UserFacingError
 from hermeslite.prompt_input import decode
 from hermeslite.resume import SessionChoice, choose_session
+from hermeslite.stdin_lines import StdinLines
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
@@ -123,13 +124,14 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
+    lines = StdinLines(sys.stdin.fileno())
     number = 0
     try:
         while not chat.done:
             if interactive:
                 sys.stderr.write("> ")
                 sys.stderr.flush()
-            data = await asyncio.to_thread(sys.stdin.buffer.readline)
+            data = await lines.readline()
             number += 1
             line, warning = decode(data, f"line {number} of stdin")
             if warning:

@@ -102,3 +102,27 @@ def test_ctrl_c_during_a_one_shot_run_exits_130(scripted_server, tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "(cancelled)\n")
+
+
+def test_ctrl_c_while_the_line_chat_waits_for_a_line_ends_it_at_once(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.text("answered"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermeslite", *model_args(scripted_server)],
+        cwd=tmp_path,
+        env=env_for(tmp_path / "home"),
+        stdin=subprocess.PIPE,  # kept open: the chat waits for the next line
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        proc.stdin.write("hello\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "answered\n"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert sessions_db(tmp_path / "home").latest_session_id() is not None, "the answered turn stays saved"
