@@ -130,6 +130,9 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.run is not _run_chat and (args.prompt is not None or args.continue_latest or args.resume is not None):
+            # `hermeslite -p TEXT sessions` would otherwise list sessions and drop the prompt unsaid.
+            parser.error("-p, --continue and --resume start a chat; they do not go with a command")
     except SystemExit as exc:  # --help, --version and usage errors end argparse this way
         return exc.code if isinstance(exc.code, int) else 0
     try:

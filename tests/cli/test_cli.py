@@ -41,6 +41,18 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv", [["-p", "hi", "sessions"], ["--continue", "config"], ["--resume", "2026", "sessions"], ["-p", "x", "trust"]]
+)
+def test_a_chat_option_with_a_command_is_a_usage_error_not_dropped(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.endswith("error: -p, --continue and --resume start a chat; they do not go with a command\n")
+
+
 def test_config_without_file_shows_defaults_and_where_it_looked(
     workdir: Path, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
