@@ -222,7 +222,7 @@ def test_all_bad_values_reported_at_once_with_key_and_range(workdir: Path) -> No
         "  compression.threshold must be between 0.05 and 0.95, got 2",
         "  compression.max_passes must be a whole number, got 2.5",
         "  compression.never_prune_tools must be a list of tool names, got 'memory'",
-        "  compression.context_length must be between 512 and 1e+08, got 100",
+        "  compression.context_length must be between 512 and 100,000,000, got 100",
     ]
 
 

@@ -90,8 +90,17 @@ def validate_fields(obj: Any) -> list[str]:
         for key, number in named:
             if _is_number(number) and not _in_range(number, meta["min"], meta["max"]):
                 where = f"{f.name}" if key is None else f"{f.name}.{key}"
-                problems.append(f"{where} must be between {meta['min']:g} and {meta['max']:g}, got {number!r}")
+                problems.append(
+                    f"{where} must be between {_bound(meta['min'])} and {_bound(meta['max'])}, got {number!r}"
+                )
     return problems
+
+
+def _bound(value: float) -> str:
+    """A range's end as a person writes it: 100,000,000 rather than `:g`'s 1e+08; 3600 and 0.05 as they are."""
+    if not float(value).is_integer():
+        return f"{value:g}"
+    return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
 
 
 def _in_range(value: float, lo: float | None, hi: float | None) -> bool:
