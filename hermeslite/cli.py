@@ -290,7 +290,7 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
     prompt = None
     if args.prompt is not None:
-        read = read_prompt(args.prompt, sys.stdin.buffer, piped=stdin_is_piped(sys.stdin.fileno()))
+        read = read_prompt(args.prompt, sys.stdin, piped=stdin_is_piped(sys.stdin))
         for warning in read.warnings:
             _complain(f"warning: {warning}")
         prompt = read.text

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import TextIO
 
 from hermeslite.errors import UsageError
 
@@ -43,16 +43,17 @@ def decode(data: bytes, what: str) -> tuple[str, str | None]:
         return data.decode("utf-8", errors="replace"), warning
 
 
-def stdin_is_piped(fd: int) -> bool:
-    """True for a pipe or a regular file (`cmd | hermeslite`, `< file`), False for a terminal or /dev/null."""
+def stdin_is_piped(stream: TextIO) -> bool:
+    """True for a pipe or a regular file (`cmd | hermeslite`, `< file`); False for a terminal, /dev/null,
+    or a stream with no descriptor (one a caller of `main()` put in place of stdin)."""
     try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
-def read_prompt(argument: str, stdin: BinaryIO, *, piped: bool) -> Prompt:
+def read_prompt(argument: str, stdin: TextIO, *, piped: bool) -> Prompt:
     """The prompt `-p argument` sends, with stdin appended when `piped` (or all of it for `-p -`).
 
     Raises UsageError when there is nothing to send: an empty or blank prompt
@@ -63,7 +64,7 @@ def read_prompt(argument: str, stdin: BinaryIO, *, piped: bool) -> Prompt:
     text, warning = ("", None) if from_stdin else decode(os.fsencode(argument), "the -p prompt")
     warnings = [warning] if warning else []
     if from_stdin or piped:
-        piped_text, piped_warning = decode(stdin.read(), "stdin")
+        piped_text, piped_warning = decode(stdin.buffer.read(), "stdin")
         warnings += [piped_warning] if piped_warning else []
         if piped_text.strip():
             text = f"{text.rstrip()}\n\n{piped_text}" if text.strip() else piped_text
