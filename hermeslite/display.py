@@ -123,12 +123,14 @@ def compaction_cost(usage: UsageTotals) -> str:
 
 
 def session_usage(usage: UsageTotals) -> str:
-    """One line for a whole session: requests, cache hits, output and cost."""
+    """One line for a whole session: requests, cache hits, output and cost. Counts under 1k are exact:
+    a one-word reply is "3 output tokens", not "0.0k"."""
     plural = "s" if usage.requests != 1 else ""
+    output = usage.completion_tokens
     return (
         f"{usage.requests} request{plural} · {_cached_share(usage)} "
-        f"({format_tokens(usage.cache_write_tokens)} written to it) · "
-        f"{format_tokens(usage.completion_tokens)} output tokens · cost {format_cost(usage)}"
+        f"({format_token_count(usage.cache_write_tokens)} written to it) · "
+        f"{format_token_count(output)} output token{'' if output == 1 else 's'} · cost {format_cost(usage)}"
     )
 
 

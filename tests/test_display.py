@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from hermeslite.display import key_argument, neutralize
+from hermeslite.display import key_argument, neutralize, session_usage
+from hermeslite.store.usage import UsageTotals
 from tests.hostile_text import is_control
 
 # Sequences a terminal obeys: window title, clipboard write, clear screen, a
@@ -70,3 +71,12 @@ def test_neutralize_is_idempotent() -> None:
 def test_tool_call_summaries_are_neutralized() -> None:
     assert key_argument('{"command": "printf \'\\u001b]0;x\\u0007\'"}') == "printf '␛]0;x␇'"
     assert key_argument("\x1b[2J not json") == "␛[2J not json"
+
+
+def test_the_session_usage_line_counts_small_numbers_exactly() -> None:
+    one_word = UsageTotals(requests=1, prompt_tokens=2_040, completion_tokens=3, cost=0.0061)
+    assert session_usage(one_word) == (
+        "1 request · 0% of 2.0k input tokens read from cache (0 written to it) · 3 output tokens · cost $0.0061"
+    )
+    longer = UsageTotals(requests=2, prompt_tokens=40_000, cache_write_tokens=12_345, completion_tokens=1)
+    assert "(12k written to it) · 1 output token · " in session_usage(longer)
