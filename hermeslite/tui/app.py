@@ -288,8 +288,8 @@ class HermesApp(App[int]):
 
     # -- views ----------------------------------------------------------------------------
 
-    def show_view(self, title: str, body: str) -> None:
-        self.push_screen(TextViewer(title, body))
+    def show_view(self, title: str, body: str, *, table: bool = False) -> None:
+        self.push_screen(TextViewer(title, body, table=table))
 
     def get_system_commands(self, screen):  # the Ctrl+P palette
         yield from super().get_system_commands(screen)
