@@ -15,6 +15,8 @@ brings the focus back before it cancels anything.
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -57,6 +59,10 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
     from hermeslite.llm.types import LLMClient
     from hermeslite.store.sessions import SessionStore
     from hermeslite.tools.base import ApprovalRequest
+
+# A closed terminal window (SIGHUP) or a `kill` (SIGTERM) quits the way Ctrl+C does, so the session is
+# closed properly: one with nothing of the user's in it is removed, not left in every listing as "(untitled)".
+HANGUPS = () if sys.platform == "win32" else (signal.SIGHUP, signal.SIGTERM)
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
@@ -128,6 +134,8 @@ class HermesApp(App[int]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        for hangup in HANGUPS:
+            asyncio.get_running_loop().add_signal_handler(hangup, self.exit)
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
         self.prompt.completer = SlashComplete(self.prompt, commands.entries)
         await self.screen.mount(self.prompt.completer)
@@ -353,6 +361,8 @@ class HermesApp(App[int]):
         self.notify("Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
+        for hangup in HANGUPS:
+            asyncio.get_running_loop().remove_signal_handler(hangup)
         if self._drawer is not None:
             self._drawer.cancel()
         self.gc.restore()
