@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine, NoteLine
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
 from tests.tui.fakes import SlowStreamLLM
-from tests.tui.pilot import SIZE, escape_the_running_command, ready, send, settle, until
+from tests.tui.pilot import SIZE, answer_approval, escape_the_running_command, ready, send, settle, until
 from tests.tui.screen import Notifications, screen_text
 
 
@@ -166,13 +166,13 @@ async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         text = screen_text(app)
         assert "Why: " in text and str(outside) in text and "For this session covers: " in text
-        await pilot.press("n")
+        await answer_approval(pilot, "n")
         await settle(pilot)
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert "the user denied this command" in results[-1] and not (outside / "flag").exists()
         await send(pilot, "touch again", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.press("a")
+        await answer_approval(pilot, "a")
         await settle(pilot)
         assert (outside / "flag").exists()
         (outside / "flag").unlink()
