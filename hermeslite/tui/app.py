@@ -313,9 +313,16 @@ class HermesApp(App[int]):
         (what is queued stays queued and goes out next)."""
         if self.focused is not self.prompt:
             self.prompt.focus()
-        elif self.turns.turn_running:
-            self._cancel_note = self.chat.activity()
-            self.workers.cancel_group(self, "turn")
+        else:
+            self._cancel_turn()
+
+    def _cancel_turn(self) -> bool:
+        """Cancel the running turn, if one runs; True if one did."""
+        if not self.turns.turn_running:
+            return False
+        self._cancel_note = self.chat.activity()
+        self.workers.cancel_group(self, "turn")
+        return True
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that nothing used goes to the input, wherever the focus was."""
@@ -353,12 +360,15 @@ class HermesApp(App[int]):
         return note
 
     def action_quit_twice(self) -> None:
+        """Ctrl+C stops a running turn first, as in other chat agents (a user reaches for it to stop a
+        reply, and a second press would otherwise quit mid-turn); twice in a row quits."""
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW:
             self.exit(0)
             return
         self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
+        stopped = "Stopped the turn. " if self._cancel_turn() else ""
+        self.notify(f"{stopped}Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
         for hangup in HANGUPS:

@@ -134,6 +134,22 @@ async def test_esc_stops_a_streaming_reply_and_keeps_the_partial_text(make_app):
         assert app.host.agent.messages[-1]["content"].endswith("[reply cancelled by the user]")
 
 
+async def test_ctrl_c_stops_a_streaming_reply_before_it_quits(make_app):
+    llm = SlowStreamLLM([f"word{i} " for i in range(200)], delay=0.02)
+    app = make_app(llm=llm)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk", wait=False)
+        await until(
+            pilot, lambda: app.chat.query(AssistantMessage) and "word5" in app.chat.query_one(AssistantMessage).source
+        )
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert llm.cancelled and app.is_running
+        assert app.chat.query(NoteLine).last().text.startswith("Cancelled: stopped the reply after ")
+        assert app.host.agent.messages[-1]["content"].endswith("[reply cancelled by the user]")
+
+
 async def test_esc_kills_a_running_tool(make_app, scripted_server):
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "sleep 30"})]))
     app = make_app()
