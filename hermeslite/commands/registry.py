@@ -41,6 +41,9 @@ class CommandSpec:
     help: str  # one line for /help, the dropdown and the palette; it must read right
     # without the argument (the palette runs commands without one)
     aliases: tuple[str, ...] = ()
+    # what other chat agents call it (/undo, /clear, /status): only suggested, never run, since
+    # theirs may do something else (Codex's /undo reverts files; this one undoes a compaction)
+    known_as: tuple[str, ...] = ()
     waits: bool = False  # changes the session: typed during a turn, it waits for the turn to end
     front_ends: frozenset[str] = EVERYWHERE
     variants: tuple[Variant, ...] = field(default=())
@@ -66,10 +69,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "compress",
         "[--preview] [focus]",
         "compact the conversation now; a focus topic is kept in most detail; --preview only shows what it would do",
+        known_as=("compact",),
         waits=True,
         variants=(Variant("--preview", "[focus]", "show what /compress would do: nothing is sent or changed"),),
     ),
-    CommandSpec("uncompress", "", "undo the latest compaction; messages added since are kept", waits=True),
+    CommandSpec(
+        "uncompress",
+        "",
+        "undo the latest compaction; messages added since are kept",
+        known_as=("undo", "uncompact"),
+        waits=True,
+    ),
     CommandSpec(
         "summary",
         "[edit]",
@@ -84,10 +94,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "latest turn; a focus topic is kept in most detail",
         waits=True,
     ),
-    CommandSpec("context", "", "where the tokens go, against window and threshold; cache hits and cost"),
+    CommandSpec(
+        "context",
+        "",
+        "where the tokens go, against window and threshold; cache hits and cost",
+        known_as=("status", "cost", "usage", "tokens"),
+    ),
     CommandSpec("recall", "<words|id>", "search what compaction removed from this session; an id shows one original"),
-    CommandSpec("new", "", "start a new session (this one stays saved)", waits=True),
-    CommandSpec("resume", "[id]", "resume a saved session, by id or from a list", waits=True),
+    CommandSpec("new", "", "start a new session (this one stays saved)", known_as=("clear", "reset"), waits=True),
+    CommandSpec(
+        "resume", "[id]", "resume a saved session, by id or from a list", known_as=("continue", "load"), waits=True
+    ),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
     CommandSpec("memory", "", "show MEMORY.md and USER.md"),
     CommandSpec("todo", "", "show the todo list"),
@@ -108,7 +125,11 @@ def lookup(name: str) -> CommandSpec | None:
 
 
 def closest(name: str) -> str | None:
-    """The command a mistyped `name` most likely meant: the only one it begins, else the nearest."""
+    """The command a mistyped `name` most likely meant: the one another agent calls `name`, the
+    only one it begins, else the nearest."""
+    synonym = next((c.name for c in COMMANDS if name.lower() in c.known_as), None)
+    if synonym:
+        return synonym
     prefixed = [n for n in REGISTRY if n.startswith(name.lower())] if name else []
     if len(prefixed) == 1:
         return prefixed[0]

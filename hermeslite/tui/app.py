@@ -15,6 +15,8 @@ brings the focus back before it cancels anything.
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -57,6 +59,10 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
     from hermeslite.llm.types import LLMClient
     from hermeslite.store.sessions import SessionStore
     from hermeslite.tools.base import ApprovalRequest
+
+# A closed terminal window (SIGHUP) or a `kill` (SIGTERM) quits the way Ctrl+C does, so the session is
+# closed properly: one with nothing of the user's in it is removed, not left in every listing as "(untitled)".
+HANGUPS = () if sys.platform == "win32" else (signal.SIGHUP, signal.SIGTERM)
 
 QUIT_WINDOW = 2.0  # seconds within which a second Ctrl+C quits
 WELCOME = "Enter sends · / commands · !cmd runs cmd · Esc cancels · Ctrl+C twice quits"
@@ -128,6 +134,8 @@ class HermesApp(App[int]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        for hangup in HANGUPS:
+            asyncio.get_running_loop().add_signal_handler(hangup, self.exit)
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
         self.prompt.completer = SlashComplete(self.prompt, commands.entries)
         await self.screen.mount(self.prompt.completer)
@@ -288,8 +296,8 @@ class HermesApp(App[int]):
 
     # -- views ----------------------------------------------------------------------------
 
-    def show_view(self, title: str, body: str) -> None:
-        self.push_screen(TextViewer(title, body))
+    def show_view(self, title: str, body: str, *, table: bool = False) -> None:
+        self.push_screen(TextViewer(title, body, table=table))
 
     def get_system_commands(self, screen):  # the Ctrl+P palette
         yield from super().get_system_commands(screen)
@@ -305,9 +313,16 @@ class HermesApp(App[int]):
         (what is queued stays queued and goes out next)."""
         if self.focused is not self.prompt:
             self.prompt.focus()
-        elif self.turns.turn_running:
-            self._cancel_note = self.chat.activity()
-            self.workers.cancel_group(self, "turn")
+        else:
+            self._cancel_turn()
+
+    def _cancel_turn(self) -> bool:
+        """Cancel the running turn, if one runs; True if one did."""
+        if not self.turns.turn_running:
+            return False
+        self._cancel_note = self.chat.activity()
+        self.workers.cancel_group(self, "turn")
+        return True
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that nothing used goes to the input, wherever the focus was."""
@@ -345,14 +360,19 @@ class HermesApp(App[int]):
         return note
 
     def action_quit_twice(self) -> None:
+        """Ctrl+C stops a running turn first, as in other chat agents (a user reaches for it to stop a
+        reply, and a second press would otherwise quit mid-turn); twice in a row quits."""
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW:
             self.exit(0)
             return
         self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
+        stopped = "Stopped the turn. " if self._cancel_turn() else ""
+        self.notify(f"{stopped}Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
+        for hangup in HANGUPS:
+            asyncio.get_running_loop().remove_signal_handler(hangup)
         if self._drawer is not None:
             self._drawer.cancel()
         self.gc.restore()

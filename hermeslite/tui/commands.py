@@ -183,7 +183,7 @@ async def _resume(app: CommandSurface, args: str) -> None:
 @handlers.bind("sessions")
 async def _sessions(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
-    app.show_view("Sessions", views.sessions_view(agent.list_sessions()))
+    app.show_view("Sessions", views.sessions_view(agent.list_sessions()), table=True)
 
 
 @handlers.bind("memory")

@@ -20,7 +20,7 @@ KEYS = (
     ("Ctrl+End", "jump to the newest message"),
     ("Ctrl+O", "expand or collapse the newest tool panel or compaction card"),
     ("Ctrl+P", "command palette"),
-    ("Ctrl+C twice", "quit (the session is saved)"),
+    ("Ctrl+C", "stop the running turn; twice: quit (the session is saved)"),
 )
 
 

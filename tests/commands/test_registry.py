@@ -85,6 +85,18 @@ def test_suggestions_come_from_the_registry():
         parse("/handof", LINE)
 
 
+def test_another_agents_name_for_a_command_suggests_ours_without_running_it():
+    assert [closest(n) for n in ("undo", "clear", "status", "cost", "compact")] == [
+        "uncompress",
+        "new",
+        "context",
+        "context",
+        "compress",
+    ]
+    with pytest.raises(UnknownCommand, match=r"^Unknown command /undo\. Did you mean /uncompress\?"):
+        parse("/undo", LINE)
+
+
 def readme_rows() -> dict[str, str]:
     """The README's command table: the first column (without backquotes) -> the second."""
     text = README.read_text(encoding="utf-8")

@@ -66,3 +66,11 @@ async def escape_the_running_command(pilot, command: str) -> None:
     await settle(pilot)
     assert app.chat.query_one(ToolPanel).state == "cancelled"
     assert f"Cancelled: stopped terminal `{command}` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
+
+
+async def answer_approval(pilot, key: str) -> None:
+    """Press `key` in the approval dialog as a person does: after a pause, so it is not taken as typing."""
+    from hermeslite.tui.screens.approval import TYPING_GAP
+
+    await pilot.pause(TYPING_GAP + 0.1)
+    await pilot.press(key)

@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine, NoteLine
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
 from tests.tui.fakes import SlowStreamLLM
-from tests.tui.pilot import SIZE, escape_the_running_command, ready, send, settle, until
+from tests.tui.pilot import SIZE, answer_approval, escape_the_running_command, ready, send, settle, until
 from tests.tui.screen import Notifications, screen_text
 
 
@@ -134,6 +134,22 @@ async def test_esc_stops_a_streaming_reply_and_keeps_the_partial_text(make_app):
         assert app.host.agent.messages[-1]["content"].endswith("[reply cancelled by the user]")
 
 
+async def test_ctrl_c_stops_a_streaming_reply_before_it_quits(make_app):
+    llm = SlowStreamLLM([f"word{i} " for i in range(200)], delay=0.02)
+    app = make_app(llm=llm)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "talk", wait=False)
+        await until(
+            pilot, lambda: app.chat.query(AssistantMessage) and "word5" in app.chat.query_one(AssistantMessage).source
+        )
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert llm.cancelled and app.is_running
+        assert app.chat.query(NoteLine).last().text.startswith("Cancelled: stopped the reply after ")
+        assert app.host.agent.messages[-1]["content"].endswith("[reply cancelled by the user]")
+
+
 async def test_esc_kills_a_running_tool(make_app, scripted_server):
     scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "sleep 30"})]))
     app = make_app()
@@ -166,13 +182,13 @@ async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         text = screen_text(app)
         assert "Why: " in text and str(outside) in text and "For this session covers: " in text
-        await pilot.press("n")
+        await answer_approval(pilot, "n")
         await settle(pilot)
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert "the user denied this command" in results[-1] and not (outside / "flag").exists()
         await send(pilot, "touch again", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.press("a")
+        await answer_approval(pilot, "a")
         await settle(pilot)
         assert (outside / "flag").exists()
         (outside / "flag").unlink()

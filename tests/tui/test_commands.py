@@ -49,6 +49,16 @@ async def test_unknown_command_suggests_the_closest(make_app, scripted_server):
         assert scripted_server.requests == []  # nothing was sent to the model
 
 
+async def test_undo_points_at_uncompress_not_at_a_lookalike(make_app, scripted_server):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/undo")
+        note = app.chat.query(NoteLine).last().text
+        assert note == "Unknown command /undo. Did you mean /uncompress? Type /help for the list."
+        assert scripted_server.requests == []
+
+
 async def test_a_path_is_a_message_not_a_command(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -67,3 +67,26 @@ async def test_frozen_text_follows_a_theme_change(make_app, scripted_server):
             ),
         )
         assert reply.source == LONG
+
+
+async def test_a_pasted_log_is_folded_in_the_chat_and_sent_whole(make_app, scripted_server):
+    from hermeslite.tui.widgets.message import UserMessage
+
+    pasted = "\n".join(f"log line {n:03d}" for n in range(330))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, pasted)
+        message = app.chat.query_one(UserMessage)
+        assert message.size.height < 10
+        shown = screen_text(app)
+        assert "log line 005" in shown and "log line 006" not in shown and "… 324 more lines" in shown
+        assert scripted_server.requests[-1]["messages"][-1]["content"] == pasted
+        await pilot.click(message)
+        await pilot.pause()
+        assert message.size.height > 330
+        app.chat.scroll_to_widget(message, animate=False, top=True)
+        await pilot.pause()
+        await pilot.click(message, offset=(2, 0))
+        await pilot.pause()
+        assert message.size.height < 10

@@ -8,6 +8,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from hermeslite.commands.session_table import when
 from hermeslite.store.sessions import SessionStore
 from hermeslite.store.usage import UsageRecord
 from hermeslite.tui.screens.session_picker import SessionPicker
@@ -15,6 +16,7 @@ from hermeslite.tui.screens.text_viewer import TextViewer
 from tests.cli_process import hermeslite, model_args
 from tests.server import MODEL
 from tests.tui.pilot import SIZE, ready, send
+from tests.tui.screen import screen_text
 
 MARK = "●"
 
@@ -105,3 +107,54 @@ async def test_the_picker_with_nothing_saved_says_so(make_app, scripted_server, 
         await pilot.pause()
         assert str(app.screen.query_one("#picker-empty").render()) == "No saved sessions yet."
         assert app.screen.query_one("#picker-list").option_count == 0
+
+
+def long_sessions(store: SessionStore, cwd: Path, api_base: str) -> list[str]:
+    """Two sessions with facts as long as they get (a long model, a context figure, a handoff's
+    origin) and a title longer than a narrow picker; ids newest first."""
+    model = "anthropic/claude-sonnet-4-5"
+    first = store.create_session(model, str(cwd), api_base=api_base)
+    time.sleep(0.01)
+    second = store.create_session(model, str(cwd), api_base=api_base, parent_id=first)
+    for sid in (first, second):
+        store.append_message(sid, {"role": "system", "content": "sys"})
+        store.append_message(sid, {"role": "user", "content": "refactor the session store and its listing " * 3})
+        store.record_usage(sid, UsageRecord("turn", model, 123_456))
+    return [second, first]
+
+
+def picker_lines(app) -> list[str]:
+    """The lines drawn inside the picker's border, below its title."""
+    drawn = screen_text(app).splitlines()
+    below = drawn[next(i for i, line in enumerate(drawn) if "Resume a session" in line) + 1 :]
+    return [line.split("│")[1].rstrip() for line in below if line.count("│") >= 2]
+
+
+async def test_each_picker_entry_is_two_lines_cut_with_an_ellipsis_at_any_width(make_app, scripted_server, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    handoff, first = long_sessions(make_app.store, project, scripted_server.base_url)
+    app = make_app(cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/resume")
+        listed = app.screen.rows  # the open session too, marked
+        for width in (80, 120, 200):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            lines = picker_lines(app)
+            assert lines[2 * len(listed)].strip() == ""  # nothing wrapped onto a third line
+            facts = {}
+            for index, row in enumerate(listed):
+                title, facts[row.id] = lines[2 * index].strip(), lines[2 * index + 1].strip()
+                assert facts[row.id].startswith(when(row.updated_at))
+                if row.id in (handoff, first):
+                    assert title.startswith("refactor the session store") and title.endswith("…")
+                    assert facts[row.id].split(" · ")[1:3] == ["2 messages", "123k context"]
+            if width == 80:  # three facts whole, the model's head, then the ellipsis
+                assert facts[first].split(" · ")[3].startswith("anthropic/claude")
+                assert facts[first].endswith("…") and facts[handoff].endswith("…")
+            if width == 120:  # all but the handoff's origin
+                assert facts[first].endswith(first) and facts[handoff].endswith(f"{handoff} · …")
+            if width == 200:
+                assert facts[handoff].endswith(f"(handed off from {first})")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.server import Reply
-from tests.tui.pilot import SIZE, ready, send
+from tests.tui.pilot import SIZE, ready, send, until
 
 
 async def test_an_app_quit_at_once_keeps_no_session(make_app):
@@ -13,6 +13,26 @@ async def test_an_app_quit_at_once_keeps_no_session(make_app):
         assert make_app.store.list_sessions() != []  # the session exists while the app runs
         await pilot.press("ctrl+c", "ctrl+c")
         await pilot.pause()
+    assert make_app.store.list_sessions() == []
+
+
+async def test_a_closed_terminal_quits_cleanly_and_keeps_no_empty_session(make_app):
+    """Closing the terminal window sends SIGHUP; unhandled, it ended the process with the empty
+    session left behind, listed ever after as "(untitled)"."""
+    import os
+    import signal
+
+    hangups: list[int] = []
+    previous = signal.signal(signal.SIGHUP, lambda number, frame: hangups.append(number))  # the unfixed fate
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            os.kill(os.getpid(), signal.SIGHUP)
+            await until(pilot, lambda: hangups or not app.is_running, timeout=2)
+            assert hangups == [] and not app.is_running
+    finally:
+        signal.signal(signal.SIGHUP, previous)
     assert make_app.store.list_sessions() == []
 
 

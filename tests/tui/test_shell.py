@@ -10,7 +10,7 @@ from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
-from tests.tui.pilot import SIZE, escape_the_running_command, ready, send, settle, until
+from tests.tui.pilot import SIZE, answer_approval, escape_the_running_command, ready, send, settle, until
 from tests.tui.screen import screen_text
 
 
@@ -47,7 +47,7 @@ async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_pa
         await send(pilot, f"!touch {outside}/flag", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         assert "Why: " in screen_text(app) and str(outside) in screen_text(app)
-        await pilot.press("n")
+        await answer_approval(pilot, "n")
         await settle(pilot)
         assert not (outside / "flag").exists()  # denied: it never ran
         assert app.chat.query_one(ToolPanel).state == "error"
@@ -55,7 +55,7 @@ async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_pa
         assert last["role"] == "user" and "the user denied this command" in last["content"]
         await send(pilot, f"!touch {outside}/flag", wait=False)
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.press("y")
+        await answer_approval(pilot, "y")
         await settle(pilot)
         assert (outside / "flag").exists()  # allowed once: it ran
         assert scripted_server.requests == []
@@ -112,3 +112,20 @@ async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, tmp_path_
         assert not (outside / "flag").exists()
         content = app.host.agent.messages[-1]["content"]
         assert "Permission denied" in content and "[exit code: 1]" in content
+
+
+async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, tmp_path_factory, monkeypatch):
+    """The dialog opened under a follow-up being typed: "yes, and a test" held a y and an a."""
+    outside = tmp_path_factory.mktemp("outside")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, f"!touch {outside}/flag", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press(*"yes, and a test", "enter")
+        assert isinstance(app.screen, ApprovalScreen)  # still asking
+        assert "Keys typed while this opened were ignored" in screen_text(app)
+        await answer_approval(pilot, "y")
+        await settle(pilot)
+        assert (outside / "flag").exists()

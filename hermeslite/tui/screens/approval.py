@@ -7,13 +7,21 @@ names the path) or file writes in one directory. An allowed scope is not asked
 about again until the app exits. If the turn is cancelled meanwhile (Esc,
 quit) the future is cancelled and the screen closes itself, so a stale
 question never lingers over the chat.
+
+The dialog can open while the user is typing a follow-up (the queue invites
+that), and a word like "yes" or "as" would answer it unread. So a key counts
+as an answer only after a pause: one that comes within TYPING_GAP of the key
+before it (in the input or here), or of the dialog opening, is taken as typing,
+swallowed, and the dialog says to press y, a or n.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -24,6 +32,8 @@ from textual.widgets import Button, Static
 from hermeslite.display import neutralize
 
 ONCE, SESSION, DENY = "once", "session", "deny"
+TYPING_GAP = 0.5  # seconds: keys closer together than this are typing, not an answer
+TYPED_NOTE = "Keys typed while this opened were ignored: press y, a or n (Esc denies)."
 
 
 class ApprovalScreen(ModalScreen[str]):
@@ -33,10 +43,11 @@ class ApprovalScreen(ModalScreen[str]):
         Binding("n,escape", "choose('deny')", "Deny"),
     ]
 
-    def __init__(self, request, answer: asyncio.Future | None = None) -> None:
+    def __init__(self, request, answer: asyncio.Future | None = None, *, last_typed: float = 0.0) -> None:
         super().__init__()
         self.request = request
         self.answer = answer
+        self.last_key = last_typed  # monotonic time of the user's last key, in the input or here
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
@@ -44,15 +55,28 @@ class ApprovalScreen(ModalScreen[str]):
             yield Static(Content(neutralize(self.request.command)), id="approval-command")
             yield Static(Content(neutralize(f"Why: {self.request.reason}.")), id="approval-reason")
             yield Static(Content(neutralize(f"For this session covers: {self.request.scope}.")), id="approval-scope")
+            yield Static(TYPED_NOTE, id="approval-typed")
             with Horizontal(id="approval-buttons"):
                 yield Button("Allow once (y)", id=ONCE, variant="warning")
                 yield Button("Allow for this session (a)", id=SESSION)
                 yield Button("Deny (n)", id=DENY, variant="error")
 
     def on_mount(self) -> None:
+        self.last_key = max(self.last_key, time.monotonic())
+        self.query_one("#approval-typed").display = False
         self.query_one(f"#{DENY}", Button).focus()  # the safe choice is the default
         if self.answer is not None:
             self.answer.add_done_callback(lambda _f: self._gone())
+
+    def on_key(self, event: events.Key) -> None:
+        """Swallow a key that follows another too closely (before any binding or button sees it);
+        Esc always denies, which is safe."""
+        now = time.monotonic()
+        typing, self.last_key = now - self.last_key < TYPING_GAP, now
+        if typing and event.key != "escape":
+            event.stop()
+            event.prevent_default()
+            self.query_one("#approval-typed").display = True
 
     def _gone(self) -> None:
         """The agent stopped waiting (turn cancelled): close without an answer."""
@@ -92,4 +116,4 @@ class Approvals:
                 verb = "Denied" if choice in (DENY, None) else "Allowed"
                 app.run_worker(app.chat.add_note(f"{verb}: {request.command}"), group="ui")
 
-        app.push_screen(ApprovalScreen(request, answer), decided)
+        app.push_screen(ApprovalScreen(request, answer, last_typed=app.prompt.last_key), decided)

@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from hermeslite.display import neutralize
+from hermeslite.display import neutralize, plural
 
 from .frozen_markdown import FrozenMarkdown, freeze, thaw
 
@@ -28,12 +28,37 @@ if TYPE_CHECKING:
     from .paced_stream import PacedStream
 
 
+FOLD_LINES = 12  # a longer message (a paste) shows its first lines and a line to open the rest
+HEAD_LINES = 6
+
+
 class UserMessage(Static):
-    """What the user sent, styled apart from the replies."""
+    """What the user sent, styled apart from the replies. A pasted log or file is folded to its first
+    lines, so it does not push the conversation off the screen; a click opens or folds it. The
+    whole text was sent either way."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Content(neutralize(text)), markup=False)
         self.text = text
+        self.lines = neutralize(text).split("\n")
+        self.expanded = False
+        super().__init__(self.shown(), markup=False)
+
+    @property
+    def folds(self) -> bool:
+        return len(self.lines) > FOLD_LINES
+
+    def shown(self) -> Content:
+        if not self.folds:
+            return Content("\n".join(self.lines))
+        if self.expanded:
+            return Content.assemble("\n".join(self.lines), "\n", ("(click to fold)", "dim"))
+        more = plural(len(self.lines) - HEAD_LINES, "more line")
+        return Content.assemble("\n".join(self.lines[:HEAD_LINES]), "\n", (f"… {more} (click to show all)", "dim"))
+
+    def on_click(self) -> None:
+        if self.folds:
+            self.expanded = not self.expanded
+            self.update(self.shown())
 
 
 SEGMENT_CHARS = 1_500  # a long reply is split into Markdown widgets of about this size
