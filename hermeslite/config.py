@@ -14,7 +14,6 @@ A `./hermeslite.yaml` found by looking (not named with `--config` or
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -23,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from hermeslite.config_file import ConfigError, parse_yaml, read_file
-from hermeslite.context.fieldspec import check_and_normalize, from_yaml, spec, validate_fields
+from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_from
+from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
 from hermeslite.trust import Trust, TrustStore
@@ -357,73 +356,5 @@ def _section_classes() -> dict[str, type]:
 
 
 def _settings_from(data: Any, path: Path, warnings: list[str]) -> Settings:
-    """Build Settings from parsed YAML, collecting every problem before raising so one run shows them all."""
-    if data is None:  # empty file, or only comments
-        return Settings()
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path}: the top level must be a mapping of sections such as `compression:`, got {_describe(data)}"
-        )
-    sections = _section_classes()
-    warnings.extend(_unknown_key_warning(path, str(key), str(key), sections) for key in data if key not in sections)
-    built: dict[str, Any] = {}
-    problems: list[str] = []
-    for name, cls in sections.items():
-        raw = data.get(name)
-        if raw is None:  # absent, or `compression:` with every key commented out
-            continue
-        if not isinstance(raw, dict):
-            problems.append(f"{name} must be a mapping of keys, got {_describe(raw)}")
-            continue
-        section, section_problems = _build_section(name, cls, raw, path, warnings)
-        built[name] = section
-        problems.extend(section_problems)
-    if problems:
-        raise ConfigError(_problems_message(path, problems))
-    return Settings(**built)
-
-
-def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[str]) -> tuple[Any, list[str]]:
-    """One section from its mapping: unknown keys warn, bad values become `<section>.<key> ...` problems.
-
-    The values are first set on a default instance and checked with the
-    metadata-driven validator, which reads only field metadata and so serves
-    any section; constructing directly would stop at a joined ValueError.
-    """
-    metas = {f.name: f.metadata for f in fields(cls)}
-    known = list(metas)
-    values = {key: from_yaml(metas[key], value) for key, value in raw.items() if key in known}
-    warnings.extend(_unknown_key_warning(path, f"{name}.{key}", str(key), known) for key in raw if key not in known)
-    candidate = cls()
-    for key, value in values.items():
-        setattr(candidate, key, value)
-    problems = [f"{name}.{problem}" for problem in validate_fields(candidate)]
-    return (None if problems else cls(**values)), problems
-
-
-def _unknown_key_warning(path: Path, dotted: str, key: str, valid: Iterable[str]) -> str:
-    """`<file>: unknown key a.b (did you mean c?)`; the suggestion catches the usual typo."""
-    close = difflib.get_close_matches(key, list(valid), n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"{path}: unknown key {dotted}{hint}"
-
-
-def _problems_message(path: Path, problems: list[str]) -> str:
-    """One line for one problem; a header and one indented line each for several."""
-    if len(problems) == 1:
-        return f"{path}: {problems[0]}"
-    return f"{path}: {len(problems)} problems:\n" + "\n".join(f"  {problem}" for problem in problems)
-
-
-_YAML_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
-    (bool, "true/false"),
-    (dict, "a mapping"),
-    (list, "a list"),
-    (str, "a string"),
-    ((int, float), "a number"),
-)
-
-
-def _describe(value: Any) -> str:
-    """What the user wrote, in YAML words rather than Python type names."""
-    return next((word for kind, word in _YAML_KINDS if isinstance(value, kind)), type(value).__name__)
+    """Build Settings from parsed YAML (see `config_file.sections_from`)."""
+    return Settings(**sections_from(data, _section_classes(), path, warnings))

@@ -1,15 +1,21 @@
 """Reading one config file: its bytes, its YAML, and errors and warnings that name the file and line.
 
 Kept apart from the settings themselves (config.py) because none of it
-depends on which keys exist.
+depends on which keys exist: `sections_from` builds whatever section
+dataclasses it is handed.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from hermeslite.context.fieldspec import from_yaml, validate_fields
 
 
 class ConfigError(Exception):
@@ -74,3 +80,79 @@ def _yaml_error_message(path: Path, exc: yaml.YAMLError) -> str:
     if mark is None:
         return f"{path}: invalid YAML: {problem}"
     return f"{path}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def sections_from(data: Any, sections: dict[str, type], path: Path, warnings: list[str]) -> dict[str, Any]:
+    """Each section dataclass in `sections` built from its mapping in parsed YAML `data`.
+
+    Every problem is collected before raising, so one run shows them all;
+    unknown keys become warnings with the closest valid name.
+    """
+    if data is None:  # empty file, or only comments
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: the top level must be a mapping of sections such as `compression:`, got {_describe(data)}"
+        )
+    warnings.extend(_unknown_key_warning(path, str(key), str(key), sections) for key in data if key not in sections)
+    built: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, cls in sections.items():
+        raw = data.get(name)
+        if raw is None:  # absent, or `compression:` with every key commented out
+            continue
+        if not isinstance(raw, dict):
+            problems.append(f"{name} must be a mapping of keys, got {_describe(raw)}")
+            continue
+        section, section_problems = _build_section(name, cls, raw, path, warnings)
+        built[name] = section
+        problems.extend(section_problems)
+    if problems:
+        raise ConfigError(_problems_message(path, problems))
+    return built
+
+
+def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[str]) -> tuple[Any, list[str]]:
+    """One section from its mapping: unknown keys warn, bad values become `<section>.<key> ...` problems.
+
+    The values are first set on a default instance and checked with the
+    metadata-driven validator, which reads only field metadata and so serves
+    any section; constructing directly would stop at a joined ValueError.
+    """
+    metas = {f.name: f.metadata for f in fields(cls)}
+    known = list(metas)
+    values = {key: from_yaml(metas[key], value) for key, value in raw.items() if key in known}
+    warnings.extend(_unknown_key_warning(path, f"{name}.{key}", str(key), known) for key in raw if key not in known)
+    candidate = cls()
+    for key, value in values.items():
+        setattr(candidate, key, value)
+    problems = [f"{name}.{problem}" for problem in validate_fields(candidate)]
+    return (None if problems else cls(**values)), problems
+
+
+def _unknown_key_warning(path: Path, dotted: str, key: str, valid: Iterable[str]) -> str:
+    """`<file>: unknown key a.b (did you mean c?)`; the suggestion catches the usual typo."""
+    close = difflib.get_close_matches(key, list(valid), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{path}: unknown key {dotted}{hint}"
+
+
+def _problems_message(path: Path, problems: list[str]) -> str:
+    """One line for one problem; a header and one indented line each for several."""
+    if len(problems) == 1:
+        return f"{path}: {problems[0]}"
+    return f"{path}: {len(problems)} problems:\n" + "\n".join(f"  {problem}" for problem in problems)
+
+
+_YAML_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "true/false"),
+    (dict, "a mapping"),
+    (list, "a list"),
+    (str, "a string"),
+    ((int, float), "a number"),
+)
+
+
+def _describe(value: Any) -> str:
+    """What the user wrote, in YAML words rather than Python type names."""
+    return next((word for kind, word in _YAML_KINDS if isinstance(value, kind)), type(value).__name__)
