@@ -46,7 +46,7 @@ async def recall_for_user(agent: Agent, argument: str) -> RecallReport:
             text = await asyncio.to_thread(original_text, store, session_id, argument)
             return RecallReport(f"Recall {argument}", text or f"Nothing is archived under {argument} in this session.")
         if not search_terms(argument):
-            return RecallReport("Recall", f'"{show_query(argument)}" has no words or numbers to search for. {USAGE}')
+            return RecallReport("Recall", f"{show_query(argument)} has no words or numbers to search for. {USAGE}")
         text = await asyncio.to_thread(search_report, store, session_id, argument, USER_RESULTS, USER_OPEN_HINT)
     except Exception as exc:  # a locked or damaged database: one line, the session goes on
         return RecallReport("Recall", f"Could not read the session archive: {exc}", ok=False)

@@ -65,8 +65,12 @@ def cap(text: str, limit: int = RECALL_LIMIT) -> str:
 
 
 def show_query(query: str, limit: int = 80) -> str:
-    """A query as quoted in a result line: whitespace collapsed, at most `limit` chars."""
-    return clip_line(query, limit)
+    """A query quoted for a result line: whitespace collapsed, at most `limit` chars, in quote marks it does
+    not itself contain, so `"deploy key"` typed with its quotes does not read as `""deploy key""`."""
+    shown = clip_line(query, limit)
+    if '"' not in shown:
+        return f'"{shown}"'
+    return f"'{shown}'" if "'" not in shown else f"\u201c{shown}\u201d"
 
 
 def hit_label(hit: ArchiveHit) -> str:
@@ -86,12 +90,12 @@ def render_search(query: str, hits: list[ArchiveHit], archived: int, limit: int,
     shown = show_query(query)
     if not hits:
         return (
-            f'No match for "{shown}" among the {archived} compacted original(s) of this session; '
+            f"No match for {shown} among the {archived} compacted original(s) of this session; "
             "try other words (exact names, paths, values, error text)."
         )
     count = f"{'the best ' if len(hits) >= limit else ''}{len(hits)} {'match' if len(hits) == 1 else 'matches'}"
     lines = [
-        f'{count[0].upper()}{count[1:]} for "{shown}" among {archived} compacted original(s), best first; {open_hint}:'
+        f"{count[0].upper()}{count[1:]} for {shown} among {archived} compacted original(s), best first; {open_hint}:"
     ]
     for n, hit in enumerate(hits, 1):
         lines += [f"{n}. {hit.ref} · {hit_label(hit)}", f"   {hit.excerpt or '(no text)'}"]

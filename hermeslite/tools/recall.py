@@ -79,7 +79,7 @@ class RecallTool:
         if not ref and not query:
             return ToolResult.error('give query="words to search for" or id="r0123456789"')
         if not ref and not search_terms(query):
-            return ToolResult.error(f"the query {show_query(query)!r} has no words or numbers to search for")
+            return ToolResult.error(f"the query {show_query(query)} has no words or numbers to search for")
         session_id = self.session_id_getter()
         if not session_id:
             return ToolResult.error("there is no saved session to recall from")

@@ -118,7 +118,7 @@ ASK_FOR_ONE = 'error: give query="words to search for" or id="r0123456789"'
             "error: nothing archived under 'r9999999999' in this session; copy the id exactly from the placeholder "
             "or search result (r followed by 10 hex digits), or search with query=",
         ),
-        ({"query": "*** -- ()"}, "error: the query '*** -- ()' has no words or numbers to search for"),
+        ({"query": "*** -- ()"}, 'error: the query "*** -- ()" has no words or numbers to search for'),
     ],
 )
 async def test_a_call_that_names_nothing_recallable_says_how_to_ask(store: SessionStore, args, message):
@@ -225,6 +225,17 @@ async def test_query_without_match_or_without_archive_says_so(store: SessionStor
     miss = await tool.run({"query": "kubernetes"}, ctx())
     assert not miss.is_error
     assert miss.content.startswith('No match for "kubernetes" among the 1 compacted original(s)')
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [('"deploy key"', "'\"deploy key\"'"), ('it\'s "here"', '\u201cit\'s "here"\u201d')],
+)
+async def test_a_query_with_quote_marks_is_quoted_with_others(store: SessionStore, query: str, shown: str):
+    sid = store.create_session("m", "/w")
+    store.archive(sid, {"r0000000001": {"role": "user", "content": "hello there"}})
+    miss = await RecallTool(store, lambda: sid).run({"query": query}, ctx())
+    assert miss.content.startswith(f"No match for {shown} among")
 
 
 async def test_id_wins_when_both_forms_are_given(store: SessionStore):

@@ -38,7 +38,7 @@ async def test_recall_searches_what_was_compacted_and_opens_one(make_app, script
         await send(pilot, "/recall deploy key")
         assert isinstance(app.screen, TextViewer)
         text = screen_text(app)
-        assert "Recall: deploy key" in text
+        assert 'Recall: "deploy key"' in text
         assert "output of terminal" in text and VALUE in text
         assert "/recall <id> shows" in text
         ref = re.search(r"\b(r[0-9a-f]{10}) · output of terminal", text).group(1)
