@@ -24,10 +24,12 @@ from .deps import AgentDeps
 from .flush import flush_memories, user_turns
 from .summarizer import BuiltRequest, live_requests
 
+# What a user can do when the context will not fit, in words that hold in the app, the line chat and -p.
+ROOM_HINT = "try /compress <focus> or a new session (with -p: run without --continue)"
 FLUSH_FAILED = "Memory flush failed (nothing saved to memory; compaction goes on):"
 THRASH_NOTICE = (
     "Compaction is not freeing enough space (two passes each saved under 10%). "
-    "Try /compress <focus> to keep only what matters, or /new to start fresh."
+    "Try /compress <focus> to keep only what matters, or start a new session (with -p: run without --continue)."
 )
 
 

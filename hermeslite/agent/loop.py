@@ -26,7 +26,7 @@ from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
 from . import events as ev
-from .compaction import Compaction, NextRequest
+from .compaction import ROOM_HINT, Compaction, NextRequest
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
@@ -38,7 +38,7 @@ from .turn_repair import CANCELLED_REPLY, INCOMPLETE_REPLY, NO_REPLY, Turn, clos
 from .window import adopt_stated_window, learned_window_note, settle_window
 
 MAX_REACTIVE = 3
-OVERFLOW_GIVE_UP = "context still too large after 3 compactions: try /compress <focus> or /new"
+OVERFLOW_GIVE_UP = "context still too large after 3 compactions: " + ROOM_HINT
 
 
 class Agent:
@@ -233,10 +233,7 @@ class Agent:
                 self._adopt_limit(exc)
                 if not self.deps.compressor.config.enabled:
                     self.emit(
-                        ev.ErrorEvent(
-                            f"{exc} Automatic compression is off (compression.enabled: false): "
-                            "use /compress [focus] or /new."
-                        )
+                        ev.ErrorEvent(f"{exc} Automatic compression is off (compression.enabled: false): {ROOM_HINT}.")
                     )
                     return None
                 if attempt == MAX_REACTIVE:
@@ -246,7 +243,7 @@ class Agent:
                 # answer: reactive passes are forced to summarize the middle.
                 result = await self._compact("reactive", force=True)
                 if result.aborted or not result.changed:
-                    self.emit(ev.ErrorEvent(f"{exc} Compression could not make room: try /compress <focus> or /new."))
+                    self.emit(ev.ErrorEvent(f"{exc} Compression could not make room: {ROOM_HINT}."))
                     return None
             except LLMError as exc:
                 self.emit(ev.ErrorEvent(str(exc)))

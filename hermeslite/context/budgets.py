@@ -135,7 +135,7 @@ def overflow_reason(budgets: Budgets, after: int) -> str | None:
     if fixed.user > max(0, target - setup) and fixed.user >= setup:
         return (
             f"the latest user message alone is ~{tokens(fixed.user):,} tokens and {limit}: shorten or split "
-            "it, start a /new session, or set model.context_window if the model's window is bigger"
+            "it, start a new session, or set model.context_window if the model's window is bigger"
         )
     if fixed.total > target:
         return (

@@ -39,7 +39,7 @@ async def test_a_message_too_large_for_the_window_is_reported_once_instead_of_co
     assert (await agent.run_turn("Summarize this log:\n" + "GET /api/items 200 12ms\n" * 1_500)).ok
     assert [e.trigger for e in rec.of(ev.CompactionStarted)] == ["preflight"]
     [notice] = [n for n in rec.of(ev.Notice) if "Context still too full" in n.text]
-    assert "the latest user message alone is ~" in notice.text and "/new" in notice.text
+    assert "the latest user message alone is ~" in notice.text and "start a new session" in notice.text
     assert_valid(agent.messages)
 
 
@@ -74,7 +74,7 @@ async def test_gives_up_after_three_reactive_compactions(make_agent, scripted_se
     assert not (await agent.run_turn("go")).ok
     assert rec.of(ev.ErrorEvent)[-1].text == (
         "The conversation is too long for openai/test-model's context window. "
-        "Compression could not make room: try /compress <focus> or /new."
+        "Compression could not make room: try /compress <focus> or a new session (with -p: run without --continue)."
     )
     assert_valid(agent.messages)
 

@@ -134,7 +134,7 @@ def _check(c: ContextCompressor, before: list[dict], result, overhead: int, fact
     assert (after > target) == bool(result.too_large)
     assert result.tokens_after == after  # the result reports what the meter will show
     if result.too_large and fixed > target and message_tokens(before[user_at]) > target // 2:
-        assert "latest user message" in result.too_large and "/new" in result.too_large
+        assert "latest user message" in result.too_large and "start a new session" in result.too_large
 
 
 def default_compressor(window: int, summary_kind: str) -> ContextCompressor:

@@ -119,5 +119,5 @@ def test_a_latest_message_too_large_for_any_compaction_is_reported_not_retried()
     c = ContextCompressor(CompressionConfig(), context_length=8_192, summarize=_valid, today=lambda: "2026-11-22")
     result = asyncio.run(c.compress(t.build()))
     assert result.changed and result.too_large
-    assert "the latest user message alone is ~" in result.too_large and "/new" in result.too_large
+    assert "the latest user message alone is ~" in result.too_large and "start a new session" in result.too_large
     assert result.advice().startswith("Context still too full: the latest user message alone")
