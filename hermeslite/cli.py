@@ -33,6 +33,7 @@ from hermeslite.config import (
     project_guarded_values,
 )
 from hermeslite.config_file import read_file
+from hermeslite.context.fieldspec import is_web_url
 from hermeslite.display import neutralize
 from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UsageError, UserFacingError
 from hermeslite.prompt_input import read_prompt, stdin_is_piped
@@ -44,6 +45,13 @@ EXIT_READER_GONE = 128 + signal.SIGPIPE  # 141: what a shell reports for a tool 
 MAX_DETAIL = 300  # characters of an unexpected error's message in its one line
 
 Command = Callable[[argparse.Namespace, LoadedSettings], int]
+
+
+def _web_url(text: str) -> str:
+    """`--api-base` checked as the config key is, so a typo is a usage error now, not a failed request later."""
+    if not is_web_url(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         "into stdin is added after the prompt, and `-p -` reads the whole prompt from stdin",
     )
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
-    parser.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server URL, overriding model.api_base")
+    parser.add_argument(
+        "--api-base", metavar="URL", type=_web_url, help="OpenAI-compatible server URL, overriding model.api_base"
+    )
     parser.add_argument(
         "-v",
         "--verbose",

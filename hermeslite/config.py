@@ -69,7 +69,7 @@ class ModelConfig:
     api_base: str | None = field(
         default=None,
         metadata=spec(
-            "text_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"
+            "url_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"
         ),
     )
     api_key_env: str | None = field(

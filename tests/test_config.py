@@ -231,6 +231,19 @@ def test_single_bad_value_is_one_line(workdir: Path) -> None:
     assert message == f"{path}: compression.summary_timeout must be between 1 and 3600, got 0"
 
 
+@pytest.mark.parametrize("value", ["localhost:8080/v1", "ftp://example.com", "http://", "'http://[::1'"])
+def test_api_base_must_be_a_web_url(workdir: Path, value: str) -> None:
+    message, path = load_error(f"model:\n  api_base: {value}\n", workdir)
+    shown = value.strip("'")
+    assert message == f"{path}: model.api_base must be an http:// or https:// URL or null, got {shown!r}"
+
+
+def test_api_base_takes_http_and_https(workdir: Path) -> None:
+    for url in ("http://127.0.0.1:8080/v1", "https://llm.example.com"):
+        write(workdir / "named.yaml", f"model:\n  api_base: {url}\n")  # named: a guarded key needs no trust
+        assert load_settings("named.yaml").settings.model.api_base == url
+
+
 def test_nan_is_out_of_range(workdir: Path) -> None:
     message, _ = load_error("compression:\n  threshold: .nan\n", workdir)
     assert "compression.threshold must be between 0.05 and 0.95, got nan" in message

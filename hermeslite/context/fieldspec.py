@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 AUTO: Final = "auto"
 
@@ -23,6 +24,7 @@ KIND_WORDS = {
     "whole_or_null": "a whole number or null",
     "model": "a model name or null",
     "text_or_null": "a string or null",
+    "url_or_null": "an http:// or https:// URL or null",
     "names": "a list of tool names",
     "fractions": "a mapping of model-name parts to numbers",
     "paths": "a list of paths",
@@ -45,6 +47,8 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))
+    if kind == "url_or_null":
+        return value is None or (isinstance(value, str) and is_web_url(value))
     if kind == "choice":
         return value in choices
     if kind == "fractions":
@@ -58,6 +62,15 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
     if not _is_number(value):
         return False
     return kind in ("number", "number_or_auto") or float(value).is_integer()
+
+
+def is_web_url(text: str) -> bool:
+    """http(s) with a host: anything else fails only once a request is made, after the retries."""
+    try:
+        parts = urlsplit(text.strip())
+    except ValueError:  # a malformed IPv6 host
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def _is_number(value: Any) -> bool:

@@ -41,6 +41,14 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
 
 
+def test_api_base_that_is_not_a_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--api-base", "localhost:8080/v1", "-p", "hi"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "error: argument --api-base: 'localhost:8080/v1' is not an http:// or https:// URL "
+        "(e.g. http://127.0.0.1:8080/v1)\n"
+    )
+
+
 @pytest.mark.parametrize(
     "argv", [["-p", "hi", "sessions"], ["--continue", "config"], ["--resume", "2026", "sessions"], ["-p", "x", "trust"]]
 )
