@@ -217,7 +217,7 @@ async def _model(app: CommandSurface, args: str) -> None:
     for line in agent.startup_notes():
         await app.chat.add_note(line)
     if warning := app.host.window_warning():
-        app.notify(warning, severity="warning", markup=False)
+        await app.show_notice(warning)
 
 
 @handlers.bind("help")
