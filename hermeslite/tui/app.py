@@ -314,9 +314,9 @@ class HermesApp(App[int]):
         if self.focused is not self.prompt:
             self.prompt.focus()
         else:
-            self._cancel_turn()
+            self.stop_turn()
 
-    def _cancel_turn(self) -> bool:
+    def stop_turn(self) -> bool:
         """Cancel the running turn, if one runs; True if one did."""
         if not self.turns.turn_running:
             return False
@@ -367,7 +367,7 @@ class HermesApp(App[int]):
             self.exit(0)
             return
         self._last_ctrl_c = now
-        stopped = "Stopped the turn. " if self._cancel_turn() else ""
+        stopped = "Stopped the turn. " if self.stop_turn() else ""
         self.notify(f"{stopped}Press Ctrl+C again to quit (the session is saved).", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:

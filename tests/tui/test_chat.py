@@ -198,6 +198,29 @@ async def test_risky_commands_ask_and_can_be_allowed_for_the_session(
         assert "[exit code: 0]" in results[-1] and (outside / "flag").exists()
 
 
+async def test_escape_in_the_approval_dialog_denies_and_stops_the_turn(
+    make_app, scripted_server, tmp_path_factory, monkeypatch
+):
+    outside = tmp_path_factory.mktemp("outside")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": f"touch {outside}/flag"})]), Reply.text("never asked for")
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "touch", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await answer_approval(pilot, "escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen) and not app.turns.turn_running
+        assert not (outside / "flag").exists()
+        assert len(scripted_server.requests) == 1  # the model was not asked to go on
+        results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
+        assert results == ["error: cancelled by the user before this tool finished"]
+        assert f"Denied: touch {outside}/flag" in [n.text for n in app.chat.query("NoteLine")]
+
+
 async def test_history_recalls_sent_messages(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

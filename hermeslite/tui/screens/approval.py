@@ -6,7 +6,9 @@ the request's scope, such as commands flagged for the same reason (which
 names the path) or file writes in one directory. An allowed scope is not asked
 about again until the app exits. If the turn is cancelled meanwhile (Esc,
 quit) the future is cancelled and the screen closes itself, so a stale
-question never lingers over the chat.
+question never lingers over the chat. `n` denies and lets the model go on
+(it is told the user said no); Esc denies and stops the turn, for when the
+model is heading the wrong way and should wait for the user.
 
 The dialog can open while the user is typing a follow-up (the queue invites
 that), and a word like "yes" or "as" would answer it unread. So a key counts
@@ -31,16 +33,17 @@ from textual.widgets import Button, Static
 
 from hermeslite.display import neutralize
 
-ONCE, SESSION, DENY = "once", "session", "deny"
+ONCE, SESSION, DENY, STOP = "once", "session", "deny", "stop"
 TYPING_GAP = 0.5  # seconds: keys closer together than this are typing, not an answer
-TYPED_NOTE = "Keys typed while this opened were ignored: press y, a or n (Esc denies)."
+TYPED_NOTE = "Keys typed while this opened were ignored: press y, a or n (Esc denies and stops the turn)."
 
 
 class ApprovalScreen(ModalScreen[str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "choose('once')", "Allow once"),
         Binding("a", "choose('session')", "Allow for session"),
-        Binding("n,escape", "choose('deny')", "Deny"),
+        Binding("n", "choose('deny')", "Deny"),
+        Binding("escape", "choose('stop')", "Deny and stop the turn"),
     ]
 
     def __init__(self, request, answer: asyncio.Future | None = None, *, last_typed: float = 0.0) -> None:
@@ -70,7 +73,7 @@ class ApprovalScreen(ModalScreen[str]):
 
     def on_key(self, event: events.Key) -> None:
         """Swallow a key that follows another too closely (before any binding or button sees it);
-        Esc always denies, which is safe."""
+        Esc always counts: it denies, which is safe."""
         now = time.monotonic()
         typing, self.last_key = now - self.last_key < TYPING_GAP, now
         if typing and event.key != "escape":
@@ -111,6 +114,10 @@ class Approvals:
             app.activity = previous
             if choice == SESSION:
                 self.allowed_scopes.add(request.scope)
+            if choice == STOP and not answer.done():
+                app.run_worker(app.chat.add_note(f"Denied: {request.command}"), group="ui")
+                app.stop_turn()  # cancels the wait too: the call is closed as cancelled, not run
+                return
             if not answer.done():
                 answer.set_result(choice in (ONCE, SESSION))
                 verb = "Denied" if choice in (DENY, None) else "Allowed"
