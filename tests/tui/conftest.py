@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +35,14 @@ def make_settings(
         memory=replace(settings.memory, dir=str(memory_dir)),
         tools=replace(settings.tools, **(tools or {})),
     )
+
+
+@pytest.fixture
+def outside(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder outside the project and outside the temp dir (moved away for the test), so writing
+    there needs approval."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+    return tmp_path_factory.mktemp("outside")
 
 
 @pytest.fixture

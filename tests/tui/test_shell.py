@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-
 from hermeslite.context.user_command import INTRO
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.header import HeaderBar
@@ -38,9 +36,7 @@ async def test_bang_runs_the_command_and_the_next_request_carries_its_output(mak
         assert question == {"role": "user", "content": "what did it print?"}
 
 
-async def test_bang_follows_the_approval_rules(make_app, scripted_server, tmp_path_factory, monkeypatch):
-    outside = tmp_path_factory.mktemp("outside")  # outside the project and (below) the temp dir
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
+async def test_bang_follows_the_approval_rules(make_app, scripted_server, outside):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -94,15 +90,13 @@ async def test_a_resumed_session_shows_the_command_as_typed_with_its_panel(make_
         assert INTRO not in screen_text(app)
 
 
-async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, tmp_path_factory, monkeypatch):
+async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, outside):
     import pytest
 
     from hermeslite.tools.landlock import abi_version
 
     if not abi_version():
         pytest.skip("no Landlock on this kernel")
-    outside = tmp_path_factory.mktemp("outside")
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -114,10 +108,8 @@ async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, tmp_path_
         assert "Permission denied" in content and "[exit code: 1]" in content
 
 
-async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, tmp_path_factory, monkeypatch):
+async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, outside):
     """The dialog opened under a follow-up being typed: "yes, and a test" held a y and an a."""
-    outside = tmp_path_factory.mktemp("outside")
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
