@@ -87,7 +87,7 @@ class Summarizer:
             if reason is None:
                 return Made(text=text)
             failures.append(reason)
-        error = "; ".join(failures)
+        error = "; ".join(dict.fromkeys(failures))  # a reason every attempt gave is said once
         if cfg.abort_on_summary_failure:
             return Made(aborted=True, error=error)
         return fallback(plan, error)

@@ -186,6 +186,16 @@ async def test_bad_replies_fall_back_with_marker(reply, reason):
     assert r.tokens_after < r.tokens_before
 
 
+async def test_a_reason_both_attempts_give_is_said_once():
+    bad = "Sure! The user wants tests fixed."
+    summarizer = Scripted(bad, bad)
+    r = await make(summarizer, summary_model="cheap/model").compress(long_session(), force=True)
+    assert len(summarizer.calls) == 2 and r.fallback_used
+    assert r.error == (
+        "the summary lacks the section(s) Active Task, Goal, Completed Actions, Relevant Files, Remaining Work"
+    )
+
+
 async def test_timeout_falls_back():
     import asyncio
 
