@@ -104,7 +104,10 @@ def format_cost(usage: UsageTotals) -> str:
     """Dollars from litellm's price table; "unknown" when no request had a price."""
     if usage.requests and usage.unpriced == usage.requests:
         return "unknown"
-    amount = f"${usage.cost:.4f}" if usage.cost < 1 else f"${usage.cost:.2f}"
+    if 0 < usage.cost < 0.00005:  # would print as $0.0000, which reads as free
+        amount = "under $0.0001"
+    else:
+        amount = f"${usage.cost:.4f}" if usage.cost < 1 else f"${usage.cost:.2f}"
     if usage.unpriced:
         plural = "s" if usage.unpriced > 1 else ""
         return f"{amount} + {usage.unpriced} unpriced request{plural}"
@@ -112,7 +115,7 @@ def format_cost(usage: UsageTotals) -> str:
 
 
 def _cached_share(usage: UsageTotals) -> str:
-    return f"{round(100 * usage.cache_hit_rate)}% of {format_tokens(usage.prompt_tokens)} input tokens read from cache"
+    return f"{round(100 * usage.cache_hit_rate)}% of {format_token_count(usage.prompt_tokens)} input tokens read from cache"
 
 
 def compaction_cost(usage: UsageTotals) -> str:

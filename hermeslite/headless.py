@@ -13,7 +13,15 @@ from typing import Any, TextIO
 
 from hermeslite.agent import events as ev
 from hermeslite.context.pressure import Pressure, PressureLevel
-from hermeslite.display import compaction_cost, format_tokens, key_argument, neutralize, plural, session_usage
+from hermeslite.display import (
+    compaction_cost,
+    format_token_count,
+    format_tokens,
+    key_argument,
+    neutralize,
+    plural,
+    session_usage,
+)
 from hermeslite.store.usage import UsageTotals
 
 PREVIEW_CHARS = 100
@@ -89,7 +97,7 @@ class HeadlessPrinter:
         the next request (a `--continue`) carries, counted as the TUI's meter counts it."""
         self._note(f"session: {session_usage(usage)}")
         self._note(
-            f"context: next request ~{format_tokens(pressure.tokens)} tokens, {pressure.percent}% of the way "
+            f"context: next request ~{format_token_count(pressure.tokens)} tokens, {pressure.percent}% of the way "
             f"to compaction at {format_tokens(pressure.threshold)}"
         )
 

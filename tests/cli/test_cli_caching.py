@@ -65,3 +65,15 @@ def test_a_model_without_caching_gets_no_caching_line_and_an_unknown_cost(tmp_pa
     assert "Prompt caching" not in verbose.stderr
     assert re.search(r"session: 1 request · 0% of .* cost unknown", verbose.stderr)
     assert quiet.stdout.strip() == "quiet" and "session:" not in quiet.stderr
+
+
+def test_a_tiny_request_shows_exact_counts_and_a_cost_that_is_not_zero(tmp_path, scripted_server):
+    scripted_server.enqueue(OpenAIReply.text("hi", usage=(40, 3)))
+    model = ["--model", "openai/gpt-4o-mini", "--api-base", scripted_server.base_url]
+    run = hermeslite(["-p", "hi", "--verbose", *model], tmp_path / "home", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (
+        "session: 1 request · 0% of 40 input tokens read from cache (0 written to it) · 3 output tokens" in run.stderr
+    )
+    assert run.stderr.count("cost under $0.0001") == 1 and "$0.0000" not in run.stderr
+    assert re.search(r"context: next request ~\d+ tokens, 0% of the way", run.stderr)
