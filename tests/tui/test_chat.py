@@ -195,7 +195,11 @@ async def test_escape_in_the_approval_dialog_denies_and_stops_the_turn(make_app,
         assert len(scripted_server.requests) == 1  # the model was not asked to go on
         results = [m["content"] for m in app.host.agent.messages if m.get("role") == "tool"]
         assert results == ["error: cancelled by the user before this tool finished"]
-        assert f"Denied: touch {outside}/flag" in [n.text for n in app.chat.query("NoteLine")]
+        notes = [n.text for n in app.chat.query("NoteLine")]
+        assert f"Denied: touch {outside}/flag" in notes
+        assert f"Cancelled: stopped terminal `touch {outside}/flag` before it ran." in notes
+        assert app.chat.query_one(ToolPanel).state == "cancelled"
+        assert "cancelled before it ran" in screen_text(app)
 
 
 async def test_history_recalls_sent_messages(make_app, scripted_server):

@@ -108,6 +108,23 @@ async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, outside):
         assert "Permission denied" in content and "[exit code: 1]" in content
 
 
+async def test_escape_at_a_bang_commands_approval_stops_it(make_app, scripted_server, outside):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, f"!touch {outside}/flag", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await answer_approval(pilot, "escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen) and not app.turns.turn_running
+        assert not (outside / "flag").exists() and scripted_server.requests == []
+        notes = [n.text for n in app.chat.query("NoteLine")]
+        assert f"Denied: touch {outside}/flag" in notes
+        assert f"Cancelled: stopped terminal `touch {outside}/flag` before it ran." in notes
+        assert app.chat.query_one(ToolPanel).state == "cancelled"
+        assert "cancelled before it ran" in screen_text(app)
+
+
 async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, outside):
     """The dialog opened under a follow-up being typed: "yes, and a test" held a y and an a."""
     app = make_app()

@@ -109,6 +109,7 @@ class Approvals:
             return
         previous = app.activity
         app.activity = "waiting for approval"
+        app.chat.awaiting_approval = True
 
         def decided(choice: str | None) -> None:
             app.activity = previous
@@ -118,6 +119,7 @@ class Approvals:
                 app.run_worker(app.chat.add_note(f"Denied: {request.command}"), group="ui")
                 app.stop_turn()  # cancels the wait too: the call is closed as cancelled, not run
                 return
+            app.chat.awaiting_approval = False
             if not answer.done():
                 answer.set_result(choice in (ONCE, SESSION))
                 verb = "Denied" if choice in (DENY, None) else "Allowed"

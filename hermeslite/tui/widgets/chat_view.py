@@ -37,6 +37,7 @@ class ChatView(VerticalScroll, can_focus=False):
         self.reply: AssistantMessage | None = None
         self.tools: dict[str, ToolPanel] = {}
         self.card: CompactionCard | None = None  # the one in progress
+        self.awaiting_approval = False  # the running tools wait on the approval dialog: none has started
         self.following = True  # at the bottom when the content last grew
 
     def on_mount(self) -> None:
@@ -127,7 +128,7 @@ class ChatView(VerticalScroll, can_focus=False):
         """What is running now, in words, for the "Cancelled: ..." line."""
         if self.tools:
             names = ", ".join(f"{p.tool_name} `{p.argument}`" for p in self.tools.values())
-            return f"stopped {names} (process killed)"
+            return f"stopped {names} " + ("before it ran" if self.awaiting_approval else "(process killed)")
         if self.card is not None:
             return "stopped the compaction; the transcript is unchanged"
         if self.reply is not None:
@@ -138,8 +139,9 @@ class ChatView(VerticalScroll, can_focus=False):
         """Mark everything in progress as cancelled; the agent already repaired the transcript."""
         await self.end_reply()
         for panel in self.tools.values():
-            panel.cancel()
+            panel.cancel(ran=not self.awaiting_approval)
         self.tools.clear()
+        self.awaiting_approval = False
         if self.card is not None:
             self.card.cancel()
             self.card = None

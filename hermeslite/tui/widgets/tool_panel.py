@@ -65,6 +65,8 @@ class ToolPanel(Collapsible):
         mark, state = ("✗", "error") if is_error else ("✓", "ok")
         self._end(state, mark, result_summary(content, is_error, exit_code), preview(content) or "(no output)")
 
-    def cancel(self) -> None:
-        """The turn was cancelled while this ran: the process group has been killed."""
-        self._end("cancelled", "■", "cancelled, process killed", "Cancelled by the user (Esc).")
+    def cancel(self, *, ran: bool = True) -> None:
+        """The turn was cancelled while this ran (its process group has been killed) or before it
+        ran (it waited on the approval dialog)."""
+        outcome = "cancelled, process killed" if ran else "cancelled before it ran"
+        self._end("cancelled", "■", outcome, "Cancelled by the user (Esc).")
