@@ -68,6 +68,14 @@ async def escape_the_running_command(pilot, command: str) -> None:
     assert f"Cancelled: stopped terminal `{command}` (process killed)." in [n.text for n in app.chat.query(NoteLine)]
 
 
+async def bang_touch_awaiting_approval(pilot, outside) -> None:
+    """Type `!touch <outside>/flag` (a write outside the project) and wait for the dialog it opens."""
+    from hermeslite.tui.screens.approval import ApprovalScreen
+
+    await send(pilot, f"!touch {outside}/flag", wait=False)
+    await until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
+
+
 async def answer_approval(pilot, key: str) -> None:
     """Press `key` in the approval dialog as a person does: after a pause, so it is not taken as typing."""
     from hermeslite.tui.screens.approval import TYPING_GAP

@@ -8,7 +8,16 @@ from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.server import Reply
-from tests.tui.pilot import SIZE, answer_approval, escape_the_running_command, ready, send, settle, until
+from tests.tui.pilot import (
+    SIZE,
+    answer_approval,
+    bang_touch_awaiting_approval,
+    escape_the_running_command,
+    ready,
+    send,
+    settle,
+    until,
+)
 from tests.tui.screen import screen_text
 
 
@@ -40,8 +49,7 @@ async def test_bang_follows_the_approval_rules(make_app, scripted_server, outsid
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await send(pilot, f"!touch {outside}/flag", wait=False)
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await bang_touch_awaiting_approval(pilot, outside)
         assert "Why: " in screen_text(app) and str(outside) in screen_text(app)
         await answer_approval(pilot, "n")
         await settle(pilot)
@@ -112,8 +120,7 @@ async def test_escape_at_a_bang_commands_approval_stops_it(make_app, scripted_se
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await send(pilot, f"!touch {outside}/flag", wait=False)
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await bang_touch_awaiting_approval(pilot, outside)
         await answer_approval(pilot, "escape")
         await settle(pilot)
         assert not isinstance(app.screen, ApprovalScreen) and not app.turns.turn_running
@@ -130,8 +137,7 @@ async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await send(pilot, f"!touch {outside}/flag", wait=False)
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await bang_touch_awaiting_approval(pilot, outside)
         await pilot.press(*"yes, and a test", "enter")
         assert isinstance(app.screen, ApprovalScreen)  # still asking
         assert "Keys typed while this opened were ignored" in screen_text(app)
