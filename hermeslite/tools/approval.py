@@ -57,6 +57,7 @@ class Decision:
 
     sandboxed: bool = False
     refusal: str | None = None
+    network: bool = False  # the user let it reach the network
 
 
 HINTS = {

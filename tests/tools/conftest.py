@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermeslite.tools.base import Approver, ToolContext, deny_all
-from hermeslite.tools.landlock import abi_version
-from hermeslite.tools.sandbox import Sandbox
+from hermeslite.tools.sandbox import sandbox_for
 from hermeslite.tools.shell_policy import Boundary
 
 
@@ -39,6 +38,7 @@ class Scratch:
         *,
         approve: Approver = deny_all,
         sandbox: bool = True,
+        sandbox_mode: str = "auto",
         writable: tuple[Path, ...] = (),
         readable: tuple[Path, ...] = (),
     ) -> ToolContext:
@@ -49,7 +49,7 @@ class Scratch:
             terminal_timeout=20,
             output_limit=4000,
             boundary=Boundary(self.proj, self.home, (self.tmp, *writable)),
-            sandbox=Sandbox(abi_version(), writable) if sandbox and abi_version() else None,
+            sandbox=sandbox_for(sandbox_mode, [str(p) for p in writable], self.proj) if sandbox else None,
             readable_paths=readable,
         )
 
