@@ -234,6 +234,7 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """Print the source and the sandbox as comments, then the settings, so the output can be saved
     as a config file; then where compaction starts for the model (`--model`'s, if given) and why."""
     from hermeslite.tools.sandbox import status
+    from hermeslite.tools.workplace import risky_workplace
 
     if loaded.source is None:
         looked = " or ".join(str(path) for path in default_config_paths())
@@ -243,7 +244,10 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
     tools = loaded.settings.tools
-    print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
+    sandbox = status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd(), tools.network_allow)
+    print(neutralize(f"# sandbox: {sandbox}"))
+    if workplace := risky_workplace(Path.cwd(), Path.home()):
+        print(neutralize(f"# warning: {workplace}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
     from hermeslite.resume import with_overrides

@@ -11,16 +11,17 @@ from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
-from hermeslite.store.memory import MemoryStore
+from hermeslite.store.memory import MemoryStore, default_memory_dir
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.memory import MemoryTool
 from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
-from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
+from hermeslite.tools.sandbox import Assessment, assess, expand_paths, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.todo import TodoTool
+from hermeslite.tools.workplace import risky_workplace
 
 from .deps import AgentDeps
 from .loop import Agent
@@ -47,6 +48,13 @@ def configured_threshold(settings: Settings) -> tuple[str, Threshold, str | None
     return model.name or "", resolve_threshold(settings.compression, window, model.name), warning
 
 
+def sandbox_assessment(settings: Settings, cwd: Path) -> Assessment:
+    """What confines this agent's commands, and what to warn about at start (see tools.sandbox.assess)."""
+    tools = settings.tools
+    memory = (default_memory_dir(settings.memory.dir),) if settings.memory.dir else ()
+    return assess(tools.sandbox, tools.writable_paths, cwd, tools.network_allow, memory)
+
+
 def tool_context(settings: Settings, cwd: Path) -> ToolContext:
     """The boundary, sandbox and limits every tool call of this agent runs with, built once."""
     tools = settings.tools
@@ -58,10 +66,11 @@ def tool_context(settings: Settings, cwd: Path) -> ToolContext:
         terminal_timeout=tools.terminal_timeout,
         output_limit=tools.output_limit,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
-        sandbox=sandbox_for(tools.sandbox, tools.writable_paths, cwd),
+        sandbox=sandbox_assessment(settings, cwd).sandbox,
         readable_paths=(*expand_paths(tools.readable_paths, cwd), *writable),
-        pass_env=tuple(tools.pass_env),
+        pass_env=tools.passthrough,
         hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else (),
+        risky_workplace=risky_workplace(cwd, Path.home()),
     )
 
 

@@ -31,8 +31,8 @@ from hermeslite.tools import mounts
 # Devices a command gets in its /dev, and the compute devices passed through where the machine has them.
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 PASSTHROUGH = ("dri", "kfd", "kvm", "fuse")
-LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"))
-LINKS += (("stderr", "/proc/self/fd/2"), ("ptmx", "pts/ptmx"))
+LINKS: tuple[tuple[str, str], ...] = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"))
+LINKS += (("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"), ("ptmx", "pts/ptmx"))
 
 
 def enter(

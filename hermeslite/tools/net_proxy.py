@@ -130,7 +130,7 @@ class Proxy:
         except OSError as exc:
             await _refuse(writer, 502, f"cannot resolve {host}: {exc.strerror or exc}")
             return None
-        addresses = [info[4][0] for info in infos]
+        addresses = [str(info[4][0]) for info in infos]
         usable = [a for a in addresses if rule.names_address or _public(a)]
         if not usable:
             await _refuse(writer, 403, f"{host} resolves to {', '.join(addresses)}, a local or special address")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from hermeslite.paths import ensure_dir
 from hermeslite.tools import namespaces
-from hermeslite.tools.hidden import hidden_paths, reveal_paths
+from hermeslite.tools.hidden import hidden_paths, kept_sockets, reveal_paths
 from hermeslite.tools.landlock import NET_ABI, abi_version
 from hermeslite.tools.protected import PACKAGE_DIR, protected_paths
 
@@ -215,23 +215,25 @@ def _isolated(
 ) -> Launch:
     from hermeslite.tools.net_proxy import proxy_dir, proxy_env
 
-    relay = proxy_dir(sandbox.network_allow) if sandbox.network_allow and not network else None
+    hosts = tuple(a for a in sandbox.network_allow if not a.startswith("/"))
+    relay = proxy_dir(hosts) if hosts and not network else None
     keeper = namespaces.keeper(relay)
     argv += ["--userns", str(keeper.userns)]
     fds = [keeper.userns]
     if not network:
         argv += ["--netns", str(keeper.netns)]
         fds.append(keeper.netns)
-    hidden = hidden_paths(env, Path(env.get("HOME") or Path.home()))
-    for path in hidden:
-        argv += ["--hide", path]
-    for path in reveal_paths(env, hidden) if network else ():
-        argv += ["--reveal", path]
+    kept = kept_sockets(env, [a for a in sandbox.network_allow if a.startswith("/")], network=network)
+    hidden = hidden_paths(env, Path(env.get("HOME") or Path.home()), kept)
+    for hide in hidden:
+        argv += ["--hide", hide]
+    for reveal in reveal_paths(kept, hidden):
+        argv += ["--reveal", reveal]
     dirs = [r for r in roots if not str(r).startswith("/dev/")]
-    for path in sandbox.protected:
-        if any(path.is_relative_to(r) or r.is_relative_to(path) for r in dirs):
-            if not path.exists():
-                ensure_dir(path)
-            argv += ["--protect", str(path)]
+    for own in sandbox.protected:
+        if any(own.is_relative_to(r) or r.is_relative_to(own) for r in dirs):
+            if not own.exists():
+                ensure_dir(own)  # a folder a command could otherwise create first (the data dir before any session)
+            argv += ["--protect", str(own)]
     added = proxy_env(keeper.port) if keeper.port else {}
     return Launch([*argv, "--", "bash", "-c", command], tuple(fds), added)

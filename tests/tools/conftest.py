@@ -41,6 +41,7 @@ class Scratch:
         sandbox_mode: str = "auto",
         writable: tuple[Path, ...] = (),
         readable: tuple[Path, ...] = (),
+        network_allow: tuple[str, ...] = (),
     ) -> ToolContext:
         return ToolContext(
             cwd=self.proj,
@@ -49,7 +50,9 @@ class Scratch:
             terminal_timeout=20,
             output_limit=4000,
             boundary=Boundary(self.proj, self.home, (self.tmp, *writable)),
-            sandbox=sandbox_for(sandbox_mode, [str(p) for p in writable], self.proj) if sandbox else None,
+            sandbox=sandbox_for(sandbox_mode, [str(p) for p in writable], self.proj, network_allow)
+            if sandbox
+            else None,
             readable_paths=readable,
         )
 

@@ -8,6 +8,7 @@ cannot follow is judged as unknown, never as safe.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from hermeslite.tools.shell_policy.call import NO_INPUT, Call, Stdin
@@ -24,6 +25,7 @@ MAX_DEPTH = 8  # bash -c inside eval inside $(...) ...
 MAX_COMMANDS = 4000  # simple commands judged per line before giving up
 WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+DIRECTORY_BUILTINS = frozenset({"cd", "pushd", "popd"})  # they change the shell itself, prefix or not
 
 
 class Walker:
@@ -31,6 +33,7 @@ class Walker:
         self.boundary = boundary
         self.paths = Paths(boundary)
         self.verdicts: list[Verdict] = []
+        self.hosts: dict[str, None] = {}
         self.depth = 0
         self.commands = 0
 
@@ -38,8 +41,11 @@ class Walker:
         if verdict.risk:
             self.verdicts.append(verdict)
 
+    def network(self, host: str) -> None:
+        self.hosts[host] = None
+
     def result(self) -> Verdict:
-        return worst(self.verdicts)
+        return replace(worst(self.verdicts), hosts=tuple(self.hosts))
 
     def start_state(self) -> State:
         known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
@@ -171,6 +177,11 @@ class Walker:
         fields = [f for word in cmd.words for f in expand(word, state)]
         if not fields:
             return NO_INPUT
+        if cmd.assigns and fields[0].text not in DIRECTORY_BUILTINS:
+            # `VAR=x cmd`: the command's environment (`PIP_INDEX_URL=... pip`), not the shell's.
+            state = state.copy()
+            for name, value_word in cmd.assigns:
+                state.vars[name] = _assigned(expand(value_word, state, split=False))
         return self.run_argv(fields, state, stdin)
 
     def substitutions(self, word: Word, state: State) -> None:
