@@ -47,8 +47,16 @@ class AllowList:
 
     def covers(self, host: str) -> bool:
         """`host` (`name` or `name:port`, as the policy reports it) would be let through."""
-        name, port = split_port(host)
+        try:
+            name, port = split_port(host)
+        except ValueError:  # a port known only at run time
+            return False
         return self.match(name, port or 443) is not None
+
+    def loopback_ports(self) -> tuple[int, ...]:
+        """Ports of the host's loopback the list names (`127.0.0.1:3141`, `localhost:8080`)."""
+        ports = {port for rule in self.rules if is_loopback(rule.pattern) for port in rule.ports}
+        return tuple(sorted(ports))
 
 
 def normal_host(host: str) -> str:
@@ -78,6 +86,16 @@ def parse_entry(entry: str) -> Rule:
     if not name or ("*" in name and name != "*" and not (name.startswith("*.") and "*" not in name[2:])):
         raise ValueError(f"{entry!r}: a wildcard may only lead, as in *.example.org")
     return Rule(name, frozenset({port}) if port else WEB_PORTS, _is_address(name) or name == "localhost")
+
+
+def is_loopback(name: str) -> bool:
+    """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(normal_host(name)).is_loopback
+    except ValueError:
+        return False
 
 
 def _is_address(name: str) -> bool:

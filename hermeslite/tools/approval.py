@@ -34,10 +34,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hermeslite.tools.allow_list import AllowList
+from hermeslite.tools.allow_list import AllowList, is_loopback
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
 from hermeslite.tools.shell_policy import Risk, Verdict, judge
-from hermeslite.tools.shell_policy.hosts import UNKNOWN, describe
+from hermeslite.tools.shell_policy.hosts import UNKNOWN, describe, host_name
 
 
 class Action(enum.Enum):
@@ -118,9 +118,11 @@ async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str])
 def network_reason(hosts: tuple[str, ...], ctx: ToolContext) -> str | None:
     """`will use the network (reaches ...)` when the command visibly reaches a host the sandbox does
     not let through; None when it reaches none, or only hosts the proxy serves."""
-    if not hosts:
-        return None
     sandbox = ctx.sandbox
+    if sandbox is not None and sandbox.isolated:
+        # 127.0.0.1 in the sandbox is its own loopback: where a command's own servers are, and where
+        # tools.network_allow forwards the host's loopback ports it names. Nothing to ask about.
+        hosts = tuple(h for h in hosts if not is_loopback(host_name(h)))
     if sandbox is not None and sandbox.proxied:
         allowed = AllowList.parse([a for a in sandbox.proxied if not a.startswith("/")])
         hosts = tuple(h for h in hosts if not (_web(h) and allowed.covers(h)))

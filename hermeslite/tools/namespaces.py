@@ -93,9 +93,10 @@ class Keeper:
 _keepers: dict[str, Keeper] = {}
 
 
-def keeper(proxy_dir: Path | None) -> Keeper:
-    """The live keeper relaying to `proxy_dir` (None: no relay), started if need be. Raises OSError."""
-    key = str(proxy_dir or "")
+def keeper(proxy_dir: Path | None, forwards: tuple[int, ...] = ()) -> Keeper:
+    """The live keeper relaying to `proxy_dir` (None: no relay) and forwarding `forwards` (ports of the
+    host's loopback), started if need be. Raises OSError."""
+    key = f"{proxy_dir or ''} {forwards}"
     current = _keepers.get(key)
     if current is not None and current.alive():
         return current
@@ -103,12 +104,16 @@ def keeper(proxy_dir: Path | None) -> Keeper:
         current.close()
     if not _keepers:
         atexit.register(close_all)
-    _keepers[key] = started = _start(proxy_dir)
+    _keepers[key] = started = _start(proxy_dir, forwards)
     return started
 
 
-def _start(proxy_dir: Path | None) -> Keeper:
-    argv = python_argv(KEEPER) + (["--proxy", str(proxy_dir)] if proxy_dir else [])
+def _start(proxy_dir: Path | None, forwards: tuple[int, ...]) -> Keeper:
+    argv = python_argv(KEEPER)
+    if proxy_dir is not None:
+        argv += ["--proxy", str(proxy_dir)]
+        for port in forwards:
+            argv += ["--forward", str(port)]
     process = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/", start_new_session=True, close_fds=True
     )

@@ -1,6 +1,6 @@
 """The process that holds the sandbox's user and network namespaces for one hermeslite.
 
-    python -I -S /path/to/hermeslite/tools/ns_keeper.py [--proxy DIR]
+    python -I -S /path/to/hermeslite/tools/ns_keeper.py [--proxy DIR [--forward PORT]...]
 
 It makes a user namespace (the same uid and gid as outside) and a network
 namespace holding only `lo`, prints `ready PORT` (PORT 0 without a proxy),
@@ -17,6 +17,12 @@ relays each connection to the unix socket DIR/proxy.sock, where hermeslite's
 proxy lets through only the hosts in `tools.network_allow`. Commands find it
 through HTTP_PROXY and HTTPS_PROXY. A unix socket named by a path is the one
 door between network namespaces, and only this relay is told where it is.
+
+Inside the namespace 127.0.0.1 is the sandbox's own, so a service on the
+host's loopback that the allow list names (`127.0.0.1:3141`, a local package
+index) cannot be reached through the proxy: each `--forward PORT` listens on
+that port of the sandbox's loopback and tunnels every connection through the
+proxy (`CONNECT 127.0.0.1:PORT`) to the same port on the host.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
 
 
 def _relay(client: socket.socket, target: str) -> None:
+    """A proxy client: pass its bytes to hermeslite's proxy and back."""
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         upstream.connect(target)
@@ -69,25 +76,62 @@ def _relay(client: socket.socket, target: str) -> None:
     upstream.close()
 
 
-def _serve(listener: socket.socket, folder: int) -> None:
-    target = f"/proc/self/fd/{folder}/{SOCKET_NAME}"  # no limit on the folder's path length this way
+def _tunnel(client: socket.socket, target: str, port: int) -> None:
+    """A forwarded port: ask the proxy for a tunnel to the host's 127.0.0.1:port, then relay."""
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(target)
+        upstream.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head and len(head) < 65536:
+            chunk = upstream.recv(1)
+            if not chunk:
+                break
+            head += chunk
+    except OSError:
+        head = b""
+    if b" 200 " not in head.split(b"\r\n", 1)[0]:
+        client.close()
+        upstream.close()
+        return
+    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+    back.start()
+    _pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
+def _serve(listener: socket.socket, target: str, forward: int) -> None:
+    """Accept forever: relay each connection (`forward` 0) or tunnel it to the host's port `forward`."""
     while True:
         client, _ = listener.accept()
-        threading.Thread(target=_relay, args=(client, target), daemon=True).start()
+        if forward:
+            threading.Thread(target=_tunnel, args=(client, target, forward), daemon=True).start()
+        else:
+            threading.Thread(target=_relay, args=(client, target), daemon=True).start()
+
+
+def _listen(port: int) -> socket.socket:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    return listener
 
 
 def main(argv: list[str]) -> int:
-    proxy = argv[1] if argv[:1] == ["--proxy"] and len(argv) == 2 else None
+    proxy = argv[1] if argv[:1] == ["--proxy"] and len(argv) >= 2 else None
+    forwards = [int(p) for flag, p in zip(argv[2::2], argv[3::2], strict=False) if flag == "--forward" and p.isdigit()]
     try:
         folder = os.open(proxy, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if proxy else -1
+        target = f"/proc/self/fd/{folder}/{SOCKET_NAME}"  # no limit on the folder's path length this way
         make_namespaces()
         port = 0
         if proxy:
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(64)
-            port = listener.getsockname()[1]
-            threading.Thread(target=_serve, args=(listener, folder), daemon=True).start()
+            relay = _listen(0)
+            port = relay.getsockname()[1]
+            for listener, forward in [(relay, 0), *((_listen(p), p) for p in forwards)]:
+                threading.Thread(target=_serve, args=(listener, target, forward), daemon=True).start()
     except OSError as exc:
         sys.stdout.write(f"failed {exc.strerror or exc}\n")
         return 1

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from hermeslite.paths import ensure_dir
 from hermeslite.tools import namespaces
+from hermeslite.tools.allow_list import AllowList
 from hermeslite.tools.hidden import hidden_paths, kept_sockets, reveal_paths
 from hermeslite.tools.landlock import NET_ABI, abi_version
 from hermeslite.tools.protected import PACKAGE_DIR, protected_paths
@@ -217,7 +218,8 @@ def _isolated(
 
     hosts = tuple(a for a in sandbox.network_allow if not a.startswith("/"))
     relay = proxy_dir(hosts) if hosts and not network else None
-    keeper = namespaces.keeper(relay)
+    forwards = AllowList.parse(hosts).loopback_ports() if relay else ()
+    keeper = namespaces.keeper(relay, forwards)
     argv += ["--userns", str(keeper.userns)]
     fds = [keeper.userns]
     if not network:

@@ -12,11 +12,11 @@ working directory decides what it imports, only the standard library and the
 package it sits in, both of which the sandbox keeps read-only.
 
 In order: move to `--cwd`, set resource limits; with `--userns`, enter the
-sandbox's namespaces and build the command's mounts (`isolate`); drop every
-privilege; install the seccomp filter; with `--landlock`, confine writes to
-the `--write` roots (and, `--offline` without a network namespace, deny TCP);
-exec PROGRAM. It fails closed: if any step fails, nothing runs. `--probe`
-tries the namespace steps on a throwaway namespace and reports whether they work.
+sandbox's namespaces and build the command's mounts (`isolate`); with
+`--landlock`, drop every privilege, install the seccomp filter and confine
+writes to the `--write` roots (and, `--offline` without a network namespace,
+deny TCP); exec PROGRAM. Without `--landlock` (allow mode) only the limits
+apply. It fails closed: if any step fails, nothing runs. `--probe` tries the namespace steps on a throwaway namespace and reports whether they work.
 
 It imports only the smallest standard modules (no dataclasses, typing or re)
 and parses its arguments by hand: every import here is paid once per command.
@@ -106,12 +106,13 @@ def confine(values: dict[str, str], flags: set[str], lists: dict[str, list[str]]
         for fd in (values["--userns"], values.get("--netns")):
             if fd is not None:
                 os.close(int(fd))
+    if "--landlock" not in flags:
+        return  # tools.approval: allow, or an approved escape: only the resource limits, as the user chose
     offline = "--offline" in flags or "--netns" in values
     privileges.drop()
     if seccomp.supported():
         seccomp.install(limit_sockets=offline, tcp_only=offline and not isolated)
-    if "--landlock" in flags:
-        landlock.restrict_writes(lists["--write"], deny_tcp=offline and not isolated)
+    landlock.restrict_writes(lists["--write"], deny_tcp=offline and not isolated)
 
 
 def probe() -> int:

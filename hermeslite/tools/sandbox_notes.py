@@ -21,7 +21,8 @@ BLOCKED_NOTE = (
 OFFLINE = re.compile(
     r"Could not resolve|Temporary failure in name resolution|Name or service not known|name resolution"
     r"|getaddrinfo|nodename nor servname|Network is unreachable|No route to host|Failed to establish a new connection"
-    r"|ENOTFOUND|EAI_AGAIN|ENETUNREACH|ECONNREFUSED|Connection refused|Could not connect|unable to access"
+    r"|ENOTFOUND|EAI_AGAIN|ENETUNREACH|ECONNREFUSED|Connection refused|Could not connect|Couldn.t connect"
+    r"|Failed to connect|unable to access"
     r"|CONNECT tunnel failed|Tunnel connection failed|ProxyError|tools\.network_allow|Address family not supported",
     re.IGNORECASE,
 )

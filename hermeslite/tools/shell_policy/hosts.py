@@ -25,8 +25,13 @@ def url_host(field: Field, default: str = "http") -> str | None:
     """The host a URL operand names (`default` is the scheme of one written without), None for a local file."""
     text = field.text.strip()
     scheme, sep, rest = text.partition("://")
-    if field.pattern is None and (not sep or any(c in rest.split("/", 1)[0] for c in "$`(")):
-        return UNKNOWN  # `$URL`, or a host built at run time; a query string built so still names its host
+    if field.pattern is None:
+        authority = rest.split("/", 1)[0] if sep else ""
+        host = authority.rsplit("@", 1)[-1].rsplit(":", 1)[0] if "]" not in authority else authority
+        if not sep or not host or any(c in host for c in "$`("):
+            return UNKNOWN  # `$URL`, or a host built at run time
+        if any(c in authority for c in "$`("):
+            return f"{host.lower()}:?"  # the host is known, its port is not: `http://127.0.0.1:$PORT/`
     if not sep:
         scheme, rest = default, text
     scheme = scheme.lower()
@@ -106,6 +111,14 @@ def _remotes(text: str) -> dict[str, str]:
         elif section.startswith('[remote "') and line.replace(" ", "").startswith("url="):
             remotes.setdefault(section[len('[remote "') :].rstrip('"]'), line.split("=", 1)[1].strip())
     return remotes
+
+
+def host_name(host: str) -> str:
+    """The name in a reported host: `name`, `name:port`, `[v6]:port`, `ssh:name`, `tcp:name:port`."""
+    text = host.split(":", 1)[1] if host.startswith(("ssh:", "tcp:")) else host
+    if text.startswith("["):
+        return text[1:].split("]", 1)[0]
+    return text.split(":", 1)[0]
 
 
 def describe(hosts: tuple[str, ...]) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from hermeslite.tools.shell_policy.call import NO_INPUT, Call, Stdin
 from hermeslite.tools.shell_policy.expand import Field, State, Value, escape, expand, unescape
 from hermeslite.tools.shell_policy.lex import lex
+from hermeslite.tools.shell_policy.options import parse_options
 from hermeslite.tools.shell_policy.parse import Block, Function, Loop, Node, Script, Simple, parse
 from hermeslite.tools.shell_policy.paths import Paths
 from hermeslite.tools.shell_policy.rules import RULES, rule_for
@@ -172,7 +173,8 @@ class Walker:
         stdin = self.redirects(cmd.redirects, state) or stdin
         if not cmd.words:
             for name, value_word in cmd.assigns:
-                state.vars[name] = _assigned(expand(value_word, state, split=False))
+                made = _mktemp_value(value_word, state)
+                state.vars[name] = made or _assigned(expand(value_word, state, split=False))
             return NO_INPUT
         fields = [f for word in cmd.words for f in expand(word, state)]
         if not fields:
@@ -323,6 +325,38 @@ def _assigned(fields: list[Field]) -> Value | None:
     if not fields or any(f.pattern is None for f in fields):
         return None if fields else Value(("",))
     return Value(tuple(f.pattern for f in fields if f.pattern is not None))
+
+
+def _mktemp_value(word: Word, state: State) -> Value | None:
+    """`f=$(mktemp ...)`: a new name in the temp dir (or in `-p DIR`, or beside a template with a `/`),
+    written as `DIR/tmp.XXXXXXXXXX`, so `echo > "$f"` is judged where it lands; None for anything else."""
+    if len(word.parts) != 1 or not isinstance(word.parts[0], Sub) or word.parts[0].kind not in ("$(", "`"):
+        return None
+    try:
+        script = parse(word.parts[0].tokens)
+    except ParseError:
+        return None
+    commands = list(_simple_commands(script))
+    if len(script) != 1 or len(commands) != 1 or commands[0].assigns or commands[0].redirects:
+        return None
+    fields = [f for w in commands[0].words for f in expand(w, state)]
+    if not fields or fields[0].text != "mktemp" or any(f.pattern is None for f in fields):
+        return None
+    opts = parse_options(fields[1:], "p", {"--suffix"}, stop_at_operand=False)
+    template = opts.operands[0].text if opts.operands else ""
+    given = [v.text for v in opts.value("-p", "--tmpdir")]
+    if given:
+        folder = given[-1]
+    elif "/" in template and not opts.has("-t"):
+        folder = template.rsplit("/", 1)[0] or "/"
+    else:
+        tmpdir = state.lookup("TMPDIR")
+        folder = unescape(tmpdir.patterns[0]) if tmpdir is not None and len(tmpdir.patterns) == 1 else "/tmp"
+    if not folder.startswith("/"):
+        if len(state.cwds) != 1 or state.cwds[0] is None:
+            return None
+        folder = f"{state.cwds[0]}/{folder}"
+    return Value((escape(f"{folder.rstrip('/')}/tmp.XXXXXXXXXX"),))
 
 
 def _simple_commands(script: Script):
