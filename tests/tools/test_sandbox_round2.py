@@ -214,7 +214,7 @@ async def test_a_tmux_server_is_unreachable_however_the_command_is_written(outsi
         keys = f"tmux {' '.join(flags)} send-keys -t 0 'rm -rf ~/canary' Enter"
         (outside.proj / "window.py").write_text(f"import subprocess\nprint(subprocess.run({argv!r}).returncode)\n")
         (outside.proj / "keys.py").write_text(f"import os\nprint(os.system({keys!r}))\n")
-        for command in ("python3 window.py", "python3 keys.py", f"python3 -c \"exec(open('window.py').read())\""):
+        for command in ("python3 window.py", "python3 keys.py", "python3 -c \"exec(open('window.py').read())\""):
             result = await run(outside.ctx("auto", approve=no), command)
             assert "no server running" in result.content or "error connecting" in result.content, result.content
     assert outside.untouched()
