@@ -1,14 +1,13 @@
 """The namespace and mount system calls the sandbox launcher makes, through ctypes.
 
-Kept to `os`, `ctypes`, `fcntl` and `_socket` (C modules, no imports of their
-own) because the launcher imports this for every command. `isolate` decides
-what to mount where; this module only talks to the kernel, and raises OSError
-naming the step that failed.
+Kept to `os`, `sys`, `ctypes` and `fcntl` (and `_socket` where it is needed:
+C modules with no imports of their own) because the launcher imports this for
+every command. `isolate` decides what to mount where; this module only talks
+to the kernel, and raises OSError naming the step that failed.
 """
 
 from __future__ import annotations
 
-import _socket
 import ctypes
 import fcntl
 import os
@@ -124,6 +123,8 @@ def attach_tree(fd: int, target: str) -> None:
 
 def loopback_up() -> None:
     """Bring `lo` up in this network namespace, so a command's own servers on 127.0.0.1 work."""
+    import _socket  # only the keeper and the probe need it, not every command
+
     sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
     try:
         request = bytearray(b"lo".ljust(40, b"\0"))

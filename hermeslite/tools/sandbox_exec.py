@@ -88,8 +88,6 @@ def limit_resources() -> None:
 
 def confine(values: dict[str, str], flags: set[str], lists: dict[str, list[str]]) -> None:
     """Every step between limits and exec; raises OSError at the first that fails."""
-    from hermeslite.tools import landlock, privileges, seccomp
-
     isolated = "--userns" in values
     if isolated:
         from hermeslite.tools import isolate
@@ -108,6 +106,8 @@ def confine(values: dict[str, str], flags: set[str], lists: dict[str, list[str]]
                 os.close(int(fd))
     if "--landlock" not in flags:
         return  # tools.approval: allow, or an approved escape: only the resource limits, as the user chose
+    from hermeslite.tools import landlock, privileges, seccomp
+
     offline = "--offline" in flags or "--netns" in values
     privileges.drop()
     if seccomp.supported():
