@@ -18,6 +18,7 @@ import atexit
 import contextlib
 import os
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,21 +92,23 @@ class Keeper:
 
 
 _keepers: dict[str, Keeper] = {}
+_lock = threading.Lock()  # front ends may run commands from more than one thread
 
 
 def keeper(proxy_dir: Path | None, forwards: tuple[int, ...] = ()) -> Keeper:
     """The live keeper relaying to `proxy_dir` (None: no relay) and forwarding `forwards` (ports of the
     host's loopback), started if need be. Raises OSError."""
     key = f"{proxy_dir or ''} {forwards}"
-    current = _keepers.get(key)
-    if current is not None and current.alive():
-        return current
-    if current is not None:
-        current.close()
-    if not _keepers:
-        atexit.register(close_all)
-    _keepers[key] = started = _start(proxy_dir, forwards)
-    return started
+    with _lock:
+        current = _keepers.get(key)
+        if current is not None and current.alive():
+            return current
+        if current is not None:
+            current.close()
+        if not _keepers:
+            atexit.register(close_all)
+        _keepers[key] = started = _start(proxy_dir, forwards)
+        return started
 
 
 def _start(proxy_dir: Path | None, forwards: tuple[int, ...]) -> Keeper:
@@ -136,5 +139,6 @@ def _start(proxy_dir: Path | None, forwards: tuple[int, ...]) -> Keeper:
 
 def close_all() -> None:
     """Stop every keeper (at exit, and in tests)."""
-    for key in list(_keepers):
-        _keepers.pop(key).close()
+    with _lock:
+        for key in list(_keepers):
+            _keepers.pop(key).close()

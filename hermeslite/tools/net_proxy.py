@@ -199,18 +199,21 @@ async def _splice(
 
 
 _proxies: dict[tuple[str, ...], Proxy] = {}
+_lock = threading.Lock()
 
 
 def proxy_dir(allow: tuple[str, ...]) -> Path:
     """The folder holding the socket of the proxy for `allow`, started on first use. Raises OSError."""
-    proxy = _proxies.get(allow)
-    if proxy is None:
-        if not _proxies:
-            atexit.register(close_all)
-        _proxies[allow] = proxy = Proxy(AllowList.parse(allow))
-    return proxy.folder
+    with _lock:
+        proxy = _proxies.get(allow)
+        if proxy is None:
+            if not _proxies:
+                atexit.register(close_all)
+            _proxies[allow] = proxy = Proxy(AllowList.parse(allow))
+        return proxy.folder
 
 
 def close_all() -> None:
-    for key in list(_proxies):
-        _proxies.pop(key).close()
+    with _lock:
+        for key in list(_proxies):
+            _proxies.pop(key).close()
