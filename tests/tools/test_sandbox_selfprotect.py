@@ -185,9 +185,9 @@ def test_started_in_the_home_hermeslite_says_so_once(outside, scripted_server):
 
     scripted_server.enqueue(Reply.text("hello"))
     env = {**os.environ, "HOME": str(outside.home), "HERMESLITE_HOME": str(outside.tmp / "hl")}
+    model = ["--model", "openai/test-model", "--api-base", scripted_server.base_url]
     done = subprocess.run(
-        [sys.executable, "-m", "hermeslite", "-p", "hi", "--model", "openai/test-model"]
-        + ["--api-base", scripted_server.base_url],
+        [sys.executable, "-m", "hermeslite", "-p", "hi", *model],
         cwd=outside.home,
         env=env,
         capture_output=True,
