@@ -433,3 +433,31 @@ async def test_a_key_read_is_not_a_key_sent(outside):
     transcript, where redaction masks it."""
     result = await run(outside.ctx("auto"), "head -c 35 ~/.ssh/id_rsa")
     assert result.content.startswith(KEY[:35])
+
+
+async def test_a_namespace_step_that_fails_runs_nothing(outside):
+    """Fail closed: a launcher that cannot join the sandbox's namespaces exits 126 and never starts bash."""
+    from hermeslite.tools.environment import tool_environment
+    from hermeslite.tools.sandbox import prepare
+    from hermeslite.tools.terminal import run_command
+
+    ctx = outside.ctx("auto")
+    launch = prepare(f"touch {outside.proj}/ran", outside.proj, ctx.sandbox, tool_environment(os.environ))
+    argv = list(launch.argv)
+    argv[argv.index("--userns") + 1] = "987"  # a descriptor the launcher does not have
+    code, output, _ = await run_command(argv, {**os.environ, **launch.env}, 30, 4000, fds=launch.fds)
+    assert code == 126 and "cannot confine the command" in output and "it was not run" in output
+    assert not (outside.proj / "ran").exists()
+
+
+async def test_a_keeper_that_cannot_start_runs_nothing_and_says_so(outside, monkeypatch):
+    namespaces.close_all()
+    monkeypatch.setattr(namespaces, "KEEPER", outside.base / "missing_keeper.py")
+    try:
+        result = await run(outside.ctx("auto"), f"touch {outside.proj}/ran")
+    finally:
+        monkeypatch.undo()
+        namespaces.close_all()
+    assert result.is_error and result.content.startswith("error: the sandbox could not be set up (")
+    assert result.content.endswith("; the command was not run") and "\n" not in result.content
+    assert not (outside.proj / "ran").exists()
