@@ -171,11 +171,6 @@ def sandbox_for(
     return assess(mode, writable_paths, cwd, network_allow).sandbox
 
 
-def unavailable_reason(mode: str, writable_paths: Iterable[str] = (), cwd: Path | None = None) -> str | None:
-    """Why commands run without the full sandbox, in one line; None when they are fully confined."""
-    return assess(mode, writable_paths, cwd or Path.cwd()).warning
-
-
 def status(
     mode: str, approval: str, writable_paths: Iterable[str], cwd: Path, network_allow: Iterable[str] = ()
 ) -> str:
