@@ -43,17 +43,16 @@ def read_reply(run: HookRun, *, plain_context: bool) -> HookReply:
     if run.exit_code is None:
         return HookReply(problems=(run.failure or "did not finish",))
     text = run.stdout.strip()
-    fields: _Fields | None = None
     problems: list[str] = []
-    if text.startswith("{"):
-        fields = _parse(text, problems)
+    meant_as_json = text.startswith("{")  # then it is never context, even when it does not parse
+    fields = _parse(text, problems) if meant_as_json else None
     if run.exit_code == BLOCK_EXIT:
         reason = (fields.block if fields else None) or run.stderr.strip() or NO_REASON
         return _reply(fields, problems, block=reason)
     if run.exit_code != 0 and fields is None:
         return HookReply(problems=(*problems, _failed(run)))
     if fields is None:
-        context = text if plain_context and text else None
+        context = text if plain_context and text and not meant_as_json else None
         return HookReply(context=capped(context) if context else None, problems=tuple(problems))
     return _reply(fields, problems, block=fields.block)
 
