@@ -106,9 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(run=run)
     trust = commands.add_parser(
         "trust",
-        help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
+        help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions, and run its hooks",
         description=f"Trust ./{PROJECT_FILE} as it is now. Until then, the keys in it that choose where "
-        "the conversation and your key go, or let tools do more without asking, are ignored. "
+        "the conversation and your key go, or let tools do more without asking, are ignored, and its hooks do not run. "
         "A changed file needs trusting again.",
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")

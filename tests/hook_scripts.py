@@ -48,3 +48,18 @@ def on(event: str, *commands: str, matcher: str | None = None, timeout: float | 
 def replying(folder: Path, name: str, reply: dict[str, Any], code: int = 0) -> str:
     """A hook that reads its input and prints `reply` as JSON, exiting with `code`."""
     return script(folder, name, f"cat > /dev/null\ncat <<'EOF'\n{json.dumps(reply)}\nEOF\nexit {code}")
+
+
+def live_in_group(pgid: int) -> list[int]:
+    """Pids of processes in group `pgid` that are still running (zombies waiting for a reaper are not)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found

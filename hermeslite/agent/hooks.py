@@ -90,7 +90,7 @@ class Hooks:
     async def admit_prompt(self, prompt: str) -> PromptGate:
         """SessionStart (at the session's first prompt) and UserPromptSubmit: the prompt as it will be
         sent, with what they added, or the reason a hook blocked it (said to the user)."""
-        self._stop_blocks = 0
+        self._stop_blocks, self._halt = 0, None
         if not self._started:
             self._started = True
             fields = {"source": self.opened, "model": self.model()}
@@ -128,7 +128,8 @@ class Hooks:
         notes = [_framed("PreToolUse", _joined(r.context for r in before))]
         blocked = _joined(r.block for r in before if r.block is not None) or None
         if any(r.block is not None for r in before):
-            result = ToolResult(f"error: blocked by a PreToolUse hook: {blocked or 'no reason given'}", is_error=True)
+            reason = redact_secrets(blocked or "no reason given")
+            result = ToolResult(f"error: blocked by a PreToolUse hook: {reason}", is_error=True)
         elif (asked := next((r.ask for r in before if r.ask is not None), None)) is not None and (
             refusal := await _confirm(ctx, name, tool_input, asked)
         ):
@@ -276,7 +277,7 @@ def _json_object(arguments: str | dict[str, Any]) -> dict[str, Any] | None:
 async def _confirm(ctx: ToolContext, name: str, tool_input: dict[str, Any], reason: str) -> str | None:
     """A PreToolUse hook's `ask`: the user's yes (None) or the refusal the model reads. Only the
     question is added: the call still goes through its own approval and the sandbox after a yes."""
-    why = f"a PreToolUse hook asks first{': ' + reason if reason else ''}"
+    why = f"a PreToolUse hook asks first{': ' + redact_secrets(reason) if reason else ''}"
     shown = str(tool_input.get("command") or tool_input.get("path") or json.dumps(tool_input))
     request = ApprovalRequest(tool=name, command=shown, reason=why, scope=f"{name} calls that {why}")
     if ctx.approval_policy == "deny":

@@ -9,12 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
 from hermeslite.agent import events as ev
-from tests.hook_scripts import inputs, on, recording, replying, script
+from tests.hook_scripts import inputs, live_in_group, on, recording, replying, script
 from tests.server import Reply, ScriptedServer
 
 
@@ -243,21 +242,6 @@ async def test_no_hooks_no_processes(make_agent, scripted_server, tmp_path, monk
     touch_then_reply(scripted_server, "made.txt")
     assert (await agent.run_turn("make a file")).ok
     assert (tmp_path / "made.txt").exists()
-
-
-def live_in_group(pgid: int) -> list[int]:
-    """Pids of processes in group `pgid` that are still running (zombies waiting for a reaper are not)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.parametrize(

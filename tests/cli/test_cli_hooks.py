@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import yaml
 
-from tests.cli_process import hermeslite, model_args
-from tests.hook_scripts import on, script
+from tests.cli_process import env_for, hermeslite, model_args
+from tests.hook_scripts import live_in_group, on, script
 from tests.server import Reply, ScriptedServer
 
 
@@ -131,3 +135,34 @@ def test_line_chat_a_blocked_prompt_is_one_line_and_the_chat_goes_on(scripted_se
     assert done.stdout == "answered\n"
     sent = [m["content"] for m in scripted_server.requests[0]["messages"] if m["role"] == "user"]
     assert sent == ["what is 2+2?"]
+
+
+def test_line_chat_a_blocking_hook_stops_the_command(scripted_server, tmp_path):
+    home, project, hooks = places(tmp_path)
+    user_config(home, on("PreToolUse", script(hooks, "block.sh", 'echo "read-only session" >&2; exit 2')))
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "touch made.txt"})]), Reply.text("blocked"))
+    done = hermeslite([*model_args(scripted_server)], home, project, input="make a file\n")
+    assert done.returncode == 0, done.stderr
+    assert not (project / "made.txt").exists()
+    assert tool_results(scripted_server) == ["error: blocked by a PreToolUse hook: read-only session"]
+
+
+def test_a_running_hook_dies_with_hermeslite(scripted_server, tmp_path):
+    home, project, hooks = places(tmp_path)
+    pgid_file = hooks / "pgid"
+    slow = script(hooks, "slow.sh", f'echo $$ > "{pgid_file}.new" && mv "{pgid_file}.new" "{pgid_file}"; sleep 300')
+    user_config(home, on("UserPromptSubmit", slow, timeout=600))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermeslite", "-p", "hello", *model_args(scripted_server)],
+        cwd=project,
+        env=env_for(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not pgid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pgid_file.exists(), "the hook never started"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == -signal.SIGTERM
+    assert live_in_group(int(pgid_file.read_text())) == []
