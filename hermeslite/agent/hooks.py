@@ -126,15 +126,8 @@ class Hooks:
         before = await self._fire("PreToolUse", name, base, plain=False, goes_on=f"the {name} call goes on")
         self._take_halts(before)
         notes = [_framed("PreToolUse", _joined(r.context for r in before))]
-        blocked = _joined(r.block for r in before if r.block is not None) or None
-        if any(r.block is not None for r in before):
-            reason = redact_secrets(blocked or "no reason given")
-            result = ToolResult(f"error: blocked by a PreToolUse hook: {reason}", is_error=True)
-        elif (asked := next((r.ask for r in before if r.ask is not None), None)) is not None and (
-            refusal := await _confirm(ctx, name, tool_input, asked)
-        ):
-            result = ToolResult(refusal, is_error=True)
-        else:
+        result = await _refusal(before, ctx, name, tool_input)
+        if result is None:
             result = await execute()
             response = {"output": result.content, "is_error": result.is_error, "exit_code": result.exit_code}
             after = await self._fire("PostToolUse", name, {**base, "tool_response": response}, plain=False)
@@ -272,6 +265,19 @@ def _json_object(arguments: str | dict[str, Any]) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+async def _refusal(
+    before: list[HookReply], ctx: ToolContext, name: str, tool_input: dict[str, Any]
+) -> ToolResult | None:
+    """What a call gets instead of running: a PreToolUse hook's block, or a no to a hook's question."""
+    if blocks := [reply.block for reply in before if reply.block is not None]:
+        reason = redact_secrets(_joined(blocks) or "no reason given")
+        return ToolResult(f"error: blocked by a PreToolUse hook: {reason}", is_error=True)
+    asked = next((reply.ask for reply in before if reply.ask is not None), None)
+    if asked is not None and (refusal := await _confirm(ctx, name, tool_input, asked)):
+        return ToolResult(refusal, is_error=True)
+    return None
 
 
 async def _confirm(ctx: ToolContext, name: str, tool_input: dict[str, Any], reason: str) -> str | None:

@@ -95,3 +95,14 @@ def test_a_mistake_is_named_by_its_place(workdir: Path, text: str, problem: str)
 def test_an_event_name_with_a_typo_is_a_warning_with_the_right_name(workdir: Path) -> None:
     write_config(workdir, "hooks:\n  PreToolUSe: []\n")
     assert any("unknown key hooks.PreToolUSe (did you mean PreToolUse?)" in w for w in load_settings().warnings)
+
+
+def test_hermeslite_config_prints_hooks_that_load_back_the_same(workdir: Path) -> None:
+    from hermeslite.config import format_settings
+
+    (workdir / "mine.yaml").write_text(
+        "hooks:\n  Stop:\n    - hooks:\n        - command: make test\n          timeout: 120\n", encoding="utf-8"
+    )
+    settings = load_settings("mine.yaml").settings
+    (workdir / "again.yaml").write_text(format_settings(settings), encoding="utf-8")
+    assert load_settings("again.yaml").settings == settings
