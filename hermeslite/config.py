@@ -217,6 +217,30 @@ class MemoryConfig:
 
 
 @dataclass
+class SkillsConfig:
+    """Skills (SKILL.md folders) the model loads on demand."""
+
+    shared: bool = field(
+        default=True,
+        metadata=spec(
+            "bool", "also read ~/.agents/skills and ./.agents/skills, the folders other agents share skills in"
+        ),
+    )
+    catalog_chars: int = field(
+        default=8_000,
+        metadata=spec(
+            "whole",
+            "most characters the skills list takes in the system prompt; the skills past it are counted in one line",
+            lo=500,
+            hi=200_000,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -227,6 +251,9 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    skills: SkillsConfig = field(
+        default_factory=SkillsConfig, metadata={"help": "skills (SKILL.md folders) the model loads on demand"}
+    )
 
 
 @dataclass
