@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 from hermeslite.paths import config_dir
@@ -95,24 +96,24 @@ class Skills:
 
     def catalog(self, budget: int) -> str:
         """The system prompt's section: how to use skills, then `- name: description` per skill, in
-        name order, within `budget` characters; the skills past it are counted in a last line.
-        Empty when there are no skills (the skill tool is then not offered either)."""
+        name order, in at most `budget` characters; when they do not all fit, the last line counts
+        those left out. Empty when there are no skills (the skill tool is then not offered either)."""
         if not self.skills:
             return ""
-        lines = [CATALOG_INTRO]
-        used = len(CATALOG_INTRO)
-        for listed, skill in enumerate(self.skills):
-            line = f"- {skill.name}: {skill.description}"
-            if used + 1 + len(line) > budget:
-                left = len(self.skills) - listed
-                lines.append(
-                    f"- ({left} more skill{'s' if left != 1 else ''} not listed: the list is capped at "
-                    f"skills.catalog_chars; the user can see them all with /skills)"
-                )
-                break
-            lines.append(line)
-            used += 1 + len(line)
-        return "\n".join(lines)
+        lines = [f"- {skill.name}: {skill.description}" for skill in self.skills]
+        sizes = list(accumulate((len(line) + 1 for line in lines), initial=len(CATALOG_INTRO)))
+        if sizes[-1] <= budget:
+            return "\n".join([CATALOG_INTRO, *lines])
+        fits = (k for k in reversed(range(len(lines))) if sizes[k] + 1 + len(_more(len(lines) - k)) <= budget)
+        listed = next(fits, 0)
+        return "\n".join([CATALOG_INTRO, *lines[:listed], _more(len(lines) - listed)])
+
+
+def _more(left: int) -> str:
+    return (
+        f"- ({left} more skill{'s' if left != 1 else ''} not listed: the list is capped at skills.catalog_chars; "
+        "the user can see them all with /skills)"
+    )
 
 
 def skill_folders(

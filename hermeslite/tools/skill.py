@@ -59,7 +59,7 @@ class SkillTool:
             tail += [f"- {folder / file}" for file in opened.files]
             if not opened.complete:
                 tail.append(f"- … more files not listed; list the folder with the terminal tool (ls {folder})")
-        listing = "\n".join(tail)
+        listing = cap_output("\n".join(tail), ctx.output_limit // 2)  # the instructions come first
         head = f"Skill {name}:\n\n"
-        body = cap_output(opened.body, max(ctx.output_limit - len(head) - len(listing), 1_000))
+        body = cap_output(opened.body, ctx.output_limit - len(head) - len(listing))
         return ToolResult(head + body + listing)
