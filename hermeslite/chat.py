@@ -22,6 +22,7 @@ from hermeslite.stdin_lines import StdinLines
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
+    from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
@@ -114,8 +115,13 @@ def _where(agent: Agent, *, new_one_shot: bool = False) -> str:
     return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
 
-async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry):
-    return await agent.run_turn(await expanded(prompt, commands))
+async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry) -> TurnFinished:
+    try:
+        text = await expanded(prompt, commands)
+    except UserFacingError:
+        agent.discard_if_unused()  # nothing was sent: a new session stays out of --continue
+        raise
+    return await agent.run_turn(text)
 
 
 async def expanded(prompt: str, commands: CommandRegistry) -> str:

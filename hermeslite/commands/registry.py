@@ -173,12 +173,15 @@ def parse(text: str, front_end: str) -> tuple[CommandSpec, str]:
     name = head[1:]
     found = lookup(name)
     if found is None:
-        guess = closest(name)
-        hint = f" Did you mean /{guess}?" if guess else ""
-        raise UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
+        raise unknown(head, closest(name))
     if not found.available_in(front_end):
         raise UnknownCommand(f"{elsewhere(found)}. Type /help for the list.")
     return found, rest.strip()
+
+
+def unknown(head: str, guess: str | None) -> UnknownCommand:
+    hint = f" Did you mean /{guess}?" if guess else ""
+    return UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
 
 
 def elsewhere(spec: CommandSpec) -> str:
@@ -262,7 +265,7 @@ class CommandRegistry:
         refused: list[str] = []
         for provider in self._providers:
             for command in provider.prompt_commands():
-                slash, name = command.spec.slash, command.spec.name
+                slash, name = command.spec.slash, command.spec.name.lower()
                 if lookup(name) is not None:
                     refused.append(f"{slash} from {command.origin} is not offered: {slash} is a built-in command")
                 elif name in offered:
@@ -294,9 +297,7 @@ class CommandRegistry:
         if (prompt := self.prompt_command(head[1:])) is not None:
             return prompt, rest.strip()
         if lookup(head[1:]) is None:
-            guess = self.closest(head[1:])
-            hint = f" Did you mean /{guess}?" if guess else ""
-            raise UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
+            raise unknown(head, self.closest(head[1:]))
         return parse(text, front_end)
 
     def waits_for_turn(self, text: str) -> bool:

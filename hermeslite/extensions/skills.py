@@ -146,17 +146,12 @@ def load_skills(cwd: Path, *, shared: bool = True, user_root: Path | None = None
                 continue
             first = found.get(skill.name)
             if first is not None:
+                wins = " (the user's skills win over the project's)" if first.project is None and project else ""
                 problems.append(
-                    f"skill {shown(path, cwd)} is skipped: a skill named {skill.name} is already "
-                    f"{first.location}"
-                    + (
-                        " (the user's skills win over the project's)"
-                        if first.project is None and project is not None
-                        else ""
-                    )
+                    f"skill {skill.location} is skipped: a skill named {skill.name} is already {first.location}{wins}"
                 )
                 continue
-            problems += [f"skill {shown(path, cwd)}: {note}" for note in notes]
+            problems += [f"skill {skill.location}: {note}" for note in notes]
             found[skill.name] = skill
     return Skills(tuple(found[n] for n in sorted(found)), tuple(problems))
 

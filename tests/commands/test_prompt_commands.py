@@ -62,6 +62,12 @@ def test_built_in_names_and_aliases_and_names_taken_earlier_are_refused_in_one_l
     ]
 
 
+def test_names_are_found_whatever_their_case():
+    registry = CommandRegistry([Provider("MCP server gh", "mcp__GitHub__Review")])
+    found, _ = registry.parse("/mcp__github__review 12", TUI)
+    assert isinstance(found, PromptCommand) and found.spec.name == "mcp__GitHub__Review"
+
+
 def test_a_provider_that_fills_in_late_is_seen_at_once():
     provider = Provider("MCP server late")
     registry = CommandRegistry([provider])
@@ -95,3 +101,17 @@ async def test_the_line_chat_runs_a_prompt_command_and_a_failing_one_is_one_line
     assert err.getvalue().splitlines()[-1] == "/fetch: the server went away" and chat.failed
     assert len(scripted_server.requests) == 1  # nothing was sent for it
     assert "Custom commands (what they expand to is sent as your message)" in help_text(registry)
+
+
+async def test_p_with_a_prompt_command_that_fails_is_one_line_and_leaves_no_session(make_agent, scripted_server):
+    from hermeslite.chat import _one_prompt
+    from hermeslite.errors import UserFacingError
+
+    agent, _ = make_agent()
+    registry = CommandRegistry([Provider("broken", "fetch", fails=True), Provider("ok", "greet")])
+    with pytest.raises(UserFacingError, match=r"^/fetch: the server went away$"):
+        await _one_prompt(agent, "/fetch x", registry)
+    assert scripted_server.requests == [] and make_agent.store.get_session(agent.session_id) is None
+    again, _ = make_agent()
+    assert (await _one_prompt(again, "/greet you", registry)).ok
+    assert scripted_server.requests[-1]["messages"][-1]["content"] == "greet says you"
