@@ -223,6 +223,30 @@ class MemoryConfig:
 
 
 @dataclass
+class SkillsConfig:
+    """Skills (SKILL.md folders) the model loads on demand."""
+
+    shared: bool = field(
+        default=True,
+        metadata=spec(
+            "bool", "also read ~/.agents/skills and ./.agents/skills, the folders other agents share skills in"
+        ),
+    )
+    catalog_chars: int = field(
+        default=8_000,
+        metadata=spec(
+            "whole",
+            "most characters the skills list takes in the system prompt; the skills past it are counted in one line",
+            lo=500,
+            hi=200_000,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -236,6 +260,9 @@ class Settings:
     hooks: HooksConfig = field(
         default_factory=HooksConfig,
         metadata={"help": "your commands, run before and after tool calls and at other events"},
+    )
+    skills: SkillsConfig = field(
+        default_factory=SkillsConfig, metadata={"help": "skills (SKILL.md folders) the model loads on demand"}
     )
 
 

@@ -92,6 +92,7 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
         tools: dict | None = None,
         agent: dict | None = None,
         hooks: dict | None = None,
+        skills: dict | None = None,
     ):
         settings = Settings()
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=context_window)
@@ -103,6 +104,7 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             tools=replace(settings.tools, **(tools or {})),
             agent=replace(settings.agent, **(agent or {})),
             hooks=HooksConfig(**(hooks or {})),
+            skills=replace(settings.skills, **(skills or {})),
         )
         llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
         built = build_agent(

@@ -18,6 +18,7 @@ from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
+from hermeslite.extensions.skills import Skills
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.memory import MemoryStore
@@ -392,3 +393,8 @@ class Agent:
     def memory(self) -> MemoryStore:
         """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""
         return self.deps.memory
+
+    @property
+    def skills(self) -> Skills:
+        """The skills found when the session started, and those that could not be loaded, for /skills."""
+        return self.deps.skills
