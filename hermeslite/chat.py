@@ -60,11 +60,11 @@ def run_chat(
 
 def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
-    from hermeslite.agent.factory import build_agent
+    from hermeslite.agent.factory import build_agent, sandbox_assessment
     from hermeslite.commands.custom import load_commands
     from hermeslite.headless import HeadlessPrinter
     from hermeslite.llm.errors import LLMError
-    from hermeslite.tools.sandbox import unavailable_reason
+    from hermeslite.tools.workplace import risky_workplace
 
     settings = choice.settings
     commands = load_commands(Path.cwd())
@@ -83,8 +83,10 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         sys.stderr.write(f"hermeslite: warning: {note}\n")
     printer = HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
-    if unconfined := unavailable_reason(settings.tools.sandbox):
+    if unconfined := sandbox_assessment(settings, Path.cwd()).warning:
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
+    if workplace := risky_workplace(Path.cwd(), Path.home()):
+        sys.stderr.write(f"hermeslite: warning: {workplace}\n")
     if verbose:
         printer.startup(agent.startup_notes())
     try:

@@ -238,6 +238,7 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """Print the source and the sandbox as comments, then the settings, so the output can be saved
     as a config file; then where compaction starts for the model (`--model`'s, if given) and why."""
     from hermeslite.tools.sandbox import status
+    from hermeslite.tools.workplace import risky_workplace
 
     if loaded.source is None:
         looked = " or ".join(str(path) for path in default_config_paths())
@@ -249,7 +250,10 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     if loaded.user_hooks is not None:
         print(neutralize(f"# hooks: also the ones in {loaded.user_hooks}, which run before the project's"))
     tools = loaded.settings.tools
-    print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
+    sandbox = status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd(), tools.network_allow)
+    print(neutralize(f"# sandbox: {sandbox}"))
+    if workplace := risky_workplace(Path.cwd(), Path.home()):
+        print(neutralize(f"# warning: {workplace}"))
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
     from hermeslite.resume import with_overrides

@@ -29,6 +29,7 @@ from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
+from hermeslite.tools.allow_list import AllowList
 from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.trust import Trust, TrustStore
 
@@ -52,6 +53,8 @@ GUARDED_KEYS = (
     "tools.writable_paths",
     "tools.readable_paths",
     "tools.pass_env",
+    "tools.env_passthrough",
+    "tools.network_allow",
     "memory.dir",
     "hooks",
 )
@@ -164,8 +167,9 @@ class ToolsConfig:
         default="auto",
         metadata=spec(
             "choice",
-            "auto: terminal commands run under Landlock where the kernel has it; off: never",
-            choices=("auto", "off"),
+            "auto: terminal commands run under Landlock and in namespaces of their own where the kernel allows; "
+            "landlock: Landlock only (no namespaces); off: never",
+            choices=("auto", "landlock", "off"),
         ),
     )
     writable_paths: list[str] = field(
@@ -175,9 +179,23 @@ class ToolsConfig:
     readable_paths: list[str] = field(
         default_factory=list, metadata=spec("paths", "more directories read_file may read without asking (~ allowed)")
     )
+    env_passthrough: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "env_names", "secret-looking variables (*_TOKEN, *_KEY, *PASSWORD*, ...) to pass to tool processes anyway"
+        ),
+    )
     pass_env: list[str] = field(
         default_factory=list,
-        metadata=spec("env_names", "credential variables (such as *_API_KEY) to pass to tool processes anyway"),
+        metadata=spec("env_names", "deprecated name of env_passthrough; both are honoured"),
+    )
+    network_allow: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "hosts",
+            "hosts sandboxed commands reach without asking, through hermeslite's proxy (pypi.org, "
+            "*.pythonhosted.org, 10.0.0.5:8080; no port means 80 and 443), and unix socket paths left reachable",
+        ),
     )
     terminal_timeout: float = field(
         default=120,
@@ -197,6 +215,15 @@ class ToolsConfig:
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
+        try:
+            AllowList.parse([entry for entry in self.network_allow if not entry.startswith("/")])
+        except ValueError as exc:
+            raise ValueError(f"network_allow: {exc}") from None
+
+    @property
+    def passthrough(self) -> tuple[str, ...]:
+        """env_passthrough and its deprecated alias pass_env, merged."""
+        return tuple(dict.fromkeys([*self.env_passthrough, *self.pass_env]))
 
 
 @dataclass
@@ -327,6 +354,8 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
     warnings: list[str] = []
     data = read_file(source.path)
     settings = _settings_from(parse_yaml(source.path, data, warnings), source.path, warnings)
+    if settings.tools.pass_env:
+        warnings.append("tools.pass_env is deprecated: name the variables in tools.env_passthrough instead")
     if not source.project:
         return LoadedSettings(settings, source.path, warnings)
     store = TrustStore()

@@ -179,6 +179,8 @@ LOOSENING = {
     "tools.writable_paths": ["/"],
     "tools.readable_paths": ["/"],
     "tools.pass_env": ["X_KEY"],
+    "tools.env_passthrough": ["X_TOKEN"],
+    "tools.network_allow": ["*"],
     "memory.dir": "/tmp/x",
     "hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]},  # a whole section: it runs commands
 }

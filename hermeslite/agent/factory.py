@@ -12,7 +12,7 @@ from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.extensions.skills import Skills, load_skills
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
-from hermeslite.store.memory import MemoryStore
+from hermeslite.store.memory import MemoryStore, default_memory_dir
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
@@ -20,10 +20,11 @@ from hermeslite.tools.hooks.settings import table_of
 from hermeslite.tools.memory import MemoryTool
 from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
-from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
+from hermeslite.tools.sandbox import Assessment, assess, expand_paths, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.skill import SkillTool
 from hermeslite.tools.todo import TodoTool
+from hermeslite.tools.workplace import risky_workplace
 
 from .deps import AgentDeps
 from .hooks import Hooks
@@ -51,6 +52,13 @@ def configured_threshold(settings: Settings) -> tuple[str, Threshold, str | None
     return model.name or "", resolve_threshold(settings.compression, window, model.name), warning
 
 
+def sandbox_assessment(settings: Settings, cwd: Path) -> Assessment:
+    """What confines this agent's commands, and what to warn about at start (see tools.sandbox.assess)."""
+    tools = settings.tools
+    memory = (default_memory_dir(settings.memory.dir),) if settings.memory.dir else ()
+    return assess(tools.sandbox, tools.writable_paths, cwd, tools.network_allow, memory)
+
+
 def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) -> ToolContext:
     """The boundary, sandbox and limits every tool call of this agent runs with, built once.
 
@@ -65,14 +73,15 @@ def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) ->
         terminal_timeout=tools.terminal_timeout,
         output_limit=tools.output_limit,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
-        sandbox=sandbox_for(tools.sandbox, tools.writable_paths, cwd),
+        sandbox=sandbox_assessment(settings, cwd).sandbox,
         readable_paths=(
             *expand_paths(tools.readable_paths, cwd),
             *writable,
             *(skills.readable_roots() if skills else ()),
         ),
-        pass_env=tuple(tools.pass_env),
+        pass_env=tools.passthrough,
         hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else (),
+        risky_workplace=risky_workplace(cwd, Path.home()),
     )
 
 

@@ -29,6 +29,7 @@ KIND_WORDS = {
     "fractions": "a mapping of model-name parts to numbers",
     "paths": "a list of paths",
     "env_names": "a list of environment variable names",
+    "hosts": "a list of host names (pypi.org, *.example.org, 10.0.0.5:8080) or socket paths",
     "choice": "one of",
 }
 
@@ -56,6 +57,8 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return isinstance(value, bool)
     if kind in ("names", "paths", "env_names"):
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+    if kind == "hosts":
+        return isinstance(value, list) and all(isinstance(v, str) and _is_host_entry(v) for v in value)
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))
     if kind == "url_or_null":
@@ -73,6 +76,11 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
     if not _is_number(value):
         return False
     return kind in ("number", "number_or_auto") or float(value).is_integer()
+
+
+def _is_host_entry(text: str) -> bool:
+    """Shaped like a host pattern or a socket path: no URL, no spaces (`tools.allow_list` checks the rest)."""
+    return bool(text) and "://" not in text and not any(c.isspace() for c in text)
 
 
 def is_web_url(text: str) -> bool:

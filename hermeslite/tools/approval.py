@@ -11,11 +11,20 @@ approval mode (`tools.approval`) says what to do about each risk:
     UNCONTAINED   ask                       ask             refuse    run, no sandbox
 
 (* deny refuses whatever would ask.) Outside `allow`, everything that runs
-runs in the Landlock sandbox when it is available; an approved ESCAPE runs
-without it, because writing outside is exactly what the user approved. With no
-one to ask (headless), whatever would ask is denied with the reason and how
-to permit it, as an error the model can act on. The file tools ask the same
-way, treating a path outside the boundary as an ESCAPE.
+runs in the sandbox when it is available; an approved ESCAPE runs without it,
+because writing outside is exactly what the user approved. In a risky
+workplace (the project is $HOME, / or a system folder) the sandbox bounds
+nothing worth bounding, so DESTRUCTIVE asks in auto mode too and OPAQUE asks
+as it would without a sandbox.
+
+Network use is judged apart from the risk: the sandbox has no network, so a
+command that visibly reaches hosts not all in `tools.network_allow` (served
+by the proxy) asks "this command will use the network"; approved, it runs in
+the sandbox with the network. Without a sandbox that can hold the network,
+such a command asks all the same. With no one to ask (headless), whatever
+would ask is denied with the reason and how to permit it, as an error the
+model can act on. The file tools ask the same way, treating a path outside
+the boundary as an ESCAPE.
 """
 
 from __future__ import annotations
@@ -25,8 +34,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hermeslite.tools.allow_list import AllowList, is_loopback
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
-from hermeslite.tools.shell_policy import Risk, judge
+from hermeslite.tools.shell_policy import Risk, Verdict, judge
+from hermeslite.tools.shell_policy.hosts import UNKNOWN, describe, host_name
 
 
 class Action(enum.Enum):
@@ -41,11 +52,17 @@ class Plan:
     sandboxed: bool  # whether it runs in the sandbox (also after the user approves it)
 
 
-def plan(risk: Risk, mode: str, sandbox: bool) -> Plan:
-    """The decision table above: what `mode` does with `risk`, given whether a sandbox exists."""
+def plan(risk: Risk, mode: str, sandbox: bool, *, risky_place: bool = False) -> Plan:
+    """The decision table above: what `mode` does with `risk`, given whether a sandbox exists and
+    whether the working directory is a risky place for one (see tools.workplace)."""
     if mode == "allow":
         return Plan(Action.RUN, sandboxed=False)
-    runs = risk == Risk.ORDINARY or (risk == Risk.DESTRUCTIVE and mode == "auto") or (risk == Risk.OPAQUE and sandbox)
+    bounded = sandbox and not risky_place
+    runs = (
+        risk == Risk.ORDINARY
+        or (risk == Risk.DESTRUCTIVE and mode == "auto" and not risky_place)
+        or (risk == Risk.OPAQUE and bounded)
+    )
     if runs:
         return Plan(Action.RUN, sandboxed=sandbox)
     return Plan(Action.REFUSE if mode == "deny" else Action.ASK, sandboxed=sandbox and risk != Risk.ESCAPE)
@@ -57,6 +74,7 @@ class Decision:
 
     sandboxed: bool = False
     refusal: str | None = None
+    network: bool = False  # the user let it reach the network
 
 
 HINTS = {
@@ -66,22 +84,61 @@ HINTS = {
     Risk.UNCONTAINED: "set tools.approval: allow",
 }
 READ_HINT = "add the directory to tools.readable_paths, or set tools.approval: allow"
+NETWORK_HINT = (
+    "add the hosts to tools.network_allow (HTTP and HTTPS through hermeslite's proxy), or set tools.approval: allow"
+)
+PLACE_HINT = "start hermeslite in a project folder, or set tools.approval: allow"
 
 
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
     """Judge a terminal command, as run with `env`, and apply the approval mode, asking the user
     when it says so."""
     verdict = judge(command, replace(ctx.effective_boundary, env=env))
-    decided = plan(verdict.risk, ctx.approval_policy, ctx.sandbox is not None)
-    if decided.action is Action.RUN:
+    mode, risky_place = ctx.approval_policy, ctx.risky_workplace is not None
+    decided = plan(verdict.risk, mode, ctx.sandbox is not None, risky_place=risky_place)
+    network = network_reason(verdict.hosts, ctx) if mode != "allow" else None
+    if decided.action is Action.RUN and network is None:
         return Decision(sandboxed=decided.sandboxed)
-    reason = verdict.reason or "needs approval"
+    reasons = [network] if decided.action is Action.RUN else [_risk_reason(verdict, risky_place), network]
+    reason = "; ".join(r for r in reasons if r)
+    action = decided.action if decided.action is not Action.RUN else Action.REFUSE if mode == "deny" else Action.ASK
     request = ApprovalRequest(
         tool="terminal", command=command, reason=reason, scope=f"terminal commands flagged: {reason}"
     )
-    hint = HINTS.get(verdict.risk, HINTS[Risk.UNCONTAINED])
-    refusal = await _ask_or_refuse(ctx, request, decided.action, "this command", hint)
-    return Decision(sandboxed=decided.sandboxed, refusal=refusal)
+    if decided.action is Action.RUN:
+        hint = NETWORK_HINT
+    elif risky_place and verdict.risk in (Risk.DESTRUCTIVE, Risk.OPAQUE):
+        hint = PLACE_HINT
+    else:
+        hint = HINTS.get(verdict.risk, HINTS[Risk.UNCONTAINED])
+    refusal = await _ask_or_refuse(ctx, request, action, "this command", hint)
+    return Decision(sandboxed=decided.sandboxed, refusal=refusal, network=network is not None)
+
+
+def network_reason(hosts: tuple[str, ...], ctx: ToolContext) -> str | None:
+    """`will use the network (reaches ...)` when the command visibly reaches a host the sandbox does
+    not let through; None when it reaches none, or only hosts the proxy serves."""
+    sandbox = ctx.sandbox
+    if sandbox is not None and sandbox.isolated:
+        # 127.0.0.1 in the sandbox is its own loopback: where a command's own servers are, and where
+        # tools.network_allow forwards the host's loopback ports it names. Nothing to ask about.
+        hosts = tuple(h for h in hosts if not is_loopback(host_name(h)))
+    if sandbox is not None and sandbox.proxied:
+        allowed = AllowList.parse([a for a in sandbox.proxied if not a.startswith("/")])
+        hosts = tuple(h for h in hosts if not (_web(h) and allowed.covers(h)))
+    return f"will use the network (reaches {describe(hosts)})" if hosts else None
+
+
+def _web(host: str) -> bool:
+    """A host the proxy can carry: `name` or `name:port`, not `ssh:`/`tcp:` traffic nor an unknown one."""
+    return host != UNKNOWN and not host.startswith(("ssh:", "tcp:"))
+
+
+def _risk_reason(verdict: Verdict, risky_place: bool) -> str:
+    reason = verdict.reason or "needs approval"
+    if risky_place and verdict.risk in (Risk.DESTRUCTIVE, Risk.OPAQUE):
+        return f"{reason}, and the working directory is no project folder"
+    return reason
 
 
 async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> str | None:

@@ -49,6 +49,7 @@ class ToolContext:
     readable_paths: tuple[Path, ...] = ()  # resolved roots besides cwd read_file may read without asking
     pass_env: tuple[str, ...] = ()  # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()  # more variables never passed (model.api_key_env)
+    risky_workplace: str | None = None  # why cwd is no place for a project ($HOME, /, /etc), if it is not
 
     def __post_init__(self) -> None:
         if self.boundary is None:

@@ -78,6 +78,8 @@ FILE_RIGHTS = WRITE_FILE | TRUNCATE | IOCTL_DEV  # the only write rights a rule 
 SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 SCOPE_SIGNAL = 1 << 1  # ABI 6
 SCOPE_ABI = 6
+CONNECT_TCP = 1 << 1  # ABI 4: network rights; handled with no rule, every TCP connect is refused
+NET_ABI = 4
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -144,18 +146,21 @@ def write_rights(abi: int) -> int:
     return rights
 
 
-def restrict_writes(writable: list[str]) -> None:
+def restrict_writes(writable: list[str], *, deny_tcp: bool = False) -> None:
     """Confine this process and its future children: writes only beneath `writable`, signals and
-    abstract unix sockets only within the sandbox. Paths that do not exist are skipped. Raises OSError."""
+    abstract unix sockets only within the sandbox, and with `deny_tcp` no TCP connection at all
+    (ABI 4 and later; raises OSError before). Paths that do not exist are skipped. Raises OSError."""
     abi, numbers = abi_version(), _numbers()
     if abi < 1 or numbers is None:
         raise OSError("Landlock is not available on this kernel")
     create, add_rule, restrict = numbers
     libc = ctypes.CDLL(None, use_errno=True)
     handled = write_rights(abi)
+    if deny_tcp and abi < NET_ABI:
+        raise OSError(f"Landlock ABI {abi} cannot deny network connections (ABI {NET_ABI} can)")
     attr = _RulesetAttr(
         handled_access_fs=handled,
-        handled_access_net=0,
+        handled_access_net=CONNECT_TCP if deny_tcp else 0,
         scoped=SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET if abi >= SCOPE_ABI else 0,
     )
     ruleset = _syscall(libc, create, ctypes.byref(attr), ctypes.c_size_t(_ruleset_attr_size(abi)), ctypes.c_uint32(0))

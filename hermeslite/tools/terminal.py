@@ -18,7 +18,6 @@ import asyncio
 import codecs
 import contextlib
 import os
-import re
 import signal
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,19 +29,13 @@ from hermeslite.tools.approval import check_approval
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.environment import tool_environment
 from hermeslite.tools.output import CappedBuffer
-from hermeslite.tools.sandbox import PACKAGE_ROOT, launch_argv
+from hermeslite.tools.sandbox import prepare
+from hermeslite.tools.sandbox_notes import failure_notes
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 0.5  # seconds to wait for output still in flight after bash exits
 TIMED_OUT_CODE = 124  # what coreutils `timeout` reports, so the line stays parseable
 CHUNK = 65536
-# What a write or a signal stopped by the sandbox prints (EACCES, EPERM, EROFS).
-BLOCKED = re.compile(r"Permission denied|Operation not permitted|Read-only file system", re.IGNORECASE)
-BLOCKED_NOTE = (
-    "[sandbox: this command may write only inside the working directory, the temp dir and "
-    "tools.writable_paths, and signal only processes it started; if it must do more, "
-    "ask the user to run it or to allow the path]"
-)
 
 
 class TerminalTool:
@@ -78,11 +71,15 @@ class TerminalTool:
             return ToolResult(decision.refusal, is_error=True)
         sandbox = ctx.sandbox if decision.sandboxed else None
         timeout = min(asked, ctx.terminal_timeout)
+        try:
+            launch = prepare(command, Path(ctx.cwd), sandbox, env, network=decision.network)
+        except OSError as exc:
+            return ToolResult.error(f"the sandbox could not be set up ({exc}); the command was not run")
         code, output, notes = await run_command(
-            launch_argv(command, Path(ctx.cwd), sandbox), env, timeout, ctx.output_limit
+            launch.argv, {**env, **launch.env}, timeout, ctx.output_limit, fds=launch.fds
         )
-        if sandbox is not None and code != 0 and BLOCKED.search(output):
-            notes.append(BLOCKED_NOTE)
+        if sandbox is not None and code != 0:
+            notes += failure_notes(output, offline=sandbox.denies_network and not decision.network)
         if asked > timeout and code == TIMED_OUT_CODE:
             notes.append(f"[{asked:g} s was asked; tools.terminal_timeout caps commands at {timeout:g} s]")
         body = output.rstrip("\n")
@@ -90,11 +87,14 @@ class TerminalTool:
         return ToolResult("\n".join(lines), is_error=code != 0, exit_code=code)
 
 
-async def run_command(argv: list[str], env: dict[str, str], timeout: float, limit: int) -> tuple[int, str, list[str]]:
+async def run_command(
+    argv: list[str], env: dict[str, str], timeout: float, limit: int, *, fds: tuple[int, ...] = ()
+) -> tuple[int, str, list[str]]:
     """Exit code, capped output and notes about what was killed; kills the group if cancelled.
 
-    `argv` is a launcher command line (`launch_argv`), so it starts in the
-    package root and moves to the command's cwd itself. Output goes through a
+    `argv` is a launcher command line (`sandbox.prepare`), so it starts in `/`
+    and moves to the command's cwd itself; `fds` are descriptors it must
+    inherit (the sandbox's namespaces). Output goes through a
     pipe we own rather than asyncio's, because asyncio's `wait()` also waits
     for the pipes to close, and a background child holding them would make a
     finished command look like it hangs.
@@ -104,12 +104,13 @@ async def run_command(argv: list[str], env: dict[str, str], timeout: float, limi
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
-            cwd=str(PACKAGE_ROOT),
+            cwd="/",
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
             env={**env, **process_groups.owner_mark()},
+            pass_fds=fds,
         )
     except BaseException:
         os.close(read_fd)

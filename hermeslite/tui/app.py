@@ -190,6 +190,8 @@ class HermesApp(App[int]):
             await self.show_notice(warning)
         if unconfined := self.host.sandbox_warning():
             self.notify(unconfined, severity="warning", markup=False, timeout=10)
+        if workplace := self.host.workplace_warning():
+            await self.show_notice(f"⚠ {workplace}")
 
     @on(BootFailed)
     async def _on_boot_failed(self, message: BootFailed) -> None:

@@ -154,10 +154,16 @@ class AgentHost:
         return self._llm.context_window_warning if self._llm is not None else None
 
     def sandbox_warning(self) -> str | None:
-        """Why terminal commands run without the Landlock sandbox, said once at start-up; None when confined."""
-        from hermeslite.tools.sandbox import unavailable_reason
+        """What the sandbox cannot do for terminal commands here, said once at start-up; None when fully confined."""
+        from hermeslite.agent.factory import sandbox_assessment
 
-        return unavailable_reason(self.settings.tools.sandbox)
+        return sandbox_assessment(self.settings, self.cwd).warning
+
+    def workplace_warning(self) -> str | None:
+        """Why the working directory is no place for a project ($HOME, /, a system folder); None when it is one."""
+        from hermeslite.tools.workplace import risky_workplace
+
+        return risky_workplace(self.cwd, Path.home())
 
     def close(self) -> None:
         if self._task is not None and not self._task.done():

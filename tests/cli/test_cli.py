@@ -140,8 +140,8 @@ def test_config_shows_what_confines_terminal_commands(tmp_path: Path, capsys: py
     assert main(["--config", str(path), "config"]) == 0
     line = capsys.readouterr().out.splitlines()[1]
     if abi_version():
-        assert line.startswith(f"# sandbox: Landlock ABI {abi_version()}, writes limited to {Path.cwd()}, ")
-        assert str(Path("~/.cache").expanduser()) in line
+        assert line.startswith(f"# sandbox: Landlock ABI {abi_version()} ")
+        assert f"writes limited to {Path.cwd()}, " in line and str(Path("~/.cache").expanduser()) in line
     else:
         assert line.startswith("# sandbox: no Landlock sandbox on ")
     if abi_version():

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from hermeslite.tools.base import Approver, ToolContext, deny_all
-from hermeslite.tools.landlock import abi_version
-from hermeslite.tools.sandbox import Sandbox
+from hermeslite.tools.sandbox import sandbox_for
 from hermeslite.tools.shell_policy import Boundary
+from tests.tools.kernel_scratch import SCRATCH_ROOT, SECRETS, Home, outside_temp
 
 
 @pytest.fixture
@@ -39,8 +42,10 @@ class Scratch:
         *,
         approve: Approver = deny_all,
         sandbox: bool = True,
+        sandbox_mode: str = "auto",
         writable: tuple[Path, ...] = (),
         readable: tuple[Path, ...] = (),
+        network_allow: tuple[str, ...] = (),
     ) -> ToolContext:
         return ToolContext(
             cwd=self.proj,
@@ -49,7 +54,9 @@ class Scratch:
             terminal_timeout=20,
             output_limit=4000,
             boundary=Boundary(self.proj, self.home, (self.tmp, *writable)),
-            sandbox=Sandbox(abi_version(), writable) if sandbox and abi_version() else None,
+            sandbox=sandbox_for(sandbox_mode, [str(p) for p in writable], self.proj, network_allow)
+            if sandbox
+            else None,
             readable_paths=readable,
         )
 
@@ -78,3 +85,25 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scratch:
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     return Scratch(home=home, proj=proj, tmp=tmp)
+
+
+@pytest.fixture
+def outside(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Home]:
+    """A scratch user outside the system temp dir (see kernel_scratch), with secrets in the environment."""
+    if not outside_temp(SCRATCH_ROOT):
+        pytest.skip(f"the scratch root {SCRATCH_ROOT} is inside the temp dir; set HERMESLITE_TEST_SCRATCH")
+    home = Home.make(re.sub(r"\W+", "_", request.node.name.removeprefix("test_"))[:40])  # socket paths stay short
+    monkeypatch.setenv("HOME", str(home.home))
+    monkeypatch.setenv("TMPDIR", str(home.tmp))
+    for name, folder in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ):
+        monkeypatch.setenv(name, str(home.home / folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(home.tmp))
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    yield home
+    shutil.rmtree(home.base, ignore_errors=True)

@@ -114,29 +114,36 @@ RUNS = [
     "ls -la /",
     "echo 'rm -rf /'",
     "git commit -m 'never rm -rf / again'",
-    "git push origin main",
-    "git push -u origin feature",
-    "git push",
     "dd if=/dev/zero of=./disk.img bs=1M count=1",
     "cat log > /dev/null",
     "make 2>/dev/null",
     "kill -9 1234",
     "kill -1 1234",
-    "curl -s http://example.com -o out.sh",
-    "x=$(curl -s http://example.com/api)",
-    "curl -s http://example.com | jq .",
     "chmod 644 file",
     "pytest -q",
     "grep -r shutdown docs/",
     "echo shutdown",
     "make clean && make",
     "python -c 'print(1)'",
-    "ssh host ls",
     "npm run build | tee build.log",
     'echo "unbalanced',
     "cat ~/.bashrc",
     'echo "a > b" /etc/passwd',
     "find . -name '*.pyc' | xargs rm -f",
+]
+
+
+# Ordinary otherwise, but they reach the network, which sandboxed commands do not have: they ask.
+NETWORK = [
+    "git push origin main",
+    "git push -u origin feature",
+    "git push",
+    "curl -s http://example.com -o out.sh",
+    "x=$(curl -s http://example.com/api)",
+    "curl -s http://example.com | jq .",
+    "ssh host ls",
+    "pip install requests",
+    "python3 -m pip download -d wheels numpy",
 ]
 
 
@@ -169,6 +176,48 @@ async def test_destructive_inside_asks_only_in_ask_mode(scratch, command):
 async def test_ordinary_commands_run_without_asking(scratch, command):
     assert not await _asked(scratch, command, "ask")
     assert not await _asked(scratch, command, "auto")
+
+
+@pytest.mark.parametrize("command", NETWORK)
+async def test_commands_that_use_the_network_ask_first(scratch, command):
+    requests = []
+
+    async def approver(request):
+        requests.append(request)
+        return True
+
+    decision = await check_approval(command, scratch.ctx("auto", approve=approver), os.environ)
+    assert decision.refusal is None and decision.network and decision.sandboxed
+    assert "will use the network" in requests[0].reason
+    headless = await check_approval(command, scratch.ctx("ask"), os.environ)
+    assert "no one can approve" in headless.refusal and "tools.network_allow" in headless.refusal
+
+
+async def test_hosts_in_the_allow_list_run_without_asking_through_the_proxy(scratch):
+    ctx = scratch.ctx("ask", approve=must_not_ask, network_allow=("example.com", "*.pythonhosted.org", "pypi.org"))
+    for command in ("curl -s http://example.com | jq .", "pip install requests"):
+        decision = await check_approval(command, ctx, os.environ)
+        assert decision.refusal is None and not decision.network, command
+    asked = await _asked_with(ctx, "curl -s https://example.org/")
+    assert asked and "example.org" in asked[0].reason and "example.com" not in asked[0].reason
+    over_ssh = await _asked_with(ctx, "git clone git@example.com:a/b.git")
+    assert over_ssh and "example.com over ssh" in over_ssh[0].reason, "the proxy carries HTTP(S) only"
+
+
+async def must_not_ask(request):
+    raise AssertionError(f"asked about {request.command}")
+
+
+async def _asked_with(ctx, command: str) -> list:
+    asked = []
+
+    async def approver(request):
+        asked.append(request)
+        return False
+
+    ctx.approve = approver
+    await check_approval(command, ctx, os.environ)
+    return asked
 
 
 async def test_headless_denies_with_the_reason_and_how_to_permit_it(scratch):

@@ -36,6 +36,7 @@ class Runner(Protocol):
     paths: Paths
 
     def flag(self, verdict: Verdict) -> None: ...
+    def network(self, host: str) -> None: ...
     def run_text(self, text: str, state: State, positional: list[Field] | None = None) -> None: ...
     def run_argv(self, fields: list[Field], state: State, stdin: Stdin) -> Stdin: ...
     def downloads(self, sub: Sub) -> bool: ...
@@ -52,6 +53,12 @@ class Call:
 
     def flag(self, risk: Risk, reason: str) -> None:
         self.runner.flag(Verdict(risk, reason))
+
+    def network(self, *hosts: str | None) -> None:
+        """The command will reach these hosts (None: a local source, nothing to reach)."""
+        for host in hosts:
+            if host is not None:
+                self.runner.network(host)
 
     def check(self, verdict: Verdict) -> Verdict:
         """Flag `verdict` (if it is more than ordinary) and return it for the rule to refine."""

@@ -83,6 +83,9 @@ class Risk(enum.IntEnum):
 class Verdict:
     risk: Risk
     reason: str = ""  # for DESTRUCTIVE and above: a few words naming the path, read by the user and the model
+    # The hosts the command visibly reaches (`pypi.org`, `ssh:github.com`, `?` for one known only at run
+    # time; see shell_policy.hosts); network use is judged apart from the risk, by the approval step.
+    hosts: tuple[str, ...] = ()
 
 
 ORDINARY = Verdict(Risk.ORDINARY)

@@ -8,11 +8,13 @@ cannot follow is judged as unknown, never as safe.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from hermeslite.tools.shell_policy.call import NO_INPUT, Call, Stdin
 from hermeslite.tools.shell_policy.expand import Field, State, Value, escape, expand, unescape
 from hermeslite.tools.shell_policy.lex import lex
+from hermeslite.tools.shell_policy.options import parse_options
 from hermeslite.tools.shell_policy.parse import Block, Function, Loop, Node, Script, Simple, parse
 from hermeslite.tools.shell_policy.paths import Paths
 from hermeslite.tools.shell_policy.rules import RULES, rule_for
@@ -24,6 +26,7 @@ MAX_DEPTH = 8  # bash -c inside eval inside $(...) ...
 MAX_COMMANDS = 4000  # simple commands judged per line before giving up
 WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+DIRECTORY_BUILTINS = frozenset({"cd", "pushd", "popd"})  # they change the shell itself, prefix or not
 
 
 class Walker:
@@ -31,6 +34,7 @@ class Walker:
         self.boundary = boundary
         self.paths = Paths(boundary)
         self.verdicts: list[Verdict] = []
+        self.hosts: dict[str, None] = {}
         self.depth = 0
         self.commands = 0
 
@@ -38,8 +42,11 @@ class Walker:
         if verdict.risk:
             self.verdicts.append(verdict)
 
+    def network(self, host: str) -> None:
+        self.hosts[host] = None
+
     def result(self) -> Verdict:
-        return worst(self.verdicts)
+        return replace(worst(self.verdicts), hosts=tuple(self.hosts))
 
     def start_state(self) -> State:
         known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
@@ -166,11 +173,17 @@ class Walker:
         stdin = self.redirects(cmd.redirects, state) or stdin
         if not cmd.words:
             for name, value_word in cmd.assigns:
-                state.vars[name] = _assigned(expand(value_word, state, split=False))
+                made = _mktemp_value(value_word, state)
+                state.vars[name] = made or _assigned(expand(value_word, state, split=False))
             return NO_INPUT
         fields = [f for word in cmd.words for f in expand(word, state)]
         if not fields:
             return NO_INPUT
+        if cmd.assigns and fields[0].text not in DIRECTORY_BUILTINS:
+            # `VAR=x cmd`: the command's environment (`PIP_INDEX_URL=... pip`), not the shell's.
+            state = state.copy()
+            for name, value_word in cmd.assigns:
+                state.vars[name] = _assigned(expand(value_word, state, split=False))
         return self.run_argv(fields, state, stdin)
 
     def substitutions(self, word: Word, state: State) -> None:
@@ -312,6 +325,38 @@ def _assigned(fields: list[Field]) -> Value | None:
     if not fields or any(f.pattern is None for f in fields):
         return None if fields else Value(("",))
     return Value(tuple(f.pattern for f in fields if f.pattern is not None))
+
+
+def _mktemp_value(word: Word, state: State) -> Value | None:
+    """`f=$(mktemp ...)`: a new name in the temp dir (or in `-p DIR`, or beside a template with a `/`),
+    written as `DIR/tmp.XXXXXXXXXX`, so `echo > "$f"` is judged where it lands; None for anything else."""
+    if len(word.parts) != 1 or not isinstance(word.parts[0], Sub) or word.parts[0].kind not in ("$(", "`"):
+        return None
+    try:
+        script = parse(word.parts[0].tokens)
+    except ParseError:
+        return None
+    commands = list(_simple_commands(script))
+    if len(script) != 1 or len(commands) != 1 or commands[0].assigns or commands[0].redirects:
+        return None
+    fields = [f for w in commands[0].words for f in expand(w, state)]
+    if not fields or fields[0].text != "mktemp" or any(f.pattern is None for f in fields):
+        return None
+    opts = parse_options(fields[1:], "p", {"--suffix"}, stop_at_operand=False)
+    template = opts.operands[0].text if opts.operands else ""
+    given = [v.text for v in opts.value("-p", "--tmpdir")]
+    if given:
+        folder = given[-1]
+    elif "/" in template and not opts.has("-t"):
+        folder = template.rsplit("/", 1)[0] or "/"
+    else:
+        tmpdir = state.lookup("TMPDIR")
+        folder = unescape(tmpdir.patterns[0]) if tmpdir is not None and len(tmpdir.patterns) == 1 else "/tmp"
+    if not folder.startswith("/"):
+        if len(state.cwds) != 1 or state.cwds[0] is None:
+            return None
+        folder = f"{state.cwds[0]}/{folder}"
+    return Value((escape(f"{folder.rstrip('/')}/tmp.XXXXXXXXXX"),))
 
 
 def _simple_commands(script: Script):

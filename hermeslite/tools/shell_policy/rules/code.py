@@ -13,6 +13,7 @@ import re
 
 from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field
+from hermeslite.tools.shell_policy.rules.packages import MODULE_RULES
 from hermeslite.tools.shell_policy.verdict import Risk
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "rbash", "lksh"})
@@ -158,6 +159,7 @@ def python(call: Call) -> None:
                 call.flag(Risk.OPAQUE, f"runs inline python code ({call.name} -c), which the policy cannot read")
                 return
             if letter == "m":
+                _module(call, text[j + 1 :] or (args[i].text if i < len(args) else ""), i + (j == len(text) - 1))
                 return  # a module: like running a script
             if letter in "WXQ":
                 i += j == len(text) - 1
@@ -166,6 +168,13 @@ def python(call: Call) -> None:
         script_file(call, args[i], "python")
     else:
         feed(call, "python", readable=False)
+
+
+def _module(call: Call, name: str, after: int) -> None:
+    """`python -m pip install ...` is judged as `pip install ...`."""
+    rule = MODULE_RULES.get(name)
+    if rule is not None:
+        rule(Call(name, call.args[after:], call.state, call.stdin, call.runner, call.paths))
 
 
 def interpreter(call: Call) -> None:

@@ -11,6 +11,7 @@ import re
 
 from hermeslite.tools.shell_policy.call import Call, Rule
 from hermeslite.tools.shell_policy.expand import Field, literal_field
+from hermeslite.tools.shell_policy.hosts import UNKNOWN, git_host, git_remotes
 from hermeslite.tools.shell_policy.options import Options, parse_options
 from hermeslite.tools.shell_policy.verdict import Risk
 
@@ -102,6 +103,7 @@ def git(call: Call) -> None:
             repo.state.cwds = tuple(dict.fromkeys(call.paths.resolved(folder, repo.state)))
     if sub == "push":
         _push(repo)
+    _remote_hosts(repo, sub)
     if _reads_only(sub, rest):
         return
     for target in extra:
@@ -200,6 +202,53 @@ def _push(repo: Call) -> None:
         repo.flag(Risk.UNCONTAINED, "force-pushes, rewriting history on the remote")
     if opts.has("-d", "--delete", "--prune") or any(r.text.startswith(":") for r in refspecs):
         repo.flag(Risk.UNCONTAINED, "deletes branches on the remote")
+
+
+REMOTE_SUBCOMMANDS = frozenset({"fetch", "pull", "push", "ls-remote"})
+REMOTE_VALUES = frozenset(
+    {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "--upload-pack", "--receive-pack", "--exec"}
+    | {"--recurse-submodules", "--jobs", "--refmap", "--server-option", "--push-option", "--repo", "--strategy"}
+    | {"--strategy-option", "--negotiation-tip", "--filter", "--sort"}
+)
+
+
+def _remote_hosts(repo: Call, sub: str) -> None:
+    """Which hosts git will reach: the URL given, or the URL of the remote named (origin when none is)."""
+    if sub == "clone":
+        operands = repo.opts("obujc", {"--origin", "--branch", "--upload-pack", "--depth", "--config"}).operands
+        repo.network(git_host(operands[0]) if operands else None)
+        return
+    words = [a.text for a in repo.args]
+    if sub == "submodule" and {"update", "add", "sync"} & set(words):
+        repo.network(UNKNOWN)
+    if sub == "archive" and any(w.startswith("--remote") for w in words):
+        repo.network(UNKNOWN)
+    if sub == "remote" and words[:1] == ["update"]:
+        repo.network(*(_named_remote(repo, name) for name in (words[1:] or _remotes(repo))))
+    if sub not in REMOTE_SUBCOMMANDS:
+        return
+    opts = repo.opts("oj", REMOTE_VALUES)
+    if opts.has("--all", "--multiple"):
+        repo.network(*(_named_remote(repo, name) for name in (_remotes(repo) or [UNKNOWN])))
+        return
+    first = opts.operands[0] if opts.operands else None
+    if first is not None and ("://" in first.text or ":" in first.text or first.pattern is None):
+        repo.network(git_host(first))
+    else:
+        repo.network(_named_remote(repo, first.text if first is not None else "origin"))
+
+
+def _remotes(repo: Call) -> dict[str, str]:
+    cwd = repo.state.cwds[0] if repo.state.cwds else None
+    return git_remotes(cwd) if cwd is not None else {}
+
+
+def _named_remote(repo: Call, name: str) -> str | None:
+    """The host of the remote `name`, a local path's None, or UNKNOWN when it cannot be found."""
+    url = _remotes(repo).get(name)
+    if url is None:
+        return UNKNOWN if not name.startswith((".", "/")) else None
+    return git_host(literal_field(url))
 
 
 def _clone(repo: Call) -> None:
