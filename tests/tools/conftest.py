@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,3 +81,27 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scratch:
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     return Scratch(home=home, proj=proj, tmp=tmp)
+
+
+SCRATCH = Path(__file__).resolve().parents[2] / ".scratch"
+
+
+@pytest.fixture
+def outside_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home folder outside the system temp dir (in the checkout's `.scratch/`), removed afterwards.
+
+    The temp dir is a writable root for the tools, so a home inside it would
+    make a write that escaped into `~` look allowed; the temp dir itself stays
+    the real one, as a user has it.
+    """
+    if SCRATCH.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        pytest.skip("the checkout is inside the system temp dir, so it has no folder outside it")
+    SCRATCH.mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=SCRATCH))
+    monkeypatch.setenv("HOME", str(home))
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home)
+        with contextlib.suppress(OSError):  # another test's home is still there
+            SCRATCH.rmdir()

@@ -3,6 +3,8 @@
 import asyncio
 import os
 import stat
+import subprocess
+import sys
 import time
 import tracemalloc
 
@@ -144,6 +146,46 @@ async def test_write_through_a_symlink_keeps_the_link(ctx):
     (ctx.cwd / "link.txt").symlink_to("real.txt")
     await write.run({"path": "link.txt", "content": "new"}, ctx)
     assert (ctx.cwd / "link.txt").is_symlink() and (ctx.cwd / "real.txt").read_text() == "new"
+
+
+async def test_write_through_a_linked_directory_inside_the_project_lands_in_its_target(ctx):
+    (ctx.cwd / "real").mkdir()
+    (ctx.cwd / "link").symlink_to(ctx.cwd / "real")
+    result = await write.run({"path": "link/new.txt", "content": "x"}, ctx)
+    assert result.content == "wrote 1 line (1 bytes) to real/new.txt"
+    assert (ctx.cwd / "real" / "new.txt").read_text() == "x" and (ctx.cwd / "link").is_symlink()
+
+
+async def test_a_file_where_a_directory_should_be_is_one_line(ctx):
+    (ctx.cwd / "plain").write_text("x")
+    result = await write.run({"path": "plain/f.txt", "content": "x"}, ctx)
+    assert result.content == "error: no such file: plain/f.txt (plain is not a directory)"
+
+
+async def test_a_nul_byte_in_a_path_is_one_line(ctx):
+    for tool, extra in ((write, {"content": "x"}), (read, {}), (patch, {"old": "a", "new": "b"})):
+        result = await tool.run({"path": "a\0b", **extra}, ctx)
+        assert result.is_error and "contains a NUL byte" in result.content and "\n" not in result.content
+
+
+WRITE_TOO_BIG = """
+import asyncio, resource, signal
+from pathlib import Path
+from hermeslite.tools.base import ToolContext
+from hermeslite.tools.files import WriteFileTool
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+print(asyncio.run(WriteFileTool().run({"path": "big.txt", "content": "x" * 5000}, ToolContext(cwd=Path.cwd()))).content)
+"""
+
+
+def test_a_write_that_fails_half_way_is_one_line_and_leaves_no_temp_file(ctx):
+    """The file size limit makes the kernel refuse the write after 1000 bytes, as a full disk would."""
+    (ctx.cwd / "big.txt").write_text("before\n")
+    done = subprocess.run([sys.executable, "-c", WRITE_TOO_BIG], cwd=ctx.cwd, capture_output=True, text=True)
+    assert done.stdout == "error: cannot write big.txt: File too large\n", done.stderr
+    assert sorted(p.name for p in ctx.cwd.iterdir()) == ["big.txt"]
+    assert (ctx.cwd / "big.txt").read_text() == "before\n"
 
 
 async def test_write_to_a_directory_is_an_error(ctx):
