@@ -124,6 +124,14 @@ def open_leaf(parent: Parent) -> int:
         raise PathError(f"cannot open {parent.shown}: {exc.strerror or exc}") from None
 
 
+def open_path(path: Path, shown: str) -> int:
+    """A read-only descriptor on resolved `path` itself, a file or a directory, with no symlink followed."""
+    if path.parent == path:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    with parent_of(path, shown) as parent:
+        return open_leaf(parent)
+
+
 def replace(parent: Parent, data: bytes) -> None:
     """Write `data` to a new temp file beside the file and rename it over the name, in `parent.fd`.
 

@@ -11,6 +11,7 @@ outside the system temp dir, where a user's home is.
 from __future__ import annotations
 
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,8 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from hermeslite.tools import search
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
+from hermeslite.tools.search import SearchFilesTool
 from hermeslite.tools.shell_policy import Boundary
 from tests.cli_process import hermeslite, model_args
 from tests.server import Reply, ScriptedServer
@@ -34,6 +37,7 @@ pytestmark = pytest.mark.skipif(
 SWAPPER = Path(__file__).with_name("swapper.py")
 SECRET = "ssh-ed25519 AAAAC3 alpha beta the-user's-own-key\n"
 PROJECT_FILE = "alpha in the project\n"
+HAVE_RG = shutil.which("rg") is not None
 CALLS = 350  # write_file and patch calls; read_file calls come on top
 
 
@@ -189,3 +193,28 @@ def test_headless_replies_of_a_hundred_writes_race_a_swapper(
     assert len(results) == CALLS
     check_results(results)
     check_disk(outside_home, proj, before)
+
+
+@pytest.fixture(params=["python", pytest.param("rg", marks=pytest.mark.skipif(not HAVE_RG, reason="rg not installed"))])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "python":
+        monkeypatch.setattr(search.shutil, "which", lambda name: None)
+    return request.param
+
+
+@pytest.mark.parametrize("where", ["d", "."])
+async def test_search_files_never_follows_a_swapped_link(outside_home: Path, backend: str, where: str) -> None:
+    """search_files in `d` (the swapped directory itself) or in the whole project while `d` is swapped."""
+    if backend == "rg" and where == ".":
+        pytest.skip("ripgrep walks a tree by name; only the root it is handed is held open (docs/safety.md)")
+    proj = lay_out(outside_home)
+    ctx = ToolContext(cwd=proj, boundary=Boundary(proj, outside_home, (Path(tempfile.gettempdir()),)))
+    results = []
+    with swapping(proj) as swaps:
+        for _ in range(CALLS // 5):
+            results.append(await SearchFilesTool().run({"pattern": "alpha", "path": where}, ctx))
+    assert swaps[0] > 0
+    assert not any("the-user's-own-key" in r.content for r in results)
+    found = [r for r in results if not r.is_error]
+    assert found and all("alpha in the project" in r.content for r in found if "1 match" in r.content)
+    assert all(r.content.count("\n") == 0 for r in results if r.is_error)
