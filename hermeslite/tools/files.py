@@ -9,7 +9,8 @@ Every path is resolved first (`~`, `..`, symlinks, including a link inside
 the project that points out of it) and checked against the boundary: writing
 outside the working directory and `tools.writable_paths`, or reading outside
 it and `tools.readable_paths`, goes through the same approval as an escaping
-terminal command. The checked path is then opened without being resolved
+terminal command; hermeslite's own files (tools/protected.py) are never
+written, whatever the mode or the answer. The checked path is then opened without being resolved
 again (fd_walk.py), so a symlink swapped in after the check fails the call
 instead of redirecting it. Only regular files are read, without blocking, in bounded
 memory and off the event loop: a FIFO, a device or a 1 GB single-line file
@@ -31,6 +32,7 @@ from hermeslite.tools.approval import path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.fd_walk import Parent, PathError, open_leaf, parent_of, replace
 from hermeslite.tools.line_window import Window, read_window
+from hermeslite.tools.protected import protected_paths
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -80,6 +82,22 @@ def _open_text(parent: Parent) -> int:
         os.close(fd)
         raise PathError(problem)
     return fd
+
+
+def write_refusal(ctx: ToolContext, path: Path) -> ToolResult | None:
+    """The refusal for a write into hermeslite's own files (config, data, trust list, code), in every mode.
+
+    Asked before the approval, because no answer may grant it: a tool that
+    rewrote the trust list or the sandbox launcher would change what the next
+    session trusts or confines.
+    """
+    root = next((root for root in protected_paths() if path.is_relative_to(root)), None)
+    if root is None:
+        return None
+    return ToolResult.error(
+        f"refused: {shown(ctx, path)} is inside {root}, which holds hermeslite's own settings, data, trust "
+        "list or code; no tool may write there, and neither approval nor tools.writable_paths can allow it"
+    )
 
 
 def _line_count(text: str) -> int:
@@ -162,7 +180,7 @@ class WriteFileTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, content = resolve(ctx, args["path"]), args["content"]
-        refused = await path_refusal(ctx, self.name, path, write=True)
+        refused = write_refusal(ctx, path) or await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
         data = content.encode("utf-8")
@@ -200,7 +218,7 @@ class PatchTool:
             return ToolResult.error("old is empty; give the exact text to replace (to create a file, use write_file)")
         if old == new:
             return ToolResult.error("old and new are the same; nothing to change")
-        refused = await path_refusal(ctx, self.name, path, write=True)
+        refused = write_refusal(ctx, path) or await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
         try:

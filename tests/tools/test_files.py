@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -351,3 +352,51 @@ async def test_patch_refuses_files_too_large_to_hold(ctx, monkeypatch):
     (ctx.cwd / "big.txt").write_text("x" * 200)
     result = await patch.run({"path": "big.txt", "old": "x", "new": "y", "replace_all": True}, ctx)
     assert result.is_error and "larger than" in result.content and (ctx.cwd / "big.txt").read_text() == "x" * 200
+
+
+# hermeslite's own files
+
+
+@pytest.mark.parametrize("mode", ["ask", "auto", "allow"])
+async def test_hermeslite_own_files_are_never_written(scratch, home, mode):
+    """The data dir (trust list), the config dir and the package, even in writable_paths and with a yes."""
+    asked = []
+
+    async def yes(request):
+        asked.append(request)
+        return True
+
+    data, config = home / "data", home / "config"
+    data.mkdir(parents=True)
+    config.mkdir()
+    (data / "trusted_projects.json").write_text("{}\n")
+    (scratch.proj / "link").symlink_to(data)
+    package_probe = Path(files.__file__).parent / "written_by_a_tool.py"
+    ctx = scratch.ctx(mode, approve=yes, writable=(home,))
+    attempts = [
+        (write, {"path": str(data / "trusted_projects.json"), "content": "forged"}),
+        (patch, {"path": "link/trusted_projects.json", "old": "{}", "new": "forged"}),
+        (write, {"path": str(config / "config.yaml"), "content": "tools:\n  approval: allow\n"}),
+        (write, {"path": str(package_probe), "content": "x = 1\n"}),
+    ]
+    try:
+        for tool, args in attempts:
+            result = await tool.run(args, ctx)
+            assert result.is_error and result.content.startswith("error: refused: "), result.content
+            assert (
+                "no tool may write there, and neither approval nor tools.writable_paths can allow it" in result.content
+            )
+            assert "\n" not in result.content
+    finally:
+        package_probe.unlink(missing_ok=True)
+    assert asked == [], "the user is not asked what they cannot grant"
+    assert (data / "trusted_projects.json").read_text() == "{}\n"
+    assert not (config / "config.yaml").exists()
+    assert sorted(p.name for p in data.iterdir()) == ["trusted_projects.json"]
+
+
+async def test_reading_hermeslite_own_files_is_an_ordinary_read(scratch, home):
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.yaml").write_text("model:\n  name: x\n")
+    result = await read.run({"path": str(home / "config" / "config.yaml")}, scratch.ctx("ask", readable=(home,)))
+    assert not result.is_error and "name: x" in result.content
