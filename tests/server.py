@@ -72,6 +72,7 @@ class Reply:
     usage: tuple[int, int] | None = None
     finish: str | None = None
     refusal: str | None = None
+    ids: list[str] | None = None
 
     @classmethod
     def text(
@@ -90,14 +91,24 @@ class Reply:
         return cls("text", content="", refusal=refusal)
 
     @classmethod
-    def tool_calls(cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False) -> Reply:
+    def tool_calls(
+        cls,
+        calls: list[tuple[str, dict[str, Any]]],
+        *,
+        text: str = "",
+        interleave: bool = False,
+        ids: list[str] | None = None,
+    ) -> Reply:
         """Parallel tool calls; each call's arguments arrive split over several deltas.
 
-        Calls get distinct indices and ids (`call_0`, `call_1`, ...). With
-        `interleave`, the argument fragments of different calls alternate, as
-        some servers send them.
+        Calls get distinct indices and ids (`call_0`, `call_1`, ...), or the
+        `ids` given (a faulty server may repeat one). With `interleave`, the
+        argument fragments of different calls alternate, as some servers send them.
         """
-        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave)
+        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave, ids=ids)
+
+    def call_id(self, index: int) -> str:
+        return self.ids[index] if self.ids else f"call_{index}"
 
     @classmethod
     def error(
@@ -442,7 +453,12 @@ def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, 
     streams: list[list[dict[str, Any]]] = []
     for index, (name, args) in enumerate(reply.calls):
         deltas = [
-            {"index": index, "id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": ""}}
+            {
+                "index": index,
+                "id": reply.call_id(index),
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
         ]
         deltas += [{"index": index, "function": {"arguments": piece}} for piece in _argument_pieces(args)]
         streams.append(deltas)
@@ -469,7 +485,7 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if reply.kind == "tool_calls":
         finish = "tool_calls"
         message["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            {"id": reply.call_id(i), "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
         ]
     elif not reply.content and not reply.refusal:
