@@ -7,6 +7,7 @@ which model, which front end. It holds no agent logic.
 from __future__ import annotations
 
 import asyncio
+import errno
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
+    from hermeslite.headless import HeadlessPrinter
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
 EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
@@ -88,10 +90,12 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
             finished = asyncio.run(agent.run_turn(prompt))
             if not finished.ok and choice.session_id is None:
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
+            if printer.reader_gone:
+                raise _reader_gone()
             if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
                 return EXIT_INTERRUPTED
             return 0 if finished.ok and finished.saved else 1
-        return asyncio.run(_repl(agent, settings, store))
+        return asyncio.run(_repl(agent, settings, store, printer))
     except EXPECTED:
         raise
     except Exception as exc:
@@ -111,7 +115,12 @@ def _where(agent: Agent, *, new_one_shot: bool = False) -> str:
     return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
+def _reader_gone() -> BrokenPipeError:
+    """Raised once the turn is saved: the command line ends quietly with SIGPIPE's status (141)."""
+    return BrokenPipeError(errno.EPIPE, "the reader of the output went away")
+
+
+async def _repl(agent: Agent, settings: Settings, store: SessionStore, printer: HeadlessPrinter) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 
     The exit code is 1 when any turn or command failed, or a turn could not be saved, as
@@ -140,6 +149,8 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
                 chat.quit()
             elif text := line.strip():
                 await chat.handle(text)
+            if printer.reader_gone:
+                raise _reader_gone()
     except EXPECTED:
         raise
     except Exception as exc:
