@@ -161,6 +161,11 @@ class Reply:
         return cls("empty", usage=(0, 0) if usage_only else None)
 
     @classmethod
+    def html(cls, page: str = "<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>\n") -> Reply:
+        """A 200 with a web page, as a server that is not the API (a proxy's or app's front page) answers."""
+        return cls("html", content=page)
+
+    @classmethod
     def stream_error(cls, message: str) -> Reply:
         """A 200 stream whose first event is an error object, as some proxies report failures."""
         return cls("stream_error", message=message)
@@ -292,6 +297,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 }
             }
             return self._send_json(reply.status, payload, reply.headers)
+        if reply.kind == "html":
+            return self._send_page(reply.content)
         streaming = bool(body.get("stream"))
         if reply.kind == "disconnect":
             return self._disconnect(body, reply.after_chunks, streaming)
@@ -362,6 +369,15 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _send_page(self, page: str) -> None:
+        data = page.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()

@@ -225,3 +225,30 @@ async def test_calls_sharing_one_id_get_their_own_in_order(scripted_server, make
     )
     got = [(c["id"], json.loads(c["function"]["arguments"])["path"]) for c in completion.message["tool_calls"]]
     assert got == [("same", "0.txt"), ("same_2", "1.txt"), ("same_3", "2.txt")]
+
+
+# -- a server that is not the API ----------------------------------------------------------
+
+
+async def test_an_html_page_is_named_at_once_without_retries(scripted_server, make_client):
+    """A misconfigured api_base (a web server's front page) answers 200 with HTML: streamed and not."""
+    scripted_server.enqueue(Reply.html(), Reply.html())
+    notices = []
+    client = make_client(on_retry=notices.append)
+    expected = (
+        f"The server at {scripted_server.base_url} answered with an HTML page, not the API: check model.api_base."
+    )
+    with pytest.raises(FatalError) as streamed:
+        await collect(client, USER)
+    assert one_line(streamed.value) == expected
+    with pytest.raises(FatalError) as whole:
+        await client.complete(USER)
+    assert one_line(whole.value) == expected
+    assert notices == [] and len(scripted_server.requests) == 2
+
+
+async def test_a_login_page_is_an_html_page_not_an_auth_error(scripted_server, make_client):
+    scripted_server.enqueue(Reply.html("<html><body>Authentication required: please sign in</body></html>"))
+    with pytest.raises(FatalError) as info:
+        await make_client().complete(USER)
+    assert "answered with an HTML page" in one_line(info.value)
