@@ -71,8 +71,9 @@ READ_HINT = "add the directory to tools.readable_paths, or set tools.approval: a
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
     """Judge a terminal command, as run with `env`, and apply the approval mode, asking the user
     when it says so."""
-    verdict = judge(command, replace(ctx.effective_boundary, env=env))
-    decided = plan(verdict.risk, ctx.approval_policy, ctx.sandbox is not None)
+    sandbox = ctx.sandbox is not None
+    verdict = judge(command, replace(ctx.effective_boundary, env=env), sandbox=sandbox)
+    decided = plan(verdict.risk, ctx.approval_policy, sandbox)
     if decided.action is Action.RUN:
         return Decision(sandboxed=decided.sandboxed)
     reason = verdict.reason or "needs approval"

@@ -83,15 +83,27 @@ class Risk(enum.IntEnum):
 class Verdict:
     risk: Risk
     reason: str = ""  # for DESTRUCTIVE and above: a few words naming the path, read by the user and the model
+    # The risk when the kernel sandbox confines the command, where that is lower: a write to a
+    # path only known at run time (`echo hi > "$f"`) lands where the kernel allows, or fails.
+    sandboxed: Risk | None = None
+
+    def under(self, sandbox: bool) -> Verdict:
+        """This verdict as it stands with or without the sandbox."""
+        if sandbox and self.sandboxed is not None:
+            return Verdict(self.sandboxed, self.reason)
+        return self
 
 
 ORDINARY = Verdict(Risk.ORDINARY)
 
 
-def worst(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
-    """The most serious verdict; the first one wins a tie, so reasons follow the command's order."""
-    best = ORDINARY
+def worst(verdicts: list[Verdict] | tuple[Verdict, ...], sandbox: bool = False) -> Verdict:
+    """The most serious verdict, with or without the sandbox; of equal risks the one the sandbox does
+    not lower, else the first, so reasons follow the command's order."""
+    best, best_key = ORDINARY, (Risk.ORDINARY, Risk.ORDINARY)
     for verdict in verdicts:
-        if verdict.risk > best.risk:
-            best = verdict
+        seen = verdict.under(sandbox)
+        key = (seen.risk, seen.under(True).risk)
+        if key > best_key:
+            best, best_key = seen, key
     return best

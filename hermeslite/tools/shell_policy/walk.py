@@ -38,8 +38,8 @@ class Walker:
         if verdict.risk:
             self.verdicts.append(verdict)
 
-    def result(self) -> Verdict:
-        return worst(self.verdicts)
+    def result(self, sandbox: bool = False) -> Verdict:
+        return worst(self.verdicts, sandbox)
 
     def start_state(self) -> State:
         known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}
