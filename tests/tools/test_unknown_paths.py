@@ -24,6 +24,7 @@ from hermeslite.tools.terminal import TerminalTool
 from tests.tools.helpers import needs_landlock
 
 MKTEMP = 'f=$(mktemp) && echo hi > "$f" && cat "$f" && rm "$f"'
+READ_IN = 'f=$(cat where) && echo hi > "$f" && cat "$f"'  # a path no parser can know: it is in a file
 
 
 @pytest.fixture
@@ -35,7 +36,8 @@ def boundary(outside_home: Path) -> Boundary:
 @pytest.mark.parametrize(
     "command, with_sandbox, without",
     [
-        (MKTEMP, Risk.ORDINARY, Risk.ESCAPE),
+        (READ_IN, Risk.ORDINARY, Risk.ESCAPE),
+        ('f=$(cat where) && rm "$f"', Risk.ORDINARY, Risk.ESCAPE),
         ('echo x | tee "$out"', Risk.ORDINARY, Risk.ESCAPE),
         ('cd "$dir" && echo x > y', Risk.ORDINARY, Risk.ESCAPE),
         ('chmod 000 "$f"', Risk.ESCAPE, Risk.ESCAPE),
@@ -69,6 +71,9 @@ async def test_a_mktemp_pattern_runs_in_the_sandbox_and_the_kernel_holds_the_res
     ctx = context(outside_home, sandbox=True)
     made = await TerminalTool().run({"command": MKTEMP}, ctx)
     assert made.content == "hi\n[exit code: 0]"
+    (ctx.cwd / "where").write_text(str(ctx.cwd / "out.txt"))
+    named = await TerminalTool().run({"command": READ_IN}, ctx)
+    assert named.content == "hi\n[exit code: 0]" and (ctx.cwd / "out.txt").read_text() == "hi\n"
     aimed_out = await TerminalTool().run({"command": 'f=$(echo ~/notes.txt); echo pwned > "$f"'}, ctx)
     assert "Permission denied" in aimed_out.content and (outside_home / "notes.txt").read_text() == "my notes\n"
     removed = await TerminalTool().run({"command": 'f=$(echo ~/notes.txt); rm "$f"'}, ctx)
@@ -79,5 +84,5 @@ async def test_a_mktemp_pattern_runs_in_the_sandbox_and_the_kernel_holds_the_res
 
 
 async def test_without_a_sandbox_the_same_write_asks(boundary, outside_home):
-    result = await TerminalTool().run({"command": MKTEMP}, context(outside_home, sandbox=False))
+    result = await TerminalTool().run({"command": READ_IN}, context(outside_home, sandbox=False))
     assert "no one can approve this command" in result.content and "a path that depends on" in result.content
