@@ -103,13 +103,13 @@ def moved(shown: str, part: str) -> str:
     )
 
 
-def describe(exc: OSError, shown: str) -> str:
-    """One line for an OSError on `shown`: no exception class, no errno number."""
+def describe(exc: OSError, shown: str, doing: str = "open") -> str:
+    """One line for an OSError while `doing` something to `shown`: no exception class, no errno number."""
     if isinstance(exc, PermissionError):
         return f"permission denied: {shown}"
     if isinstance(exc, FileNotFoundError):
         return f"no such file: {shown}"
-    return f"cannot write {shown}: {exc.strerror or exc}"
+    return f"cannot {doing} {shown}: {exc.strerror or exc}"
 
 
 def open_leaf(parent: Parent) -> int:
@@ -119,9 +119,7 @@ def open_leaf(parent: Parent) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise PathError(moved(parent.shown, parent.name)) from None
-        if isinstance(exc, (FileNotFoundError, PermissionError)):
-            raise PathError(describe(exc, parent.shown)) from None
-        raise PathError(f"cannot open {parent.shown}: {exc.strerror or exc}") from None
+        raise PathError(describe(exc, parent.shown)) from None
 
 
 def open_path(path: Path, shown: str) -> int:
@@ -135,7 +133,9 @@ def open_path(path: Path, shown: str) -> int:
 def replace(parent: Parent, data: bytes) -> None:
     """Write `data` to a new temp file beside the file and rename it over the name, in `parent.fd`.
 
-    An existing file keeps its mode; a new one gets the umask's. The rename
+    An existing file keeps its mode (the temp file is private until it has
+    it, so a secret is never readable by others meanwhile); a new one gets the
+    umask's. The rename
     replaces whatever entry has the name (a symlink put there meanwhile is
     replaced, not followed), and the temp file is removed on any failure,
     including an interrupt.
@@ -145,16 +145,15 @@ def replace(parent: Parent, data: bytes) -> None:
     except FileNotFoundError:
         existing = None
     except OSError as exc:
-        raise PathError(describe(exc, parent.shown)) from None
+        raise PathError(describe(exc, parent.shown, "write")) from None
     if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise PathError(f"{parent.shown} is a directory")
     temp = f".{parent.name[:200]}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        out = os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=parent.fd
-        )
+        out = os.open(temp, flags, 0o600 if existing is not None else 0o666, dir_fd=parent.fd)
     except OSError as exc:
-        raise PathError(describe(exc, parent.shown)) from None
+        raise PathError(describe(exc, parent.shown, "write")) from None
     try:
         try:
             _write_all(out, data)
@@ -168,7 +167,7 @@ def replace(parent: Parent, data: bytes) -> None:
         if isinstance(exc, IsADirectoryError):
             raise PathError(f"{parent.shown} is a directory") from None
         if isinstance(exc, OSError):
-            raise PathError(describe(exc, parent.shown)) from None
+            raise PathError(describe(exc, parent.shown, "write")) from None
         raise
 
 

