@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermeslite.agent.session_list import session_rows
+from hermeslite.commands.registry import CommandRegistry, is_command
 from hermeslite.commands.session_table import session_lines
 from hermeslite.config import Settings
 from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UserFacingError
@@ -22,6 +23,7 @@ from hermeslite.stdin_lines import StdinLines
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
+    from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
     from hermeslite.headless import HeadlessPrinter
 
@@ -61,11 +63,13 @@ def run_chat(
 def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent
+    from hermeslite.commands.custom import load_commands
     from hermeslite.headless import HeadlessPrinter
     from hermeslite.llm.errors import LLMError
     from hermeslite.tools.sandbox import unavailable_reason
 
     settings = choice.settings
+    commands = load_commands(Path.cwd())
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
@@ -77,7 +81,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         raise Unexpected(exc, where) from exc
     for note in choice.notes:
         sys.stderr.write(f"hermeslite: {note}\n")
-    for note in agent.notes:
+    for note in (*agent.notes, *commands.problems):
         sys.stderr.write(f"hermeslite: warning: {note}\n")
     printer = HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
@@ -87,7 +91,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         printer.startup(agent.startup_notes())
     try:
         if prompt is not None:
-            finished = asyncio.run(agent.run_turn(prompt))
+            finished = asyncio.run(_one_prompt(agent, prompt, commands.registry))
             if not finished.ok and choice.session_id is None:
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             if printer.reader_gone:
@@ -95,7 +99,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
             if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
                 return EXIT_INTERRUPTED
             return 0 if finished.ok and finished.saved else 1
-        return asyncio.run(_repl(agent, settings, store, printer))
+        return asyncio.run(_repl(agent, settings, store, commands.registry, printer))
     except EXPECTED:
         raise
     except Exception as exc:
@@ -120,7 +124,36 @@ def _reader_gone() -> BrokenPipeError:
     return BrokenPipeError(errno.EPIPE, "the reader of the output went away")
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore, printer: HeadlessPrinter) -> int:
+async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry) -> TurnFinished:
+    try:
+        text = await expanded(prompt, commands)
+    except UserFacingError:
+        agent.discard_if_unused()  # nothing was sent: a new session stays out of --continue
+        raise
+    return await agent.run_turn(text)
+
+
+async def expanded(prompt: str, commands: CommandRegistry) -> str:
+    """A `-p` prompt as sent: one that starts with a custom command's name is what the command
+    expands to, as Claude Code's `-p "/name args"` does (text piped after it is part of its
+    arguments); anything else, built-in command names included, is sent as it is."""
+    if not is_command(prompt):
+        return prompt
+    head, rest = prompt.strip(), ""
+    if (cut := next((i for i, c in enumerate(head) if c.isspace()), None)) is not None:
+        head, rest = head[:cut], head[cut:]
+    command = commands.prompt_command(head[1:])
+    if command is None:
+        return prompt
+    try:
+        return await command.expand(rest.strip())
+    except Exception as exc:  # e.g. a server that cannot give its prompt: one line, exit 1
+        raise UserFacingError(f"{command.spec.slash}: {exc}") from None
+
+
+async def _repl(
+    agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry, printer: HeadlessPrinter
+) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 
     The exit code is 1 when any turn or command failed, or a turn could not be saved, as
@@ -132,7 +165,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore, printer: 
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
-    chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
+    chat = LineChat(agent, settings, store, sys.stdout, sys.stderr, commands)
     lines = StdinLines(sys.stdin.fileno())
     number = 0
     try:
