@@ -7,6 +7,7 @@ which model, which front end. It holds no agent logic.
 from __future__ import annotations
 
 import asyncio
+import errno
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from hermeslite.store.sessions import SessionStore, default_sessions_path
 if TYPE_CHECKING:
     from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
+    from hermeslite.headless import HeadlessPrinter
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
 EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
@@ -94,10 +96,12 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
             finished = asyncio.run(_one_prompt(agent, prompt, commands.registry))
             if not finished.ok and choice.session_id is None:
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
+            if printer.reader_gone:
+                raise _reader_gone()
             if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
                 return EXIT_INTERRUPTED
             return 0 if finished.ok and finished.saved else 1
-        return asyncio.run(_repl(agent, settings, store, commands.registry))
+        return asyncio.run(_repl(agent, settings, store, commands.registry, printer))
     except EXPECTED:
         raise
     except Exception as exc:
@@ -115,6 +119,11 @@ def _where(agent: Agent, *, new_one_shot: bool = False) -> str:
     sid = agent.session_id
     state = "saved" if agent.saver.saved else "saved up to the last message that could be written"
     return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
+
+
+def _reader_gone() -> BrokenPipeError:
+    """Raised once the turn is saved: the command line ends quietly with SIGPIPE's status (141)."""
+    return BrokenPipeError(errno.EPIPE, "the reader of the output went away")
 
 
 async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry) -> TurnFinished:
@@ -144,7 +153,9 @@ async def expanded(prompt: str, commands: CommandRegistry) -> str:
         raise UserFacingError(f"{command.spec.slash}: {exc}") from None
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry) -> int:
+async def _repl(
+    agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry, printer: HeadlessPrinter
+) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 
     The exit code is 1 when any turn or command failed, or a turn could not be saved, as
@@ -173,6 +184,8 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore, commands:
                 chat.quit()
             elif text := line.strip():
                 await chat.handle(text)
+            if printer.reader_gone:
+                raise _reader_gone()
     except EXPECTED:
         raise
     except Exception as exc:

@@ -17,6 +17,8 @@ import yaml
 
 from hermeslite.context.fieldspec import from_yaml, validate_fields
 
+MAX_VALUES = 10_000  # values a config file may stand for, aliases expanded (the example config has ~150)
+
 
 class ConfigError(Exception):
     """A config file that cannot be used. `str()` is the message for the user: names the file, no traceback."""
@@ -36,12 +38,60 @@ def parse_yaml(path: Path, data: bytes, warnings: list[str]) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+    loader = yaml.SafeLoader(text)
     try:
-        parsed = yaml.safe_load(text)
-        warnings.extend(f"{path}: {problem}" for problem in _duplicate_keys(yaml.compose(text, Loader=yaml.SafeLoader)))
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_size(path, node)
+        warnings.extend(f"{path}: {problem}" for problem in _duplicate_keys(node))
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise ConfigError(_yaml_error_message(path, exc)) from None
-    return parsed
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _check_size(path: Path, root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand it past MAX_VALUES, or that contains itself, before it is used.
+
+    An alias repeats the value its anchor names, so ten lines of `&a [*b, *b,
+    ...]` stand for 10^9 values: validating or quoting them would take minutes
+    and gigabytes. The composed nodes are shared, so counting each once, with
+    the size of what is below it remembered, costs what the file costs.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # on the path from the root: meeting one again is a cycle
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_VALUES:
+                raise ConfigError(
+                    f"{path}: it stands for more than {MAX_VALUES:,} values once its YAML aliases are expanded; "
+                    "hermeslite's settings need a few dozen, so it is not read"
+                )
+        elif key in open_nodes:
+            raise ConfigError(
+                f"{path}: invalid YAML: the value at line {node.start_mark.line + 1} contains itself (an alias)"
+            )
+        elif key not in sizes:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _duplicate_keys(node: yaml.Node | None, prefix: str = "") -> list[str]:

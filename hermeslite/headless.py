@@ -32,6 +32,7 @@ class HeadlessPrinter:
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out, self.err = out, err
+        self.gone: set[int] = set()  # ids of the streams whose reader has gone away
         self._mid_line = False
         self._level = PressureLevel.NORMAL
         # Every event class, by class: a renamed or new event fails here or in the test, never
@@ -54,17 +55,35 @@ class HeadlessPrinter:
     def __call__(self, event: ev.Event) -> None:
         self.handlers[type(event)](event)
 
+    @property
+    def reader_gone(self) -> bool:
+        """Whether the reader of stdout or stderr went away (`| head -c 100`): the run ends with 141 once
+        the turn is saved."""
+        return bool(self.gone)
+
+    def _write(self, stream: TextIO, text: str) -> None:
+        """Write and flush; a reader that has gone away ends this stream's output, not the turn.
+
+        The turn goes on to its end and is saved, so `--continue` finds the
+        reply that the reader stopped reading; the caller then exits as a
+        program ended by SIGPIPE would.
+        """
+        if id(stream) in self.gone:
+            return
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:
+            self.gone.add(id(stream))
+
     def _note(self, text: str) -> None:
         if self._mid_line:
-            self.out.write("\n")
-            self.out.flush()
+            self._write(self.out, "\n")
             self._mid_line = False
-        self.err.write(neutralize(text) + "\n")
-        self.err.flush()
+        self._write(self.err, neutralize(text) + "\n")
 
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
-        self.out.write(neutralize(event.text))
-        self.out.flush()
+        self._write(self.out, neutralize(event.text))
         self._mid_line = not event.text.endswith("\n")
 
     def _on_ToolStarted(self, event: ev.ToolStarted) -> None:
@@ -121,8 +140,7 @@ class HeadlessPrinter:
 
     def _on_TurnFinished(self, event: ev.TurnFinished) -> None:
         if self._mid_line:
-            self.out.write("\n")
-            self.out.flush()
+            self._write(self.out, "\n")
             self._mid_line = False
         if event.cancelled:
             self._note("(cancelled)")

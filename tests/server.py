@@ -72,6 +72,7 @@ class Reply:
     usage: tuple[int, int] | None = None
     finish: str | None = None
     refusal: str | None = None
+    ids: list[str] | None = None
 
     @classmethod
     def text(
@@ -90,14 +91,24 @@ class Reply:
         return cls("text", content="", refusal=refusal)
 
     @classmethod
-    def tool_calls(cls, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", interleave: bool = False) -> Reply:
+    def tool_calls(
+        cls,
+        calls: list[tuple[str, dict[str, Any]]],
+        *,
+        text: str = "",
+        interleave: bool = False,
+        ids: list[str] | None = None,
+    ) -> Reply:
         """Parallel tool calls; each call's arguments arrive split over several deltas.
 
-        Calls get distinct indices and ids (`call_0`, `call_1`, ...). With
-        `interleave`, the argument fragments of different calls alternate, as
-        some servers send them.
+        Calls get distinct indices and ids (`call_0`, `call_1`, ...), or the
+        `ids` given (a faulty server may repeat one). With `interleave`, the
+        argument fragments of different calls alternate, as some servers send them.
         """
-        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave)
+        return cls("tool_calls", calls=list(calls), content=text, interleave=interleave, ids=ids)
+
+    def call_id(self, index: int) -> str:
+        return self.ids[index] if self.ids else f"call_{index}"
 
     @classmethod
     def error(
@@ -148,6 +159,11 @@ class Reply:
     def empty(cls, usage_only: bool = False) -> Reply:
         """A 200 stream with nothing in it: only [DONE], or with `usage_only` a single usage chunk first."""
         return cls("empty", usage=(0, 0) if usage_only else None)
+
+    @classmethod
+    def html(cls, page: str = "<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>\n") -> Reply:
+        """A 200 with a web page, as a server that is not the API (a proxy's or app's front page) answers."""
+        return cls("html", content=page)
 
     @classmethod
     def stream_error(cls, message: str) -> Reply:
@@ -281,6 +297,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 }
             }
             return self._send_json(reply.status, payload, reply.headers)
+        if reply.kind == "html":
+            return self._send_page(reply.content)
         streaming = bool(body.get("stream"))
         if reply.kind == "disconnect":
             return self._disconnect(body, reply.after_chunks, streaming)
@@ -351,6 +369,15 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _send_page(self, page: str) -> None:
+        data = page.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
@@ -442,7 +469,12 @@ def _tool_call_chunks(rid: str, model: str, reply: Reply) -> Iterator[dict[str, 
     streams: list[list[dict[str, Any]]] = []
     for index, (name, args) in enumerate(reply.calls):
         deltas = [
-            {"index": index, "id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": ""}}
+            {
+                "index": index,
+                "id": reply.call_id(index),
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
         ]
         deltas += [{"index": index, "function": {"arguments": piece}} for piece in _argument_pieces(args)]
         streams.append(deltas)
@@ -469,7 +501,7 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if reply.kind == "tool_calls":
         finish = "tool_calls"
         message["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            {"id": reply.call_id(i), "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.calls)
         ]
     elif not reply.content and not reply.refusal:

@@ -14,6 +14,7 @@ from platformdirs import PlatformDirs
 from hermeslite import paths
 from hermeslite.config import ConfigError, Settings, format_settings, load_settings
 from hermeslite.context.settings import CompressionConfig
+from tests.cli_process import hermeslite, model_args
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.yaml"
 
@@ -329,3 +330,57 @@ def test_equal_keys_in_different_sections_are_not_duplicates(workdir: Path) -> N
     write(workdir / "hermeslite.yaml", "compression:\n  note: a\nmemory:\n  note: b\n")
     warnings = load_settings().warnings
     assert len(warnings) == 2 and all("unknown key" in w and "appears" not in w for w in warnings)
+
+
+def alias_bomb(levels: int) -> str:
+    """`levels` lines of ten aliases each: 10**levels values in a file of a few hundred bytes."""
+    lines = ["a0: &a0 [" + ", ".join(["lol"] * 10) + "]"]
+    lines += [f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, levels)]
+    return "\n".join([*lines, f"compression:\n  threshold: *a{levels - 1}\n"])
+
+
+@pytest.mark.parametrize("where", ["project", "user", "cli"])
+def test_an_alias_bomb_is_refused_in_one_line_before_validation(
+    where: str, workdir: Path, home: Path, tmp_path: Path
+) -> None:
+    """An untrusted ./hermeslite.yaml, the user config and --config alike; validating 10**6 values
+    used to quote them all in the error."""
+    target = {
+        "project": workdir / "hermeslite.yaml",
+        "user": home / "config" / "config.yaml",
+        "cli": tmp_path / "c.yaml",
+    }
+    path = write(target[where], alias_bomb(6))
+    with pytest.raises(ConfigError) as info:
+        load_settings(str(path) if where == "cli" else None)
+    assert str(info.value) == (
+        f"{path}: it stands for more than 10,000 values once its YAML aliases are expanded; "
+        "hermeslite's settings need a few dozen, so it is not read"
+    )
+
+
+def test_aliases_within_bounds_still_work(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.yaml", "x-paths: &p [~/.cache]\ntools:\n  writable_paths: *p\n  readable_paths: *p\n")
+    loaded = load_settings(str(path)).settings.tools
+    assert loaded.writable_paths == loaded.readable_paths == ["~/.cache"]
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("a: &a [*a]\n", "invalid YAML: the value at line 1 contains itself (an alias)"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "invalid YAML: nested too deeply"),
+    ],
+)
+def test_a_file_that_contains_itself_or_nests_without_end_is_one_line(workdir: Path, text: str, problem: str) -> None:
+    message, path = load_error(text, workdir)
+    assert message == f"{path}: {problem}"
+
+
+def test_a_billion_value_bomb_in_an_untrusted_project_ends_the_run_at_once(
+    scripted_server, workdir: Path, home: Path
+) -> None:
+    write(workdir / "hermeslite.yaml", alias_bomb(9))
+    done = hermeslite(["-p", "hi", *model_args(scripted_server)], home, workdir)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "it stands for more than 10,000 values" in done.stderr and scripted_server.requests == []

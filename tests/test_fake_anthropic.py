@@ -78,6 +78,14 @@ def test_a_valid_tool_round_trip_passes() -> None:
         ),
         (
             [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [use("t1"), use("t1")]},
+                {"role": "user", "content": [result("t1"), result("t1")]},
+            ],
+            "`tool_use` ids must be unique",
+        ),
+        (
+            [
                 {
                     "role": "user",
                     "content": [text("a", True), text("b", True), text("c", True), text("d", True), text("e", True)],

@@ -13,7 +13,7 @@ import yaml
 from hermeslite.cli import main
 from hermeslite.config import GUARDED_KEYS, Settings, load_settings
 from hermeslite.trust import Trust
-from tests.cli_process import env_for, hermeslite
+from tests.cli_process import env_for, hermeslite, model_args
 from tests.server import Reply
 
 HOSTILE = """\
@@ -244,3 +244,47 @@ def test_a_trust_list_that_cannot_be_saved_is_one_line(
     err = capsys.readouterr().err
     assert err.startswith(f"hermeslite: cannot save the list of trusted projects {home / 'data'}")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_project_file_rewritten_by_a_command_is_not_trusted_in_the_next_run(
+    scripted_server, tmp_path: Path, home: Path
+) -> None:
+    """A trusted file a command rewrites (to `approval: allow`) loses its guarded keys in the next
+    `hermeslite -p`, with one line; the trust list itself cannot be rewritten by a file tool."""
+    project = tmp_path / "clone"
+    project.mkdir()
+    project_file(project, f"tools:\n  approval: auto\n  writable_paths: [{home}]\n")
+    assert hermeslite(["trust"], home, project).returncode == 0
+    trust_list = home / "data" / "trusted_projects.json"
+    trusted_bytes = trust_list.read_bytes()
+    forged = trusted_bytes.decode().replace('"sha256:', '"sha256:0')
+    scripted_server.enqueue(
+        Reply.tool_calls(
+            [
+                ("terminal", {"command": "printf 'tools:\\n  approval: allow\\n' > hermeslite.yaml"}),
+                ("write_file", {"path": str(trust_list), "content": forged}),
+            ]
+        ),
+        Reply.text("done"),
+    )
+    first = hermeslite(["-p", "go", *model_args(scripted_server)], home, project)
+    assert first.returncode == 0, first.stderr
+    assert "ignored" not in first.stderr, "the file was trusted as it was"
+    terminal, write = (m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool")
+    assert not terminal.startswith("error"), terminal
+    assert write.startswith("error: refused: ") and "neither approval nor tools.writable_paths" in write
+    assert trust_list.read_bytes() == trusted_bytes
+    assert (project / "hermeslite.yaml").read_text() == "tools:\n  approval: allow\n"
+
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "git push --force origin main"})]), Reply.text("ok")
+    )
+    second = hermeslite(["-p", "push it", *model_args(scripted_server)], home, project)
+    assert second.returncode == 0, second.stderr
+    changed = (
+        "ignored tools.approval from ./hermeslite.yaml: it changed since you trusted it; "
+        "run `hermeslite trust` again to use them"
+    )
+    assert second.stderr.count(changed) == 1, second.stderr
+    (pushed,) = (m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool")
+    assert "no one can approve this command in headless mode" in pushed, "approval: allow was not applied"

@@ -8,6 +8,8 @@ code and message phrases (the tables and readers are in `provider_signals`),
 and writes one sentence for the user that names the model and says what to do.
 
 Order matters:
+0. a 200 whose body is a web page (litellm: "invalid response ... Received: '<") -> FatalError
+   naming the URL: a misconfigured api_base, not a fault that a retry fixes;
 1. ContextWindowExceededError, HTTP 413, "request entity too large" or an
    "error code: 413" left only in the text -> ContextOverflow
    (ContextWindowExceededError subclasses BadRequestError, so it is checked first);
@@ -60,6 +62,8 @@ from .provider_signals import (
 )
 
 MAX_MESSAGE_CHARS = 300
+# litellm's words for a 200 whose body is not JSON, and the body starting with `<`: a web page.
+HTML_BODY = re.compile(r"invalid response from llm endpoint\. received: '\s*<", re.IGNORECASE)
 _MAX_DETAIL_CHARS = 180
 
 # The usual environment variable of a provider's key, for the hint in an AuthError.
@@ -116,6 +120,8 @@ def _classify(
     label = model_label(exc, model)
     detail = first_line(exc)
 
+    if HTML_BODY.search(str(exc)):  # before the phrase tables: a login page may say "authentication"
+        return html_page(api_base or exc_api_base(exc), label)
     if "ContextWindowExceededError" in names:
         return _overflow(label, text, exc)
     if status == 413 or _has(text, TOO_LARGE_PHRASES) or TOO_LARGE_CODE.search(text):
@@ -151,6 +157,14 @@ def _classify(
             brief="timed out",
         )
     return _connection(exc, names, status, text, label, detail, provider_of(exc, model), api_base)
+
+
+def html_page(url: str | None, label: str) -> FatalError:
+    """The error for an endpoint that answered with a web page: the address is wrong, so no retry."""
+    where = f"The server at {url}" if url else f"The server for {label}"
+    return FatalError(
+        _cap(f"{where} answered with an HTML page, not the API: check model.api_base."), brief="HTML page, not the API"
+    )
 
 
 def _connection(

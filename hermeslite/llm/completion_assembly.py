@@ -18,6 +18,8 @@ import uuid
 from types import ModuleType
 from typing import Any
 
+from hermeslite.context.call_ids import unique_ids
+
 from .errors import FatalError, IncompleteReply
 from .types import Completion
 from .usage import response_field, usage_from
@@ -160,7 +162,7 @@ def _clean_arguments(arguments: str) -> str:
 def _assistant_message(text: str, tool_calls: list[dict[str, Any]]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not tool_calls else None}
     if tool_calls:
-        message["tool_calls"] = tool_calls
+        message["tool_calls"] = unique_ids(tool_calls)
     return message
 
 

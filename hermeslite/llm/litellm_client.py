@@ -40,7 +40,7 @@ from hermeslite.config import ModelConfig
 from hermeslite.context.messages import strip_private
 
 from .caching import CachePlan, injection_points, plan_for
-from .classify import classify
+from .classify import classify, html_page
 from .completion_assembly import Assembler, completion_from, require_whole, stream_cost
 from .credentials import check_model
 from .errors import FatalError, LLMError, TransientError
@@ -146,6 +146,8 @@ class LiteLLMClient(LLMClient):
         try:
             async with asyncio.timeout(self.timeout):
                 response = await litellm.acompletion(**kwargs)
+            if _served_html(response):  # no stream follows, only an empty reply after three retries
+                raise html_page(kwargs.get("api_base") or _hidden(response).get("api_base"), kwargs["model"])
             assembler = Assembler()
             chunks = aiter(response)
             while True:
@@ -323,6 +325,18 @@ def _provider_finished(litellm: ModuleType, response: Any) -> bool:
     if isinstance(response, litellm.CustomStreamWrapper):
         return bool(response.received_finish_reason or response.intermittent_finish_reason)
     return True
+
+
+def _served_html(response: Any) -> bool:
+    """Whether the streamed response came as a web page (Content-Type text/html), which litellm reads
+    as an empty stream; its headers are kept among the response's hidden parameters."""
+    headers = _hidden(response).get("additional_headers") or {}
+    return str(headers.get("llm_provider-content-type", "")).lower().startswith("text/html")
+
+
+def _hidden(response: Any) -> dict[str, Any]:
+    hidden = getattr(response, "_hidden_params", None)
+    return hidden if isinstance(hidden, dict) else {}
 
 
 async def _quietly_close(response: Any) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermeslite.context.call_ids import unique_call_ids
 from hermeslite.context.clip import clip_end
 from hermeslite.context.messages import ARCHIVE_KEY, SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
 from hermeslite.context.prune import RECALL_MARK
@@ -78,8 +79,9 @@ def restore_rows(session_id: str, rows: list[tuple[int, str]]) -> RestoredTransc
 
 
 def repair_transcript(messages: list[Message]) -> list[Message]:
-    """A provider-valid copy: stub results for unanswered calls, orphans dropped, unanswered users noted."""
-    return _answer_lone_users(sanitize_tool_pairs(_stub_unanswered_calls(messages)))
+    """A provider-valid copy: calls sharing an id told apart, stub results for unanswered calls, orphans
+    dropped, unanswered users noted."""
+    return _answer_lone_users(sanitize_tool_pairs(_stub_unanswered_calls(unique_call_ids(messages))))
 
 
 def _answer_lone_users(messages: list[Message]) -> list[Message]:

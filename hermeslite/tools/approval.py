@@ -93,9 +93,10 @@ PLACE_HINT = "start hermeslite in a project folder, or set tools.approval: allow
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
     """Judge a terminal command, as run with `env`, and apply the approval mode, asking the user
     when it says so."""
-    verdict = judge(command, replace(ctx.effective_boundary, env=env))
+    sandbox = ctx.sandbox is not None
+    verdict = judge(command, replace(ctx.effective_boundary, env=env), sandbox=sandbox)
     mode, risky_place = ctx.approval_policy, ctx.risky_workplace is not None
-    decided = plan(verdict.risk, mode, ctx.sandbox is not None, risky_place=risky_place)
+    decided = plan(verdict.risk, mode, sandbox, risky_place=risky_place)
     network = network_reason(verdict.hosts, ctx) if mode != "allow" else None
     if decided.action is Action.RUN and network is None:
         return Decision(sandboxed=decided.sandboxed)

@@ -9,7 +9,10 @@ Every path is resolved first (`~`, `..`, symlinks, including a link inside
 the project that points out of it) and checked against the boundary: writing
 outside the working directory and `tools.writable_paths`, or reading outside
 it and `tools.readable_paths`, goes through the same approval as an escaping
-terminal command. Only regular files are read, without blocking, in bounded
+terminal command; hermeslite's own files (tools/protected.py) are never
+written, whatever the mode or the answer. The checked path is then opened without being resolved
+again (fd_walk.py), so a symlink swapped in after the check fails the call
+instead of redirecting it. Only regular files are read, without blocking, in bounded
 memory and off the event loop: a FIFO, a device or a 1 GB single-line file
 cannot freeze the app.
 """
@@ -20,7 +23,6 @@ import asyncio
 import difflib
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,7 +30,9 @@ from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.approval import path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.fd_walk import Parent, PathError, open_leaf, parent_of, replace
 from hermeslite.tools.line_window import Window, read_window
+from hermeslite.tools.protected import protected_paths
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -57,21 +61,14 @@ def shown(ctx: ToolContext, path: Path) -> str:
         return str(path)
 
 
-def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
-    """A read-only descriptor on a regular file that is not binary, or the error to report.
+def _open_text(parent: Parent) -> int:
+    """A read-only descriptor on a regular file that is not binary; PathError says why not.
 
     Opened non-blocking and checked with fstat, so a FIFO put in the file's
     place after the check still cannot make the read wait.
     """
-    name = shown(ctx, path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return ToolResult.error(f"no such file: {name}")
-    except PermissionError:
-        return ToolResult.error(f"permission denied: {name}")
-    except OSError as exc:
-        return ToolResult.error(f"cannot open {name}: {exc.strerror or exc}")
+    name = parent.shown
+    fd = open_leaf(parent)
     mode = os.fstat(fd).st_mode
     problem = None
     if stat.S_ISDIR(mode):
@@ -83,33 +80,24 @@ def _open_text(ctx: ToolContext, path: Path) -> int | ToolResult:
         problem = f"{name} looks like a binary file (it contains NUL bytes); not shown"
     if problem:
         os.close(fd)
-        return ToolResult.error(problem)
+        raise PathError(problem)
     return fd
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temp file in the same directory and rename, keeping an existing file's mode."""
-    target = Path(os.path.realpath(path))  # replace a symlink's target, not the link
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_refusal(ctx: ToolContext, path: Path) -> ToolResult | None:
+    """The refusal for a write into hermeslite's own files (config, data, trust list, code), in every mode.
 
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+    Asked before the approval, because no answer may grant it: a tool that
+    rewrote the trust list or the sandbox launcher would change what the next
+    session trusts or confines.
+    """
+    root = next((root for root in protected_paths() if path.is_relative_to(root)), None)
+    if root is None:
+        return None
+    return ToolResult.error(
+        f"refused: {shown(ctx, path)} is inside {root}, which holds hermeslite's own settings, data, trust "
+        "list or code; no tool may write there, and neither approval nor tools.writable_paths can allow it"
+    )
 
 
 def _line_count(text: str) -> int:
@@ -141,14 +129,16 @@ class ReadFileTool:
         refused = await path_refusal(ctx, self.name, path, write=False)
         if refused:
             return refused
-        window = await asyncio.to_thread(_read, ctx, path, offset, min(limit, MAX_LINES))
+        window = await asyncio.to_thread(_read, path, shown(ctx, path), offset, min(limit, MAX_LINES))
         return window if isinstance(window, ToolResult) else _numbered(shown(ctx, path), window, offset)
 
 
-def _read(ctx: ToolContext, path: Path, offset: int, limit: int) -> Window | ToolResult:
-    opened = _open_text(ctx, path)
-    if isinstance(opened, ToolResult):
-        return opened
+def _read(path: Path, name: str, offset: int, limit: int) -> Window | ToolResult:
+    try:
+        with parent_of(path, name) as parent:
+            opened = _open_text(parent)
+    except PathError as exc:
+        return ToolResult.error(str(exc))
     try:
         return read_window(opened, offset, limit, MAX_CHARS, MAX_LINE_CHARS)
     finally:
@@ -190,16 +180,15 @@ class WriteFileTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, content = resolve(ctx, args["path"]), args["content"]
-        refused = await path_refusal(ctx, self.name, path, write=True)
+        refused = write_refusal(ctx, path) or await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
-        if path.is_dir():
-            return ToolResult.error(f"{shown(ctx, path)} is a directory")
         data = content.encode("utf-8")
         try:
-            atomic_write(path, data)
-        except PermissionError:
-            return ToolResult.error(f"permission denied: {shown(ctx, path)}")
+            with parent_of(path, shown(ctx, path), create=True) as parent:
+                replace(parent, data)
+        except PathError as exc:
+            return ToolResult.error(str(exc))
         return ToolResult(f"wrote {plural(_line_count(content), 'line')} ({len(data)} bytes) to {shown(ctx, path)}")
 
 
@@ -229,40 +218,46 @@ class PatchTool:
             return ToolResult.error("old is empty; give the exact text to replace (to create a file, use write_file)")
         if old == new:
             return ToolResult.error("old and new are the same; nothing to change")
-        refused = await path_refusal(ctx, self.name, path, write=True)
+        refused = write_refusal(ctx, path) or await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
-        opened = _open_text(ctx, path)
-        if isinstance(opened, ToolResult):
-            return opened
         try:
-            if os.fstat(opened).st_size > MAX_PATCH_BYTES:
-                return ToolResult.error(
-                    f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool"
-                )
-            with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
-                before = handle.read()
-        except UnicodeDecodeError:
-            return ToolResult.error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
-        finally:
-            os.close(opened)
+            with parent_of(path, name) as parent:
+                return _patch(parent, old, new, bool(args.get("replace_all")))
+        except PathError as exc:
+            return ToolResult.error(str(exc))
+
+
+def _patch(parent: Parent, old: str, new: str, replace_all: bool) -> ToolResult:
+    """Read, edit and write back the file in one open directory, so the file written is the file read."""
+    name = parent.shown
+    opened = _open_text(parent)
+    try:
+        if os.fstat(opened).st_size > MAX_PATCH_BYTES:
+            return ToolResult.error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
+        with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
+            before = handle.read()
+    except UnicodeDecodeError:
+        return ToolResult.error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
+    finally:
+        os.close(opened)
+    count = before.count(old)
+    if count == 0 and "\r\n" in before and "\r" not in old:  # model wrote \n, file uses \r\n
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         count = before.count(old)
-        if count == 0 and "\r\n" in before and "\r" not in old:  # model wrote \n, file uses \r\n
-            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-            count = before.count(old)
-        if count == 0:
-            return ToolResult.error(
-                f"old text not found in {name}; read the file again and copy the text exactly, "
-                "including indentation and whitespace"
-            )
-        if count > 1 and not args.get("replace_all"):
-            return ToolResult.error(
-                f"old text occurs {count} times in {name}; add surrounding lines to make it "
-                "unique, or set replace_all to true"
-            )
-        after = before.replace(old, new)
-        atomic_write(path, after.encode("utf-8"))
-        return ToolResult(f"patched {name}: replaced {count} occurrence(s)\n{_diff(before, after, name)}")
+    if count == 0:
+        return ToolResult.error(
+            f"old text not found in {name}; read the file again and copy the text exactly, "
+            "including indentation and whitespace"
+        )
+    if count > 1 and not replace_all:
+        return ToolResult.error(
+            f"old text occurs {count} times in {name}; add surrounding lines to make it "
+            "unique, or set replace_all to true"
+        )
+    after = before.replace(old, new)
+    replace(parent, after.encode("utf-8"))
+    return ToolResult(f"patched {name}: replaced {count} occurrence(s)\n{_diff(before, after, name)}")
 
 
 def _diff(before: str, after: str, name: str) -> str:

@@ -5,6 +5,10 @@ machine without it, so a pure-Python walk gives the same output format. Both
 skip the directories nobody means to search (.git, node_modules, virtualenvs).
 Both run as child processes that are killed when the search is cancelled or
 takes longer than SEARCH_TIMEOUT: a backtracking regex can otherwise run for hours.
+Both are handed the searched path as a descriptor opened on the path that was
+checked (see fd_walk.py), not as a name to look up again. Inside the tree,
+the Python walk goes through descriptors too; ripgrep walks by name and does
+not follow symlinks, but a swap made in the middle of its walk is its own.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import asyncio
 import json
 import os
 import shutil
+import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +28,7 @@ from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools import search_worker
 from hermeslite.tools.approval import path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.fd_walk import PathError, open_path
 from hermeslite.tools.files import resolve
 from hermeslite.tools.search_worker import SKIP_DIRS, Match, display
 
@@ -29,6 +36,7 @@ TEXT_CHARS = 200
 DEFAULT_RESULTS = 100
 MAX_RESULTS = 1000
 SEARCH_TIMEOUT = 30.0  # seconds
+PROC_FD = Path("/proc/self/fd")
 
 
 class SearchFilesTool:
@@ -57,21 +65,20 @@ class SearchFilesTool:
         refused = await path_refusal(ctx, self.name, root, write=False)  # reading outside asks, as read_file
         if refused:
             return refused
-        if not root.exists():
-            return ToolResult.error(f"no such file or directory: {given}")
-        search = (
-            _ripgrep(pattern, given, glob, limit, Path(ctx.cwd))
-            if shutil.which("rg")
-            else _python_search(pattern, root, given, glob, limit)
-        )
         try:
-            found = await asyncio.wait_for(search, SEARCH_TIMEOUT)
+            fd = open_path(root, given)
+        except PathError as exc:
+            return ToolResult.error(str(exc))
+        try:
+            found = await _search(pattern, given, glob, limit, _Root(fd, root, Path(ctx.cwd)))
         except TimeoutError:
             return ToolResult.error(
                 f"search_files stopped after {SEARCH_TIMEOUT:g} s without finishing; "
                 "a pattern with nested repetition like (a+)+ can backtrack for hours: "
                 "simplify it or search a narrower path"
             )
+        finally:
+            os.close(fd)
         if isinstance(found, str):
             return ToolResult.error(found)
         matches, total = found
@@ -80,13 +87,51 @@ class SearchFilesTool:
         return ToolResult("\n".join([*lines, f"{plural(total, 'match', 'matches')}{more}"]))
 
 
+@dataclass(frozen=True)
+class _Root:
+    """The searched file or directory: open on the path that was checked, and that path."""
+
+    fd: int
+    path: Path
+    cwd: Path
+
+    @property
+    def is_dir(self) -> bool:
+        return stat.S_ISDIR(os.fstat(self.fd).st_mode)
+
+    @property
+    def name(self) -> str:
+        """What ripgrep is handed: the descriptor through /proc on Linux, so the path is not looked up
+        again; elsewhere the resolved path (looked up again, which a racing swap could redirect)."""
+        return f"/proc/self/fd/{self.fd}" if PROC_FD.is_dir() else str(self.path)
+
+
+async def _search(pattern: str, given: str, glob: str | None, limit: int, root: _Root) -> tuple[list[Match], int] | str:
+    """ripgrep when installed, else the Python worker; TimeoutError after SEARCH_TIMEOUT."""
+    if not root.is_dir and not stat.S_ISREG(os.fstat(root.fd).st_mode):
+        return f"{given} is not a regular file or a directory; nothing to search"
+    search = (
+        _ripgrep(pattern, given, glob, limit, root)
+        if shutil.which("rg")
+        else _python_search(pattern, root.fd, given, glob, limit)
+    )
+    return await asyncio.wait_for(search, SEARCH_TIMEOUT)
+
+
 def _clip(text: str) -> str:
     text = text.rstrip("\r\n")
     return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + "…"
 
 
-async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: Path) -> tuple[list[Match], int] | str:
-    """Matches and total via rg; `--null` separates the path so colons in names cannot confuse parsing."""
+async def _ripgrep(
+    pattern: str, given: str, glob: str | None, limit: int, root: _Root
+) -> tuple[list[Match], int] | str:
+    """Matches and total via rg; `--null` separates the path so colons in names cannot confuse parsing.
+
+    A directory is searched as `.` from inside it (rg's working directory is
+    the open descriptor), a file by its descriptor; printed paths are shown
+    as under `given`.
+    """
     argv = [
         "rg",
         "--line-number",
@@ -106,10 +151,11 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
         argv += ["--glob", f"!{name}"]
     if glob:
         argv += ["--glob", glob]
-    argv += ["-e", pattern, "--", os.path.expanduser(given)]
+    argv += ["-e", pattern, "--", "." if root.is_dir else root.name]
     proc = await asyncio.create_subprocess_exec(
         *argv,
-        cwd=str(cwd),
+        cwd=root.name if root.is_dir else str(root.cwd),
+        pass_fds=(root.fd,),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -124,7 +170,8 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
             number, _, text = rest.partition(":")
             total += 1
             if len(matches) < limit:
-                matches.append((display(path, ""), int(number) if number.isdigit() else 0, text))
+                shown = display(given, path.removeprefix("./")) if root.is_dir else display(given, "")
+                matches.append((shown, int(number) if number.isdigit() else 0, text))
         errors = (await proc.stderr.read()).decode("utf-8", "replace").strip()
         code = await proc.wait()
     except asyncio.CancelledError:
@@ -138,12 +185,12 @@ async def _ripgrep(pattern: str, given: str, glob: str | None, limit: int, cwd: 
 
 
 async def _python_search(
-    pattern: str, root: Path, given: str, glob: str | None, limit: int
+    pattern: str, root_fd: int, given: str, glob: str | None, limit: int
 ) -> tuple[list[Match], int] | str:
-    """The fallback search in a child interpreter, killed if this coroutine is cancelled."""
+    """The fallback search in a child interpreter, handed the open root; killed if this coroutine is cancelled."""
     request = {
         "pattern": pattern,
-        "root": str(root),
+        "root_fd": root_fd,
         "given": given,
         "glob": glob,
         "limit": limit,
@@ -153,6 +200,7 @@ async def _python_search(
         sys.executable,
         "-I",
         search_worker.__file__,
+        pass_fds=(root_fd,),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -6,6 +6,8 @@ stopped. search_files runs this file as a separate interpreter (`python -I
 search_worker.py`, standard library only) and kills it on cancel or timeout;
 the worker also caps its own CPU time in case its parent dies first.
 
+The root is handed over as an open descriptor (`root_fd`), opened by the
+tool on the path it checked, so the worker never resolves that path again.
 Protocol: one JSON request on stdin, one JSON answer on stdout:
 {"matches": [[path, line, text], ...], "total": n} or {"error": "..."}.
 """
@@ -16,8 +18,9 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache", ".tox"})
 MAX_FILE_BYTES = 20_000_000
@@ -42,37 +45,57 @@ def glob_matches(glob: str, relative: str) -> bool:
     return hit != negate
 
 
-def files(root: Path, glob: str | None) -> list[tuple[Path, str]]:
-    """(file, path relative to root) in a stable order, pruning skipped directories."""
-    if root.is_file():
-        return [(root, "")]
-    found: list[tuple[Path, str]] = []
-    for folder, dirs, names in os.walk(root):
+def contents(root_fd: int, glob: str | None) -> Iterator[tuple[str, bytes]]:
+    """(path relative to the root, bytes) of each text file to search, in a stable order.
+
+    The tree is walked through directory descriptors (os.fwalk), and files are
+    opened relative to them with O_NOFOLLOW, so a directory swapped for a
+    symlink during the walk is not followed out of the tree; symlinked files
+    are skipped, as ripgrep skips them.
+    """
+    if not stat.S_ISDIR(os.fstat(root_fd).st_mode):
+        data = _text(root_fd)
+        if data is not None:
+            yield "", data
+        return
+    for folder, dirs, names, folder_fd in os.fwalk(".", dir_fd=root_fd):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(names):
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            if glob is None or glob_matches(glob, relative):
-                found.append((path, relative))
-    return found
+            relative = os.path.normpath(os.path.join(folder, name))
+            if glob is not None and not glob_matches(glob, relative):
+                continue
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd)
+            except OSError:
+                continue
+            try:
+                data = _text(fd)
+            finally:
+                os.close(fd)
+            if data is not None:
+                yield relative, data
 
 
-def search(pattern: str, root: Path, given: str, glob: str | None, limit: int) -> tuple[list[Match], int] | str:
+def _text(fd: int) -> bytes | None:
+    """The contents of a regular file that is not too big and not binary, else None."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        data = os.pread(fd, info.st_size + 1, 0)
+    except OSError:
+        return None
+    return None if b"\0" in data[:8192] else data
+
+
+def search(pattern: str, root_fd: int, given: str, glob: str | None, limit: int) -> tuple[list[Match], int] | str:
     try:
         regex = re.compile(pattern)
     except re.error as exc:
         return f"invalid regex {pattern!r}: {exc}"
     matches: list[Match] = []
     total = 0
-    for path, relative in files(root, glob):
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if b"\0" in data[:8192]:
-            continue
+    for relative, data in contents(root_fd, glob):
         lines = data.decode("utf-8", "replace").split("\n")  # only \n ends a line, as in rg
         if lines[-1] == "":
             lines.pop()
@@ -91,7 +114,7 @@ def main() -> None:
 
         seconds = int(request["cpu_seconds"])
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-    found = search(request["pattern"], Path(request["root"]), request["given"], request["glob"], request["limit"])
+    found = search(request["pattern"], request["root_fd"], request["given"], request["glob"], request["limit"])
     answer = {"error": found} if isinstance(found, str) else {"matches": found[0], "total": found[1]}
     json.dump(answer, sys.stdout)
 

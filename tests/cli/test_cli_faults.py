@@ -87,3 +87,14 @@ def test_empty_reply_is_retried_with_a_notice_then_fails(scripted_server: Script
     assert "note: retrying (1/1) in 1 s: empty reply" in done.stderr.splitlines()
     [line] = error_lines(done.stderr)
     assert line.startswith("error: The provider returned an empty reply")
+
+
+def test_an_api_base_that_serves_a_web_page_is_named_in_one_line(scripted_server, tmp_path):
+    scripted_server.enqueue(*[Reply.html()] * 4)
+    done = hermeslite(["-p", "hi", *model_args(scripted_server)], tmp_path / "home", tmp_path)
+    assert done.returncode == 1
+    assert error_lines(done.stderr) == [
+        f"error: The server at {scripted_server.base_url} answered with an HTML page, not the API: "
+        "check model.api_base."
+    ]
+    assert "retrying" not in done.stderr and len(scripted_server.requests) == 1

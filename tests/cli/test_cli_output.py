@@ -35,15 +35,24 @@ def test_escape_sequences_are_shown_not_obeyed_and_the_transcript_keeps_them(scr
 LONG_REPLY = "".join(f"line {n} of a reply far longer than a pipe holds\n" for n in range(8_000))  # ~400 kB
 
 
-def hermeslite_into_pipe(args: list[str], home, cwd, *, stderr, closed_stderr: bool = False):
+def hermeslite_into_pipe(args: list[str], home, cwd, *, stderr, closed_stderr: bool = False, stdin: bytes = b""):
     """Start hermeslite writing into a pipe we read 100 bytes from and then close, like `| head -c 100`."""
     command = [sys.executable, "-m", "hermeslite", *args]
     if closed_stderr:  # as `2>&-` in a shell
         command = ["bash", "-c", 'exec 2>&-; exec "$@"', "bash", *command]
-    proc = subprocess.Popen(command, cwd=cwd, env=env_for(home), stdout=subprocess.PIPE, stderr=stderr)
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=env_for(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+    )
+    proc.stdin.write(stdin)
+    proc.stdin.close()
     head = proc.stdout.read(100)
     proc.stdout.close()
     return proc.wait(timeout=120), head
+
+
+def saved_transcript(home) -> list[dict]:
+    store = sessions_db(home)
+    return store.load_transcript(store.latest_session_id())
 
 
 def test_a_reader_that_goes_away_ends_the_run_quietly(scripted_server, tmp_path):
@@ -55,7 +64,9 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(scripted_server, tmp_path)
         )
     assert head == LONG_REPLY[:100].encode()
     assert code == 141, "the exit status of a tool ended by SIGPIPE"
-    assert errors.read_text() == "", "no traceback, no 'Exception ignored' at exit"
+    noted = errors.read_text()
+    assert "Traceback" not in noted and "Exception" not in noted and "Broken pipe" not in noted, noted
+    assert saved_transcript(tmp_path / "home")[-1] == {"role": "assistant", "content": LONG_REPLY}, "the reply is saved"
 
 
 def test_stdout_and_stderr_on_the_same_closed_pipe(scripted_server, tmp_path):
@@ -67,6 +78,21 @@ def test_stdout_and_stderr_on_the_same_closed_pipe(scripted_server, tmp_path):
     )
     assert head.startswith("» terminal: echo step".encode())
     assert code == 141
+    saved = saved_transcript(tmp_path / "home")
+    assert "step" in saved[-2]["content"], "the turn went on: the tool ran"
+    assert saved[-1] == {"role": "assistant", "content": LONG_REPLY}
+
+
+def test_a_reader_gone_in_the_line_chat_saves_the_turn_and_starts_no_other(scripted_server, tmp_path):
+    scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400), Reply.text("never asked for"))
+    code, head = hermeslite_into_pipe(
+        model_args(scripted_server), tmp_path / "home", tmp_path, stderr=subprocess.DEVNULL, stdin=b"first\nsecond\n"
+    )
+    assert (code, head) == (141, LONG_REPLY[:100].encode())
+    saved = saved_transcript(tmp_path / "home")
+    assert [m["content"] for m in saved if m["role"] == "user"] == ["first"]
+    assert saved[-1] == {"role": "assistant", "content": LONG_REPLY}
+    assert scripted_server.pending == 1
 
 
 def test_a_closed_stderr_still_gives_the_answer_and_a_sound_database(scripted_server, tmp_path):

@@ -46,14 +46,15 @@ class Reply:
     status: int = 200
     error_type: str = ""
     message: str = ""
+    ids: list[str] | None = None  # the tool_use ids to send (a faulty proxy may repeat one); None: fresh ones
 
     @classmethod
     def say(cls, text: str) -> Reply:
         return cls(text=text)
 
     @classmethod
-    def tool_use(cls, calls: list[tuple[str, dict[str, Any]]], text: str = "") -> Reply:
-        return cls(text=text, calls=list(calls))
+    def tool_use(cls, calls: list[tuple[str, dict[str, Any]]], text: str = "", ids: list[str] | None = None) -> Reply:
+        return cls(text=text, calls=list(calls), ids=ids)
 
     @classmethod
     def error(cls, status: int, error_type: str, message: str) -> Reply:
@@ -219,8 +220,9 @@ def _message(body: dict[str, Any], reply: Reply, usage: CacheUsage) -> dict[str,
     content: list[dict[str, Any]] = []
     if reply.text or not reply.calls:
         content.append({"type": "text", "text": reply.text})
-    for name, args in reply.calls:
-        content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": name, "input": args})
+    for i, (name, args) in enumerate(reply.calls):
+        use_id = reply.ids[i] if reply.ids else f"toolu_{uuid.uuid4().hex[:20]}"
+        content.append({"type": "tool_use", "id": use_id, "name": name, "input": args})
     return {
         "id": f"msg_{uuid.uuid4().hex[:20]}",
         "type": "message",

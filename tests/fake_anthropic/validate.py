@@ -69,9 +69,15 @@ def _text_blocks(body: dict[str, Any]) -> str | None:
 
 def _tool_pairs(body: dict[str, Any]) -> str | None:
     messages = body["messages"]
+    seen: set[Any] = set()
     for i, message in enumerate(messages):
         blocks = content_blocks(message.get("content"))
         if message["role"] == "assistant":
+            for j, block in enumerate(blocks):
+                if block.get("type") == "tool_use":
+                    if block.get("id") in seen:
+                        return f"messages.{i}.content.{j}: `tool_use` ids must be unique"
+                    seen.add(block.get("id"))
             uses = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
             if not uses:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace as NS
 
+from hermeslite.context.call_ids import unique_ids
 from hermeslite.llm.completion_assembly import Assembler
 
 
@@ -75,3 +76,8 @@ def test_lone_surrogates_in_text_and_arguments_become_replacement_characters():
     assert shown == ["smile \ufffd", "\ufffd done"]
     assert done.message["content"] == "smile \ufffd\ufffd done"
     assert json.loads(done.message["tool_calls"][0]["function"]["arguments"]) == {"path": "x", "content": "\ufffd"}
+
+
+def test_a_repeated_id_never_takes_the_id_of_a_later_call():
+    calls = [{"id": i, "type": "function", "function": {"name": "todo", "arguments": "{}"}} for i in ("a", "a", "a_2")]
+    assert [c["id"] for c in unique_ids(calls)] == ["a", "a_3", "a_2"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -12,7 +13,7 @@ from hermeslite.llm.classify import classify
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, IncompleteReply, TransientError
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.types import StreamedText
-from tests.llm.helpers import USER, collect, completed, texts
+from tests.llm.helpers import TOOLS, USER, collect, completed, texts
 from tests.server import Reply
 
 
@@ -209,3 +210,45 @@ async def test_repetition_guard_is_named_not_called_a_server_error(scripted_serv
     assert "repetition guard" in message and "server error" not in message and "500" not in message
     assert info.value.brief == "model repeating itself"
     assert len(scripted_server.requests) == 1
+
+
+# -- tool calls that share one id ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_calls_sharing_one_id_get_their_own_in_order(scripted_server, make_client, streamed):
+    calls = [("read_file", {"path": f"{n}.txt"}) for n in range(3)]
+    scripted_server.enqueue(Reply.tool_calls(calls, ids=["same"] * 3))
+    client = make_client()
+    completion = (
+        completed(await collect(client, USER, TOOLS)).completion if streamed else await client.complete(USER, TOOLS)
+    )
+    got = [(c["id"], json.loads(c["function"]["arguments"])["path"]) for c in completion.message["tool_calls"]]
+    assert got == [("same", "0.txt"), ("same_2", "1.txt"), ("same_3", "2.txt")]
+
+
+# -- a server that is not the API ----------------------------------------------------------
+
+
+async def test_an_html_page_is_named_at_once_without_retries(scripted_server, make_client):
+    """A misconfigured api_base (a web server's front page) answers 200 with HTML: streamed and not."""
+    scripted_server.enqueue(Reply.html(), Reply.html())
+    notices = []
+    client = make_client(on_retry=notices.append)
+    expected = (
+        f"The server at {scripted_server.base_url} answered with an HTML page, not the API: check model.api_base."
+    )
+    with pytest.raises(FatalError) as streamed:
+        await collect(client, USER)
+    assert one_line(streamed.value) == expected
+    with pytest.raises(FatalError) as whole:
+        await client.complete(USER)
+    assert one_line(whole.value) == expected
+    assert notices == [] and len(scripted_server.requests) == 2
+
+
+async def test_a_login_page_is_an_html_page_not_an_auth_error(scripted_server, make_client):
+    scripted_server.enqueue(Reply.html("<html><body>Authentication required: please sign in</body></html>"))
+    with pytest.raises(FatalError) as info:
+        await make_client().complete(USER)
+    assert "answered with an HTML page" in one_line(info.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -107,3 +108,27 @@ def outside(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
         monkeypatch.setenv(name, value)
     yield home
     shutil.rmtree(home.base, ignore_errors=True)
+
+
+SCRATCH = Path(__file__).resolve().parents[2] / ".scratch"
+
+
+@pytest.fixture
+def outside_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home folder outside the system temp dir (in the checkout's `.scratch/`), removed afterwards.
+
+    The temp dir is a writable root for the tools, so a home inside it would
+    make a write that escaped into `~` look allowed; the temp dir itself stays
+    the real one, as a user has it.
+    """
+    if SCRATCH.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        pytest.skip("the checkout is inside the system temp dir, so it has no folder outside it")
+    SCRATCH.mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=SCRATCH))
+    monkeypatch.setenv("HOME", str(home))
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home)
+        with contextlib.suppress(OSError):  # another test's home is still there
+            SCRATCH.rmdir()

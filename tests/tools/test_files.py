@@ -3,8 +3,11 @@
 import asyncio
 import os
 import stat
+import subprocess
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -144,6 +147,46 @@ async def test_write_through_a_symlink_keeps_the_link(ctx):
     (ctx.cwd / "link.txt").symlink_to("real.txt")
     await write.run({"path": "link.txt", "content": "new"}, ctx)
     assert (ctx.cwd / "link.txt").is_symlink() and (ctx.cwd / "real.txt").read_text() == "new"
+
+
+async def test_write_through_a_linked_directory_inside_the_project_lands_in_its_target(ctx):
+    (ctx.cwd / "real").mkdir()
+    (ctx.cwd / "link").symlink_to(ctx.cwd / "real")
+    result = await write.run({"path": "link/new.txt", "content": "x"}, ctx)
+    assert result.content == "wrote 1 line (1 bytes) to real/new.txt"
+    assert (ctx.cwd / "real" / "new.txt").read_text() == "x" and (ctx.cwd / "link").is_symlink()
+
+
+async def test_a_file_where_a_directory_should_be_is_one_line(ctx):
+    (ctx.cwd / "plain").write_text("x")
+    result = await write.run({"path": "plain/f.txt", "content": "x"}, ctx)
+    assert result.content == "error: no such file: plain/f.txt (plain is not a directory)"
+
+
+async def test_a_nul_byte_in_a_path_is_one_line(ctx):
+    for tool, extra in ((write, {"content": "x"}), (read, {}), (patch, {"old": "a", "new": "b"})):
+        result = await tool.run({"path": "a\0b", **extra}, ctx)
+        assert result.is_error and "contains a NUL byte" in result.content and "\n" not in result.content
+
+
+WRITE_TOO_BIG = """
+import asyncio, resource, signal
+from pathlib import Path
+from hermeslite.tools.base import ToolContext
+from hermeslite.tools.files import WriteFileTool
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+print(asyncio.run(WriteFileTool().run({"path": "big.txt", "content": "x" * 5000}, ToolContext(cwd=Path.cwd()))).content)
+"""
+
+
+def test_a_write_that_fails_half_way_is_one_line_and_leaves_no_temp_file(ctx):
+    """The file size limit makes the kernel refuse the write after 1000 bytes, as a full disk would."""
+    (ctx.cwd / "big.txt").write_text("before\n")
+    done = subprocess.run([sys.executable, "-c", WRITE_TOO_BIG], cwd=ctx.cwd, capture_output=True, text=True)
+    assert done.stdout == "error: cannot write big.txt: File too large\n", done.stderr
+    assert sorted(p.name for p in ctx.cwd.iterdir()) == ["big.txt"]
+    assert (ctx.cwd / "big.txt").read_text() == "before\n"
 
 
 async def test_write_to_a_directory_is_an_error(ctx):
@@ -309,3 +352,51 @@ async def test_patch_refuses_files_too_large_to_hold(ctx, monkeypatch):
     (ctx.cwd / "big.txt").write_text("x" * 200)
     result = await patch.run({"path": "big.txt", "old": "x", "new": "y", "replace_all": True}, ctx)
     assert result.is_error and "larger than" in result.content and (ctx.cwd / "big.txt").read_text() == "x" * 200
+
+
+# hermeslite's own files
+
+
+@pytest.mark.parametrize("mode", ["ask", "auto", "allow"])
+async def test_hermeslite_own_files_are_never_written(scratch, home, mode):
+    """The data dir (trust list), the config dir and the package, even in writable_paths and with a yes."""
+    asked = []
+
+    async def yes(request):
+        asked.append(request)
+        return True
+
+    data, config = home / "data", home / "config"
+    data.mkdir(parents=True)
+    config.mkdir()
+    (data / "trusted_projects.json").write_text("{}\n")
+    (scratch.proj / "link").symlink_to(data)
+    package_probe = Path(files.__file__).parent / "written_by_a_tool.py"
+    ctx = scratch.ctx(mode, approve=yes, writable=(home,))
+    attempts = [
+        (write, {"path": str(data / "trusted_projects.json"), "content": "forged"}),
+        (patch, {"path": "link/trusted_projects.json", "old": "{}", "new": "forged"}),
+        (write, {"path": str(config / "config.yaml"), "content": "tools:\n  approval: allow\n"}),
+        (write, {"path": str(package_probe), "content": "x = 1\n"}),
+    ]
+    try:
+        for tool, args in attempts:
+            result = await tool.run(args, ctx)
+            assert result.is_error and result.content.startswith("error: refused: "), result.content
+            assert (
+                "no tool may write there, and neither approval nor tools.writable_paths can allow it" in result.content
+            )
+            assert "\n" not in result.content
+    finally:
+        package_probe.unlink(missing_ok=True)
+    assert asked == [], "the user is not asked what they cannot grant"
+    assert (data / "trusted_projects.json").read_text() == "{}\n"
+    assert not (config / "config.yaml").exists()
+    assert sorted(p.name for p in data.iterdir()) == ["trusted_projects.json"]
+
+
+async def test_reading_hermeslite_own_files_is_an_ordinary_read(scratch, home):
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.yaml").write_text("model:\n  name: x\n")
+    result = await read.run({"path": str(home / "config" / "config.yaml")}, scratch.ctx("ask", readable=(home,)))
+    assert not result.is_error and "name: x" in result.content

@@ -83,7 +83,7 @@ async def test_invalid_regex_is_an_error(ctx, tree, backend):
 
 async def test_missing_path_is_an_error(ctx, backend):
     result, _ = await find(ctx, pattern="x", path="nowhere")
-    assert result.is_error and "no such file or directory: nowhere" in result.content
+    assert result.is_error and "no such file: nowhere" in result.content
 
 
 @pytest.mark.parametrize(
@@ -161,3 +161,15 @@ async def test_searching_outside_the_project_is_refused_headless(scratch):
         {"pattern": "notes", "path": "~"}, scratch.ctx("ask", readable=(scratch.home,))
     )
     assert "my notes" in allowed.content
+
+
+async def test_a_linked_directory_inside_the_project_is_searched_under_the_name_given(ctx, tree, backend):
+    (ctx.cwd / "lib").symlink_to(ctx.cwd / "src")
+    _, lines = await find(ctx, pattern="helper", path="lib")
+    assert lines == ["lib/util.py:1:def helper():", "1 match"]
+
+
+async def test_a_fifo_is_not_searched(ctx, backend):
+    os.mkfifo(ctx.cwd / "pipe")
+    result = await asyncio.wait_for(tool.run({"pattern": "x", "path": "pipe"}, ctx), 10)
+    assert result.content == "error: pipe is not a regular file or a directory; nothing to search"

@@ -66,8 +66,9 @@ class Call:
             self.runner.flag(verdict)
         return verdict
 
-    def write(self, target: Field, verb: str = "writes") -> Verdict:
-        return self.check(self.paths.write(target, self.state, verb))
+    def write(self, target: Field, verb: str = "writes", *, metadata: bool = False) -> Verdict:
+        """Flag writing `target`; `metadata`: a change of permissions, owner, attributes or timestamps."""
+        return self.check(self.paths.write(target, self.state, verb, metadata=metadata))
 
     def delete(self, target: Field, recursive: bool = False, verb: str = "deletes") -> Verdict:
         return self.check(self.paths.delete(target, self.state, recursive, verb))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hermeslite.tools.shell_policy.expand import Field, State, has_glob, unescape
@@ -96,12 +96,19 @@ class Paths:
         shown = str(path) if str(path) == lexical else f"{path} (through the symlink {lexical})"
         return Target(path, shown, lexical=lexical)
 
-    def write(self, field: Field, state: State, verb: str = "writes") -> Verdict:
-        """Writing (creating, moving, changing) `field`: outside the boundary is an escape."""
+    def write(self, field: Field, state: State, verb: str = "writes", *, metadata: bool = False) -> Verdict:
+        """Writing (creating, moving, changing) `field`: outside the boundary is an escape.
+
+        Where the path is only known at run time, the kernel sandbox decides a
+        write: the command runs confined instead of asking. Not a change of
+        `metadata` (permissions, owner, attributes, timestamps), which Landlock
+        does not confine.
+        """
         verdicts = []
         for target in self.locate(field, state):
             if target.path is None:
-                verdicts.append(_unknown(verb, field, target))
+                unknown = _unknown(verb, field, target)
+                verdicts.append(unknown if metadata else replace(unknown, sandboxed=Risk.ORDINARY))
             elif is_harmless_device(target.lexical) or is_harmless_device(str(target.path)):
                 continue
             elif is_disk(target.lexical) or is_disk(str(target.path)):
@@ -116,7 +123,11 @@ class Paths:
         for target in self.locate(field, state, follow_last=False):
             path = target.path
             if path is None:
-                verdicts.append(_unknown(verb, field, target))
+                unknown = _unknown(verb, field, target)
+                # One file the kernel may refuse to delete, as `rm "$f"` after mktemp; a recursive or
+                # wildcard delete could still empty the project or the shared temp dir, so it asks.
+                single = not recursive and not any(c in field.raw for c in "*?[")
+                verdicts.append(replace(unknown, sandboxed=Risk.ORDINARY) if single else unknown)
             elif not self.boundary.contains(path):
                 verdicts.append(_outside(verb, target))
             elif path in self.boundary.writable and (recursive or target.glob):

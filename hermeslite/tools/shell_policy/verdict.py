@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
@@ -86,15 +86,27 @@ class Verdict:
     # The hosts the command visibly reaches (`pypi.org`, `ssh:github.com`, `?` for one known only at run
     # time; see shell_policy.hosts); network use is judged apart from the risk, by the approval step.
     hosts: tuple[str, ...] = ()
+    # The risk when the kernel sandbox confines the command, where that is lower: a write to a
+    # path only known at run time (`echo hi > "$f"`) lands where the kernel allows, or fails.
+    sandboxed: Risk | None = None
+
+    def under(self, sandbox: bool) -> Verdict:
+        """This verdict as it stands with or without the sandbox."""
+        if sandbox and self.sandboxed is not None:
+            return replace(self, risk=self.sandboxed, sandboxed=None)
+        return self
 
 
 ORDINARY = Verdict(Risk.ORDINARY)
 
 
-def worst(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
-    """The most serious verdict; the first one wins a tie, so reasons follow the command's order."""
-    best = ORDINARY
+def worst(verdicts: list[Verdict] | tuple[Verdict, ...], sandbox: bool = False) -> Verdict:
+    """The most serious verdict, with or without the sandbox; of equal risks the one the sandbox does
+    not lower, else the first, so reasons follow the command's order."""
+    best, best_key = ORDINARY, (Risk.ORDINARY, Risk.ORDINARY)
     for verdict in verdicts:
-        if verdict.risk > best.risk:
-            best = verdict
+        seen = verdict.under(sandbox)
+        key = (seen.risk, seen.under(True).risk)
+        if key > best_key:
+            best, best_key = seen, key
     return best

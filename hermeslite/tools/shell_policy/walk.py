@@ -45,8 +45,8 @@ class Walker:
     def network(self, host: str) -> None:
         self.hosts[host] = None
 
-    def result(self) -> Verdict:
-        return replace(worst(self.verdicts), hosts=tuple(self.hosts))
+    def result(self, sandbox: bool = False) -> Verdict:
+        return replace(worst(self.verdicts, sandbox), hosts=tuple(self.hosts))
 
     def start_state(self) -> State:
         known: dict[str, Value | None] = {name: Value((escape(value),)) for name, value in self.boundary.env.items()}

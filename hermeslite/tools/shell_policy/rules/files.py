@@ -179,7 +179,7 @@ def write_each(call: Call) -> None:
     )
     verb = {"truncate": "truncates", "mkdir": "creates"}.get(call.name, "writes")
     for target in opts.operands:
-        call.write(target, verb)
+        call.write(target, verb, metadata=call.name == "touch")
 
 
 def mknod(call: Call) -> None:
@@ -218,27 +218,27 @@ def chmod(call: Call) -> None:
             continue
         operands.append(arg)
     for target in operands if reference else operands[1:]:
-        call.write(target, "changes permissions of")
+        call.write(target, "changes permissions of", metadata=True)
 
 
 def chown(call: Call) -> None:
     opts = call.opts("", {"--from"})
     operands = opts.operands if opts.has("--reference") else opts.operands[1:]
     for target in operands:
-        call.write(target, "changes the owner of")
+        call.write(target, "changes the owner of", metadata=True)
 
 
 def chattr(call: Call) -> None:
     opts = call.opts("vp")
     for target in opts.operands:
         if not target.text.startswith(("+", "=")):
-            call.write(target, "changes attributes of")
+            call.write(target, "changes attributes of", metadata=True)
 
 
 def setfacl(call: Call) -> None:
     opts = call.opts("mMxX", {"--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"})
     for target in opts.operands:
-        call.write(target, "changes the access list of")
+        call.write(target, "changes the access list of", metadata=True)
 
 
 def sed(call: Call) -> None:
