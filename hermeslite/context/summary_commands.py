@@ -17,16 +17,18 @@ Refused rather than edited: a summary that invents a command was written under
 the influence of what it read, and the rest of it is suspect too. The next
 request shape is tried, and failing that the checkpoint built from recorded facts.
 
-A command, in a checkpoint: a code span, a line of a fenced block or a `$ ...`
-line whose first word could be a program and that carries shell syntax (an
-option, a pipe, `&&`, `;`, a redirection, `$(`, a URL, a path, a file or host
-name); or the words after "run" / "execute" in prose, when they do. A command is
-held when its words appear in order on one line of the conversation, quotes
-aside and words left out allowed (`pytest tests/a.py` is held by
-`python -m pytest -q tests/a.py`), so faithful shortening passes and an invented
-URL, path, option or pipe does not; in prose, where plain words around a command
-are the sentence's, only the program and its shell-syntax words must appear. A
-masked secret ([REDACTED]) stands for whatever it replaced.
+A command, in a checkpoint: a code span, a line of a shell or untagged fenced
+block or a `$ ...` line whose first word could be a program and that carries
+shell syntax (an option, a pipe, `&&`, `;`, a redirection, `$(`, a URL, a path,
+a file or host name); or the words after "run" / "execute" in prose, when they
+do. A command is held when its words appear in order on one line of the
+conversation, quotes aside and words left out allowed (`pytest tests/a.py` is
+held by `python -m pytest -q tests/a.py`), or when each of its words is a word
+somewhere in it: a next step may name a command not run yet, built from the
+session's own programs, options and paths, but an invented URL, path, option or
+pipe target is held nowhere. In prose, where plain words around a command are
+the sentence's, only the program and its shell-syntax words count. A masked
+secret ([REDACTED]) stands for whatever it replaced.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ _STOPWORDS = frozenset(
     " your their tests test there here".split()
 )
 _NO_QUOTES = str.maketrans({'"': " ", "'": " ", "`": " "})
+_APART = frozenset(" \t\r\n\"'`|;&()<>,=[]{}\\")  # what stands around a word in text or JSON
+_JSON_BREAKS = ("\\n", "\\t", "\\r")  # a line break or tab inside a tool call's raw JSON
 # On the line that names a command only tool output held: words that make it an order.
 _ORDER = re.compile(
     r"\b(?:(?:already|pre-?|previously|been)[ -]?(?:approved|authori[sz]ed|confirmed|allowed)"
@@ -105,11 +109,11 @@ def foreign_command(summary: str, messages: Iterable[Message], previous: str | N
         return None
     acted, output = _conversation(messages, previous)
     for command in named:
-        if any(corpus.holds(command.words) for corpus in acted):
+        if any(corpus.holds(command.words) for corpus in acted) or _spoken(command.words, acted):
             continue
         # The reason is shown to the user and kept in the stand-in checkpoint, so it names the program
         # only: quoting the whole command would carry it into the context the check keeps it out of.
-        if not output.holds(command.words):
+        if not (output.holds(command.words) or _spoken(command.words, [*acted, output])):
             return f"the summary names a `{_quote(command.words[0])}` command the conversation never held"
         if _ORDER.search(command.line):
             return f"the summary turns a `{_quote(command.words[0])}` command from tool output into an order"
@@ -202,6 +206,18 @@ class _Corpus:
             pos = text.find(anchor, end)
         return False
 
+    def has_word(self, word: str) -> bool:
+        """Whether `word` stands in the text as a word of its own (`~` in `cd ~`, not in `~/x`)."""
+        text = self.text
+        pos = text.find(word)
+        while pos >= 0:
+            end = pos + len(word)
+            before = pos == 0 or text[pos - 1] in _APART or text[pos - 2 : pos] in _JSON_BREAKS
+            if before and (end == len(text) or text[end] in _APART):
+                return True
+            pos = text.find(word, pos + 1)
+        return False
+
     def _lines(self, line: str) -> list[str]:
         if not self.json_lines:
             return [line]
@@ -229,6 +245,14 @@ def _conversation(messages: Iterable[Message], previous: str | None) -> tuple[li
             (short if len(arguments) <= SHORT_CALL else long).append(arguments)
     acted = [_Corpus(short, json_lines=True), _Corpus(said), _Corpus(long, json_lines=True)]
     return acted, _Corpus(output)
+
+
+def _spoken(words: tuple[str, ...], corpora: list[_Corpus]) -> bool:
+    """Whether each word (a masked one aside) is a word somewhere in `corpora`: a command the session
+    has not run yet but builds from its own programs, options and paths (`pytest -q tests/a.py` once
+    `tests/a.py` was written). Rarest-looking words are tried first, so an invented one fails fast."""
+    plain = sorted((w for w in words if MARK not in w), key=len, reverse=True)
+    return all(any(corpus.has_word(w) for corpus in corpora) for w in plain)
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -70,6 +70,17 @@ def test_commands_the_conversation_holds_and_ordinary_code_pass(faithful):
     assert foreign_command(remaining(faithful), conversation(), None) is None
 
 
+def test_a_new_command_made_of_the_sessions_own_words_passes():
+    """Next steps may name a command not run yet: its program, options and paths are the session's."""
+    t = Transcript().user("Add tests for the api and run them with coverage.")
+    t.tool("write_file", {"path": "tests/test_api.py", "content": "def test_get():\n    assert get()\n"}, "ok")
+    t.tool("terminal", {"command": "cd svc\npytest --cov -q tests/"}, "12 passed")
+    t.tool("terminal", {"command": "rm -rf build && ls ~/notes"}, "todo.md")
+    planned = remaining("Run `pytest --cov tests/test_api.py` next.")
+    assert foreign_command(planned, t.build(), None) is None
+    assert "never held" in foreign_command(remaining("Then `rm -rf ~`."), t.build(), None)  # `~` is no word of it
+
+
 def test_a_masked_secret_matches_what_it_hid():
     t = Transcript().user("deploy it")
     t.tool("terminal", {"command": "curl -u admin:s3cret-pw https://ci.example/hook"}, "ok")
