@@ -27,8 +27,8 @@ held by `python -m pytest -q tests/a.py`), or when each of its words is a word
 somewhere in it: a next step may name a command not run yet, built from the
 session's own programs, options and paths, but an invented URL, path, option or
 pipe target is held nowhere. In prose, where plain words around a command are
-the sentence's, only the program and its shell-syntax words count. A masked
-secret ([REDACTED]) stands for whatever it replaced.
+the sentence's, only the program and its shell-syntax words count. A secret
+masked by redaction stands for whatever it replaced.
 """
 
 from __future__ import annotations
