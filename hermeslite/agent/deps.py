@@ -14,6 +14,7 @@ from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
+from .hooks import Hooks
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
@@ -31,6 +32,7 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    hooks: Hooks  # the user's hooks; with none configured, every event returns at once
 
     def system_message(self, *, compacted: bool = False) -> dict:
         """A fresh system prompt with the current memory snapshot."""

@@ -15,6 +15,7 @@ from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.hooks.settings import table_of
 from hermeslite.tools.memory import MemoryTool
 from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
@@ -23,6 +24,7 @@ from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.todo import TodoTool
 
 from .deps import AgentDeps
+from .hooks import Hooks
 from .loop import Agent
 from .request_size import learned_calibration
 from .saving import SessionSaver
@@ -152,6 +154,16 @@ def _build(
         compressor=compressor,
         cwd=cwd,
         usage=usage,
+        hooks=Hooks(
+            table_of(settings.hooks),
+            session_id=session_id,
+            cwd=cwd,
+            approval=settings.tools.approval,
+            hidden_env=tool_ctx.hidden_env,
+            pass_env=tool_ctx.pass_env,
+            model=lambda: deps.llm.model,
+            opened="startup" if new else "resume",
+        ),
     )
     if loaded is None:
         messages = [deps.system_message()]
