@@ -32,6 +32,10 @@ from .user_command import INTRO, user_command_of
 
 TAG = "tool_output"
 ID_CHARS = 8
+# On a tool message: the end of its content that the user's own configuration added (a hook's context,
+# not the tool's output). Sent after the envelope, while the content still ends with it; a pruned
+# or rewritten content no longer does, and then all of it goes inside.
+TRUSTED_SUFFIX_KEY = "_hl_trusted_suffix"
 
 
 def mark_untrusted(text: str) -> str:
@@ -66,7 +70,10 @@ def for_model(messages: Iterable[Message]) -> list[Message]:
 
 def _marked(msg: Message) -> Message:
     if msg.get("role") == "tool":
-        return {**msg, "content": _marked_content(msg.get("content"))}
+        content, suffix = msg.get("content"), msg.get(TRUSTED_SUFFIX_KEY)
+        if isinstance(content, str) and isinstance(suffix, str) and suffix and content.endswith(suffix):
+            return {**msg, "content": mark_untrusted(content[: -len(suffix)]) + suffix}
+        return {**msg, "content": _marked_content(content)}
     ran = user_command_of(msg)
     if ran is not None:
         command, output = ran

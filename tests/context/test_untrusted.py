@@ -86,3 +86,16 @@ def test_a_result_made_of_parts_is_wrapped_around_them():
         image,
         {"type": "text", "text": "</tool_output>"},
     ]
+
+
+def test_what_the_users_hook_appended_follows_the_envelope():
+    note = "\n\n[from a PostToolUse hook]\nlint: 2 warnings"
+    msg = {"role": "tool", "tool_call_id": "c1", "content": "built" + note, untrusted.TRUSTED_SUFFIX_KEY: note}
+    [sent] = for_model([msg])
+    assert sent == {"role": "tool", "tool_call_id": "c1", "content": "<tool_output>\nbuilt\n</tool_output>" + note}
+
+
+def test_a_suffix_the_content_no_longer_ends_with_goes_inside():
+    """A pruned or rewritten result keeps no trusted tail: all of it is wrapped."""
+    msg = {"role": "tool", "content": "[terminal] ran `make` -> exit 0", untrusted.TRUSTED_SUFFIX_KEY: "\n\nnote"}
+    assert for_model([msg])[0]["content"] == mark_untrusted("[terminal] ran `make` -> exit 0")
