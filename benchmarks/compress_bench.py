@@ -16,6 +16,12 @@ the turn shape below is tuned for that, and the actual mix is printed. The summa
 engine's own work: prune, boundaries, anchors, prompt rendering, assembly,
 tool-pair sanitizing and token estimates.
 
+The stub checkpoint names no command, so the summary guard's command check
+(`summary_commands.foreign_command`: every command a checkpoint names must be in
+the transcript) is timed on its own afterwards: a checkpoint naming twelve
+commands the session ran, checked against each transcript, the worst case where
+each command is looked for until it is found.
+
 For each size: the median wall time of `compress()` over several runs (a fresh
 `ContextCompressor` for every run, one untimed warm-up run first, nothing
 cached between runs), tokens and messages before/after, and whether the
@@ -66,6 +72,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
+from hermeslite.context.summary_commands import commands_in, foreign_command
 from hermeslite.context.summary_prompt import SECTIONS
 from tests.builders import tool_exchange
 
@@ -248,6 +255,34 @@ def time_one(loop: asyncio.AbstractEventLoop, msgs: list[dict]) -> tuple[float, 
     return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000, result
 
 
+def guard_cost(sessions: dict[int, list[dict]], runs: int) -> None:
+    """CPU ms of the command check on a checkpoint naming twelve commands each session ran."""
+    print("\nSummary guard: a checkpoint naming 12 commands the session ran, checked against the transcript")
+    print(f"{'msgs':>9} {'commands checked':>17} {'verdict':>8} {'cpu ms':>7}")
+    for n, msgs in sessions.items():
+        ran = sorted(
+            {
+                json.loads(c["function"]["arguments"])["command"]
+                for m in msgs
+                for c in m.get("tool_calls") or []
+                if c["function"]["name"] == "terminal"
+            }
+        )
+        named = random.Random(SEED).sample(ran, min(12, len(ran)))
+        done = "\n".join(f"{i}. Ran `{command}` (exit 0)." for i, command in enumerate(named, 1))
+        summary = "\n".join(
+            f"## {name}\n" + (done if name == "Completed Actions" else "- recorded by the stub summarizer")
+            for name, _ in SECTIONS
+        )
+        cpu = []
+        for _ in range(runs):
+            c0 = time.process_time()
+            reason = foreign_command(summary, msgs, None)
+            cpu.append((time.process_time() - c0) * 1000)
+        checked = len(list(commands_in(summary)))
+        print(f"{n:>9,} {checked:>17} {'refused' if reason else 'passed':>8} {statistics.median(cpu):>7.2f}")
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -373,6 +408,7 @@ def main() -> int:
     print(
         f"  ratio 5,000/1,000     {ratio:.2f}        target <= {TARGET_RATIO}        {verdict(ratio <= TARGET_RATIO)}"
     )
+    guard_cost(sessions, args.runs)
     if args.hermes:
         compare_with_hermes(args.hermes, sessions, {n: (med, cpu) for n, med, _, _, cpu, _ in rows}, args.runs)
 

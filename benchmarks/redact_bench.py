@@ -5,10 +5,12 @@ What is measured:
   source code, log lines, JSON tool results and prose, with 40 credentials
   (vendor keys, `.env` lines, headers, URLs with passwords) spread through it;
 - recall on the committed vendor corpus (tests/secret_samples.py: every format
-  in every setting, ten seeds), and on the credentials planted in the 1 MB text;
+  in every setting, ten seeds), on the config-file and login corpus
+  (tests/secret_families.py: .pgpass, kubeconfig, registry logins, Square,
+  Docker Hub, Twilio), and on the credentials planted in the 1 MB text;
 - false positives: how many lines of the committed negative table (ordinary
-  code and prose) come back changed, and how many spans are masked in the 1 MB
-  text beyond the planted credentials.
+  code and prose) and of the look-alike table come back changed, and how many
+  spans are masked in the 1 MB text beyond the planted credentials.
 
 Run: python benchmarks/redact_bench.py
 """
@@ -26,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hermeslite.context.redact import MARK, redact_secrets  # noqa: E402
+from tests.secret_families import CASES, LOOKALIKES  # noqa: E402
 from tests.secret_samples import NEGATIVES, SETTINGS, vendor_samples  # noqa: E402
 
 SIZE = 1_000_000
@@ -108,6 +111,16 @@ def corpus_recall() -> tuple[int, int]:
     return masked, len(samples) * len(SETTINGS)
 
 
+def family_recall() -> tuple[int, int]:
+    """Cases whose secret leaves no 8-character piece behind (a base64 PEM's middle is what is checked)."""
+
+    def clean(secret: str, redacted: str) -> bool:
+        flat, text = secret.replace("\n", ""), redacted.replace("\n", "")
+        return not any(flat[i : i + 8] in text for i in range(max(1, len(flat) - 7)))
+
+    return sum(clean(case.secret, redact_secrets(case.text)) for case in CASES), len(CASES)
+
+
 def main() -> None:
     text, secrets = mixed_text()
     times = []
@@ -119,6 +132,8 @@ def main() -> None:
     found = sum(secret not in redacted for secret in secrets)
     masked, total = corpus_recall()
     changed = sum(redact_secrets(line) != line for line in NEGATIVES)
+    families, cases = family_recall()
+    lookalikes = sum(redact_secrets(text) != text for text in LOOKALIKES)
     print(f"redact_secrets on {len(text) / 1e6:.2f} MB of mixed transcript text ({RUNS} runs)\n")
     print("| measure | value |")
     print("|---|---:|")
@@ -127,7 +142,9 @@ def main() -> None:
     print(f"| planted credentials masked in the 1 MB text | {found}/{len(secrets)} |")
     print(f"| spans masked in the 1 MB text beyond the planted ones | {redacted.count(MARK) - found} |")
     print(f"| recall on the committed vendor corpus | {masked}/{total} ({masked / total:.1%}) |")
+    print(f"| recall on the config-file and login corpus | {families}/{cases} ({families / cases:.1%}) |")
     print(f"| negative-table lines changed (false positives) | {changed}/{len(NEGATIVES)} |")
+    print(f"| look-alike lines changed (false positives) | {lookalikes}/{len(LOOKALIKES)} |")
 
 
 if __name__ == "__main__":

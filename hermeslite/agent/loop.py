@@ -34,7 +34,7 @@ from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
 from .session_list import SessionRow, session_rows
 from .summarizer import BuiltRequest
-from .tool_runner import ToolRunner, tool_result_message, user_command_call
+from .tool_runner import ToolRunner, user_command_call
 from .turn_repair import CANCELLED_REPLY, INCOMPLETE_REPLY, NO_REPLY, Turn, closing_messages, has_reply
 from .window import adopt_stated_window, learned_window_note, settle_window
 
@@ -303,7 +303,7 @@ class Agent:
         turn.pending_calls, turn.answered = calls, set()
         results = await self.tool_runner.run_all(calls)
         for call, result in zip(calls, results, strict=True):  # run_all keeps one result per call
-            self.append(tool_result_message(call, result))
+            self.append(self.tool_runner.result_message(call, result))
             turn.answered.add(call["id"])
         turn.pending_calls = None
 

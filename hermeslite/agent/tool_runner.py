@@ -4,6 +4,10 @@ Each call is announced before it starts and after it ends, so a front end can
 show it running; its output is redacted before anything keeps it, because it
 is stored and re-sent with every request. The calls of one reply run at once,
 but a bounded number: each may start a process, and a model may ask for 150.
+
+What the user's hooks add after a tool's output is the user's configuration
+speaking, not the tool: the result message records it as its trusted suffix,
+so the request puts it after the tool output's envelope (`context.untrusted`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from hermeslite.context.messages import EXIT_CODE_KEY
 from hermeslite.context.redact import redact_secrets
+from hermeslite.context.untrusted import TRUSTED_SUFFIX_KEY
 from hermeslite.tools.base import ToolResult
 
 from . import events as ev
@@ -30,6 +35,7 @@ class ToolRunner:
     def __init__(self, deps: AgentDeps, emit: ev.Subscriber) -> None:
         self.deps = deps
         self.emit = emit
+        self._hook_notes: dict[str, str] = {}  # call id -> what hooks appended to its output
 
     async def run_all(self, calls: list[dict[str, Any]]) -> list[ToolResult]:
         """Run the calls of one assistant message concurrently, at most MAX_PARALLEL_TOOLS at
@@ -46,14 +52,19 @@ class ToolRunner:
         name, arguments = tool_call_name(call), (call.get("function") or {}).get("arguments") or "{}"
         self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
 
+        output: list[str] = []
+
         async def execute() -> ToolResult:
             result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
             # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
-            return replace(result, content=redact_secrets(result.content))
+            output.append(redact_secrets(result.content))
+            return replace(result, content=output[0])
 
         # Hooks watch the model's calls; the user's own `!command` runs without them.
         hooks, ctx = self.deps.hooks, self.deps.tool_ctx
         result = await execute() if by_user else await hooks.around_tool(call["id"], name, arguments, ctx, execute)
+        if output and len(result.content) > len(output[0]) and result.content.startswith(output[0]):
+            self._hook_notes[call["id"]] = result.content[len(output[0]) :]
         self.emit(
             ev.ToolFinished(
                 call_id=call["id"],
@@ -65,16 +76,20 @@ class ToolRunner:
         )
         return result
 
-
-def tool_result_message(call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
-    """The transcript's answer to `call`: the text for the model, the exit code as data."""
-    return {
-        "role": "tool",
-        "tool_call_id": call["id"],
-        "name": tool_call_name(call),
-        "content": result.content,
-        EXIT_CODE_KEY: result.exit_code,
-    }
+    def result_message(self, call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+        """The transcript's answer to `call`: the text for the model, the exit code as data, and what
+        hooks appended to the text, if they did."""
+        message = {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "name": tool_call_name(call),
+            "content": result.content,
+            EXIT_CODE_KEY: result.exit_code,
+        }
+        notes = self._hook_notes.pop(call["id"], None)
+        if notes:
+            message[TRUSTED_SUFFIX_KEY] = notes
+        return message
 
 
 def user_command_call(command: str) -> dict[str, Any]:

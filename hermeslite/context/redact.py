@@ -22,6 +22,7 @@ import re
 
 from .secret_commands import COMMAND_RULES
 from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
+from .secret_files import FILE_RULES
 from .secret_formats import RULES as FORMAT_RULES
 from .secret_formats import wrapped_keys
 
@@ -57,7 +58,7 @@ def _field_spans(text: str, keys: list[tuple[int, Span]]) -> list[Span]:
     found = KeySpans(sorted(span for _, span in keys))
     by_start = dict(reversed(keys))
     spans = []
-    for pattern, spans_of in (*FIELD_RULES, *COMMAND_RULES):
+    for pattern, spans_of in (*FIELD_RULES, *COMMAND_RULES, *FILE_RULES):
         match = pattern.search(text)
         while match:
             found_here = [(start, end) for start, end in spans_of(match, found) if MARK not in text[start:end]]

@@ -1,4 +1,5 @@
-"""Credentials on command lines: `curl -u user:pass`, `--password X`, `mysql -pX`, `sshpass -p X`.
+"""Credentials on command lines: `curl -u user:pass`, `--password X`, `mysql -pX`, `sshpass -p X`,
+`echo X | docker login --password-stdin`.
 
 A long option named like a credential (`--password X`, `--api-key X`) says so
 anywhere. A short one says it only inside the right command: `-u` is a user
@@ -38,6 +39,22 @@ _PROGRAM_OPTIONS = (
     re.compile(r"sshpass" + _COMMAND_ARGS + r"-p[ \t]*" + _OPTION_VALUE),
     re.compile(r"(?:docker|podman)[ \t]+login" + _COMMAND_ARGS + r"-p[ \t]+" + _OPTION_VALUE),
 )
+# A password piped to a login that reads it from stdin: `echo X | docker login -u me --password-stdin`
+# (podman, helm registry, oras and skopeo take the same option; `gh auth login --with-token` a token),
+# or given as a here-string after it (`docker login --password-stdin <<< X`).
+_PIPED_VALUE = r"(?P<secret>\"[^\"\r\n]*\"|'[^'\r\n]*'|[^\s\"'|;&<>-][^\s\"'|;&<>]*)"
+_STDIN_LOGIN = r"(?:--password-stdin|--with-token)"
+_PIPED_PASSWORDS = tuple(
+    re.compile(
+        program
+        + r"(?:[ \t]+-[neE]{1,3})*(?:[ \t]+[\"']?%s(?:\\n)?[\"']?)?[ \t]+"
+        + _PIPED_VALUE
+        + r"[ \t]*\|[^|;&\n]{0,200}?"
+        + _STDIN_LOGIN
+    )
+    for program in ("echo", "printf")  # one pattern each, so each opens with a literal
+)
+_HERE_STRING_PASSWORD = re.compile(_STDIN_LOGIN + r"[^|;&\n]{0,100}?<<<[ \t]*" + _PIPED_VALUE)
 _OPENSSL_PASS = re.compile(r"-pass(?:in|out)?[ \t]+[\"']?pass:(?P<secret>[^\s\"']+)")
 _AWS_CONFIGURE = re.compile(r"aws[ \t]+configure[ \t]+set[ \t]+(?P<name>[\w.-]+)[ \t]+" + _OPTION_VALUE)
 # --password hunter2, --api-key abc123 (the --name=value form is an assignment)
@@ -107,6 +124,8 @@ def _aws_configure(match: re.Match[str], keys: KeySpans) -> list[Span]:
 COMMAND_RULES = (
     (_CURL_USER, _curl_user),
     *((pattern, _program_option) for pattern in _PROGRAM_OPTIONS),
+    *((pattern, _program_option) for pattern in _PIPED_PASSWORDS),
+    (_HERE_STRING_PASSWORD, _option_value),
     (_OPENSSL_PASS, _option_value),
     (_AWS_CONFIGURE, _aws_configure),
     (_FLAG, _flag),

@@ -76,6 +76,10 @@ _PLACEHOLDER_WORDS = re.compile(
 )
 _KEYWORDS = frozenset("none null nil true false undefined yes no on off".split())
 _CODE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?P<call>[(\[])?")
+# Ordinary words: lower case, Capitalized or upper case, a few joined by spaces or hyphens.
+_WORDS = re.compile(r"(?:[A-Za-z][a-z]{0,23}|[A-Z]{2,24})(?:[ -][a-z]{1,24}){0,3}")
+_PATH_STARTS = ("/", "~/", "./", "../")
+_PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
 SYMBOL = re.compile(r"[0-9!@#%^&*+/=~?|'-]")
 _BARE_END = re.compile(r"[\s\\]")
 _FORM_NEXT = re.compile(r"&[\w.%-]+=")
@@ -148,12 +152,29 @@ def _is_code(value: str) -> bool:
     return len(segments) > 1 and not any(looks_random(s) for s in segments)
 
 
+def _credential_for(power: Strength, value: str) -> bool:
+    """Whether a quoted literal counts under a name of this strength: a `key` needs a random-looking
+    value, and a `token` or `auth` anything but ordinary words (`{"token": "greeting"}`)."""
+    if power is Strength.KEYLIKE:
+        return looks_random(value)
+    return power is not Strength.WEAK or _WORDS.fullmatch(value) is None
+
+
 def looks_random(value: str) -> bool:
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def is_literal(value: str) -> bool:
-    return not (is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7))
+    return not (is_placeholder(value) or _is_code(value) or (value.isdigit() and len(value) <= 7) or _is_path(value))
+
+
+def _is_path(value: str) -> bool:
+    """A file that holds the credential (`client-key: ~/.kube/admin.key`), not the credential itself:
+    an absolute, home or relative path of two or more plain segments, none of them random-looking."""
+    if not value.startswith(_PATH_STARTS):
+        return False
+    segments = value.lstrip("~.").strip("/").split("/")
+    return len(segments) >= 2 and all(_PATH_SEGMENT.fullmatch(s) and not looks_random(s) for s in segments)
 
 
 def _quoted_content(value: str, begin: int) -> Span | None:
@@ -192,7 +213,7 @@ def _assignment(match: re.Match[str], keys: KeySpans) -> list[Span]:
             return []
     if quoted is not None:
         content = text[quoted[0] : quoted[1]]
-        if not content or is_placeholder(content) or (power is Strength.KEYLIKE and not looks_random(content)):
+        if not content or is_placeholder(content) or _is_path(content) or not _credential_for(power, content):
             return []
         return [quoted]
     if value[0] in "\r\n" or value[0] in _QUOTES:
@@ -245,7 +266,7 @@ def _xml_element(text: str, name_start: int, begin: int, value: str, power: Stre
     after = begin + offset + len(content)
     if not re.match(r"\s*</", text[after : after + 200]) or is_placeholder(content):
         return []
-    if power is Strength.KEYLIKE and not looks_random(content):
+    if not _credential_for(power, content):
         return []
     return [(begin + offset, after)]
 

@@ -15,6 +15,7 @@ like `hf_hub_download` are left alone.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,6 +101,7 @@ FORMATS: tuple[TokenFormat, ...] = (
     ),
     TokenFormat("GitLab runner registration", "GR1348941", f"{_TOKEN}{{20,}}"),
     TokenFormat("npm", "npm_", f"{_ALNUM}{{20,}}"),
+    *_each("Docker Hub", "dckr_pat_ dckr_oat_", f"{_TOKEN}{{20,}}"),
     TokenFormat("PyPI", "pypi-", f"(?={_TOKEN}{{0,60}}\\d){_TOKEN}{{20,}}"),
     TokenFormat("RubyGems", "rubygems_", f"{_HEX}{{48}}"),
     TokenFormat("Clojars", "CLOJARS_", f"{_ALNUM}{{60}}"),
@@ -163,7 +165,8 @@ FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("Shopify", "shp(?:at|ca|pa|ss)_", f"{_HEX}{{32}}"),
     TokenFormat("Square", "sq0atp-", f"{_TOKEN}{{22,}}"),
     TokenFormat("Square", "sq0csp-", f"{_TOKEN}{{40,}}"),
-    TokenFormat("Square / Facebook", "EAA[ACMU]", f"{_ALNUM}{{22,}}"),
+    # Square access tokens are base64url (they hold `-` and `_`); Facebook's are alphanumeric.
+    TokenFormat("Square / Facebook", "EAA[ACMU]", f"(?={_TOKEN}{{0,80}}\\d){_TOKEN}{{22,}}"),
     TokenFormat("Shippo", "shippo_(?:live|test)_", f"{_HEX}{{40}}"),
     *_each("Duffel", "duffel_test_ duffel_live_", "[A-Za-z0-9_=-]{40,}"),
     *_each("Flutterwave", "FLWSECK_TEST- FLWPUBK_TEST- FLWSECK- FLWPUBK-", f"{_HEX}{{12,}}(?:-X)?"),
@@ -230,9 +233,39 @@ def _telegram_bot_id(match: re.Match[str]) -> bool:
     return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-:]")
 
 
+# "-----BEGIN" in base64: a whole PEM file encoded once more (kubeconfig `client-key-data`, a
+# Kubernetes secret's `tls.key`, `base64 id_rsa`), on one line or wrapped at 64 or 76 characters.
+_PEM_BASE64 = (
+    r"LS0tLS1CRUdJTi(?<![A-Za-z0-9+/]LS0tLS1CRUdJTi)"
+    r"(?P<secret>[A-Za-z0-9+/]{40,}(?:(?:\\+[rn]|\r?\n)(?=[A-Za-z0-9+/]{20})[A-Za-z0-9+/]+)*={0,2})"
+)
+_PEM_BASE64_HEAD = 56  # characters that decode to the header line, "-----BEGIN ENCRYPTED PRIVATE KEY-----"
+
+
+def _private_key_base64(match: re.Match[str]) -> bool:
+    """Whether the encoded header names a private key: a certificate or a public key is not a secret."""
+    head = re.sub(r"\\+[rn]|\s", "", match.group())[:_PEM_BASE64_HEAD]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+    return b"PRIVATE KEY" in decoded
+
+
+# Twilio's account SID (or API key SID) and, beside it, the auth token or key secret that goes with it:
+# `-u ACxxxx:token`, `Client("ACxxxx", "token")`, `twilio ... ACxxxx token`.
+# One pattern per SID kind, so each opens with a literal.
+_TWILIO_PAIRS = tuple(
+    rf"{sid}(?<![A-Za-z0-9_]{sid})[0-9a-f]{{32}}"
+    r"(?:[\"']?[ \t]*[,:][ \t]*[\"']?|[\"']?[ \t]+[\"']?)(?P<secret>[A-Za-z0-9]{32})(?![A-Za-z0-9])"
+    for sid in ("AC", "SK")
+)
+
 SHAPES: tuple[tuple[re.Pattern[str], Check | None], ...] = (
     (re.compile(_PEM_BLOCK), None),
     (re.compile(_PEM_TRUNCATED), None),
+    (re.compile(_PEM_BASE64), _private_key_base64),
+    *((re.compile(pair), None) for pair in _TWILIO_PAIRS),
     # JWTs: a JSON header, then a payload and usually a signature; base64url, sometimes padded with '='.
     (
         re.compile(

@@ -23,6 +23,7 @@ from .plan import CompressionPlan
 from .redact import redact_secrets
 from .settings import CompressionConfig
 from .summary_checks import foreign_instruction, reply_problem, user_texts
+from .summary_commands import foreign_command
 from .summary_prompt import build_prompt, clean_reply, input_budget_chars, rejection_reason, render_turns
 from .summary_reply import SummaryReply, as_reply
 from .summary_request import LiveRequest, LiveRequests, build_instruction, fits, to_extend
@@ -99,6 +100,7 @@ class Summarizer:
             reply_problem(reply, text)
             or rejection_reason(text, plan.replaced, plan.budgets.summary)
             or foreign_instruction(text, user_texts(plan.working, self.previous))
+            or foreign_command(text, plan.messages, self.previous)
         )
 
     def calls(self, plan: CompressionPlan, aim: int, live: LiveRequests | None) -> list[Call]:

@@ -37,7 +37,7 @@ from types import ModuleType
 from typing import Any
 
 from hermeslite.config import ModelConfig
-from hermeslite.context.messages import strip_private
+from hermeslite.context.untrusted import for_model
 
 from .caching import CachePlan, injection_points, plan_for
 from .classify import classify, html_page
@@ -261,7 +261,8 @@ class LiteLLMClient(LLMClient):
         name = model or self.model
         kwargs: dict[str, Any] = {
             "model": name,
-            "messages": copy.deepcopy(strip_private(messages)),  # litellm may rewrite messages in place
+            # Tool output in its envelope, private keys stripped; copied, as litellm may rewrite messages in place.
+            "messages": copy.deepcopy(for_model(messages)),
             "timeout": timeout,
             "max_retries": 0,  # retries are ours
         }

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermeslite.context.messages import call_arguments, call_id, call_name, strip_private, text_of, tool_calls_of
+from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
+from hermeslite.context.untrusted import for_model
 
 from .errors import ContextOverflow
 
@@ -39,7 +40,7 @@ def to_chat_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
     """
     names: dict[str, str] = {}
     turns: list[tuple[str, str]] = []
-    for msg in strip_private(messages):
+    for msg in for_model(messages):
         role = str(msg.get("role") or "user")
         text = _escape(text_of(msg.get("content"), image_marker="[image]"))
         if role in ("system", "developer"):

@@ -5,13 +5,16 @@ minified file with no newline costs gigabytes to show 2,000 characters. This
 reader goes through the file in chunks, keeps only the bytes of each line that
 can be shown, and after the window is full only counts the newlines that
 follow, up to a budget: a huge file gets "lines 1-2000 of more than N" rather
-than a full scan. It never decodes more than it shows.
+than a full scan. It decodes only what it shows, plus, for a line it cuts, the margin
+redaction reads past the cut (so the cut cannot leave a piece of a key it goes through).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+
+from hermeslite.context.redact import CUT_CONTEXT, redact_slice
 
 CHUNK = 1 << 16
 # Bytes read past what is shown (the rest of a cut line, the lines after the window) before
@@ -37,7 +40,8 @@ class _Line:
 class _Reader:
     def __init__(self, offset: int, limit: int, max_chars: int, max_line_chars: int) -> None:
         self.offset, self.limit, self.max_chars, self.max_line_chars = offset, limit, max_chars, max_line_chars
-        self.keep = max_line_chars * UTF8_MAX + 1
+        # Past the cut, enough of a long line is kept for redaction to read a secret the cut goes through.
+        self.keep = (max_line_chars + CUT_CONTEXT) * UTF8_MAX + 1
         self.window = Window()
         self.size = 0
         self.full = False
@@ -91,7 +95,7 @@ class _Reader:
         if whole and len(text) <= self.max_line_chars:
             return f"{self.number:>6}\t{text}"
         size = f"{self.line.length} bytes" if complete else f"more than {self.line.length} bytes"
-        return f"{self.number:>6}\t{text[: self.max_line_chars]} …[line cut, {size}]"
+        return f"{self.number:>6}\t{redact_slice(text, 0, self.max_line_chars)} …[line cut, {size}]"
 
     def end(self, at_eof: bool) -> Window:
         if self.full:

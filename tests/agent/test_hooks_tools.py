@@ -13,13 +13,14 @@ import tempfile
 import pytest
 
 from hermeslite.agent import events as ev
+from tests.envelope import sent_tool_results
 from tests.hook_scripts import inputs, live_in_group, on, recording, replying, script
 from tests.server import Reply, ScriptedServer
 
 
 def tool_results(server: ScriptedServer) -> list[str]:
-    """The tool results the model's last request carried, in order."""
-    return [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    """The tool results the model's last request carried, in order (out of their envelopes)."""
+    return sent_tool_results(server)
 
 
 def warnings(rec) -> list[str]:
@@ -128,6 +129,9 @@ async def test_post_tool_use_sees_the_result_and_adds_context_the_model_reads(ma
     [result] = tool_results(scripted_server)
     assert result.startswith("hello-from-the-tool\n")
     assert result.endswith("\n\n[from a PostToolUse hook]\nlint: 2 warnings")
+    # The hook's note is the user's configuration speaking: it follows the tool output's envelope.
+    [sent] = [m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert sent.endswith("\n</tool_output>\n\n[from a PostToolUse hook]\nlint: 2 warnings")
 
 
 async def test_post_tool_use_exit_2_feeds_its_stderr_back(make_agent, scripted_server, tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from tests.cli_process import env_for, hermeslite, model_args
+from tests.envelope import sent_tool_results
 from tests.hook_scripts import live_in_group, on, script
 from tests.server import Reply, ScriptedServer
 
@@ -29,7 +30,7 @@ def places(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def tool_results(server: ScriptedServer) -> list[str]:
-    return [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    return sent_tool_results(server)
 
 
 def test_p_a_blocking_hook_stops_the_command_and_the_model_reads_why(scripted_server, tmp_path):

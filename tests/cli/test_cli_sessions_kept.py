@@ -52,7 +52,8 @@ def test_bang_in_the_line_chat_prints_the_output_and_the_model_sees_it(scripted_
     command = scripted_server.requests[0]["messages"][-2]
     assert (
         command["role"] == "user"
-        and command["content"] == f"{INTRO}\n$ echo marker-$((6*7))\nmarker-42\n[exit code: 0]"
+        and command["content"]
+        == f"{INTRO}\n$ echo marker-$((6*7))\n<tool_output>\nmarker-42\n[exit code: 0]\n</tool_output>"
     )
     [info] = sessions_db(home).list_sessions()
     assert info.title == "!echo marker-$((6*7))"

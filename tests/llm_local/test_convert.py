@@ -38,8 +38,10 @@ def test_tool_calls_and_results_become_plain_alternating_text() -> None:
     _assert_alternates(chat)
     text = "\n".join(m["content"] for m in chat)
     assert '(called terminal: {"command": "pytest -q"})' in text
-    assert "[terminal result]\n1 failed" in text
-    assert "[read_file result]\nprint(1)" in text and "[read_file result]\nprint(2)" in text
+    # A result becomes a user block, so its envelope is what tells it from the user's words.
+    assert "[terminal result]\n<tool_output>\n1 failed\n</tool_output>" in text
+    assert "[read_file result]\n<tool_output>\nprint(1)\n</tool_output>" in text
+    assert "[read_file result]\n<tool_output>\nprint(2)\n</tool_output>" in text
     assert "Running them." in text
     assert chat[-1] == {"role": "user", "content": "Please continue."}  # the transcript ended on the assistant
     assert all(set(m) == {"role", "content"} for m in chat)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.message import NoteLine
 from hermeslite.tui.widgets.tool_panel import ToolPanel
+from tests.envelope import unwrapped
 from tests.hook_scripts import on, replying, script
 from tests.server import Reply
 from tests.tui.pilot import SIZE, answer_approval, ready, send, settle, until
@@ -28,7 +29,7 @@ async def test_a_blocked_command_shows_why_in_its_panel_and_never_runs(make_app,
         assert "blocked by a PreToolUse hook: no new files in this repo" in screen_text(app)
     assert not (project / "made.txt").exists()
     tool = [m for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool"]
-    assert tool[0]["content"] == "error: blocked by a PreToolUse hook: no new files in this repo"
+    assert unwrapped(tool[0]["content"]) == "error: blocked by a PreToolUse hook: no new files in this repo"
 
 
 async def test_a_hook_that_asks_opens_the_approval_dialog(make_app, scripted_server, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hermeslite.context.untrusted import mark_untrusted
 from hermeslite.tui.widgets.message import AssistantMessage, ErrorLine
 from tests.memory_files import LATIN1, spoil, unreadable
 from tests.server import Reply
@@ -35,5 +36,5 @@ async def test_mid_session_the_view_and_the_tool_say_so_and_nothing_is_written(m
         await send(pilot, "remember how tests run")
         assert app.chat.query(AssistantMessage).last().source == "noted"
     [result] = [m for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool"]
-    assert result["content"] == f"error: {unreadable(path)}"
+    assert result["content"] == mark_untrusted(f"error: {unreadable(path)}")
     assert path.read_bytes() == LATIN1

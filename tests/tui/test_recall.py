@@ -80,4 +80,4 @@ async def test_the_model_gets_the_note_and_finds_the_value_with_a_query(make_app
         assert RECOVERY_NOTE in str(first["messages"])  # the checkpoint tells the model how
         result = second["messages"][-1]
         assert result["role"] == "tool" and VALUE in result["content"]
-        assert result["content"].startswith('4 matches for "deploy key" among ')
+        assert result["content"].startswith('<tool_output>\n4 matches for "deploy key" among ')

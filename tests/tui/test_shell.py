@@ -38,8 +38,8 @@ async def test_bang_runs_the_command_and_the_next_request_carries_its_output(mak
         messages = scripted_server.requests[-1]["messages"]
         command, question = messages[-2], messages[-1]
         assert command["role"] == "user" and command["content"].startswith(INTRO)
-        assert (
-            "$ printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt\nmarker-4711\n[exit code: 0]" in command["content"]
+        assert command["content"].endswith(
+            "$ printf 'marker-%s\\n' 4711 > seen.txt; cat seen.txt\n<tool_output>\nmarker-4711\n[exit code: 0]\n</tool_output>"
         )
         assert not any(key.startswith("_") for key in command)  # the private marker never leaves
         assert question == {"role": "user", "content": "what did it print?"}

@@ -105,7 +105,8 @@ def test_an_opened_compaction_card_shows_a_clean_checkpoint(snap_compare, make_a
     answer_summaries(
         scripted_server,
         '## Active Task\n> "index the orders table"\n>\n## Goal\nFaster checkout.\n'
-        "Commands, newest first:\n- `pytest -q` -> exit 0\nFiles:\n- shop/db.py\n"
+        # A bare program name: a command with options would have to be one the six turns ran.
+        "Commands, newest first:\n- `pytest` -> exit 0\nFiles:\n- shop/db.py\n"
         "## Completed Actions\n1. added the index\n## Relevant Files\n- shop/db.py\n"
         "## Remaining Work\nNone.",
     )
