@@ -81,6 +81,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     agent.subscribe(printer)
     if unconfined := unavailable_reason(settings.tools.sandbox):
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
+    if verbose or (prompt is None and sys.stdin.isatty()):  # -p is quiet unless asked: its problems are in notes
+        printer.startup(agent.instruction_notes())
     if verbose:
         printer.startup(agent.startup_notes())
     try:

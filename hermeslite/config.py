@@ -217,6 +217,33 @@ class MemoryConfig:
 
 
 @dataclass
+class InstructionsConfig:
+    """Project instruction files (AGENTS.md): read into the system prompt, never obeyed as settings."""
+
+    files: list[str] = field(
+        default_factory=lambda: ["AGENTS.md", "CLAUDE.md"],
+        metadata=spec(
+            "file_names",
+            "instruction file names in order of preference: in the config directory and in each folder from "
+            "the git root down to the working directory, the first that exists is read; [] reads none",
+        ),
+    )
+    max_bytes: int = field(
+        default=32_768,
+        metadata=spec(
+            "whole",
+            "bytes of instruction files the system prompt takes, all files together; the file that crosses "
+            "it is cut and those after it are left out, with a warning",
+            lo=1_024,
+            hi=1_048_576,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -227,6 +254,9 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    instructions: InstructionsConfig = field(
+        default_factory=InstructionsConfig, metadata={"help": "project instruction files (AGENTS.md)"}
+    )
 
 
 @dataclass

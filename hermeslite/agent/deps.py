@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.llm.types import LLMClient
+from hermeslite.paths import config_dir
 from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionStore
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
+from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
@@ -31,12 +33,24 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    instructions: ProjectDocs = field(default_factory=ProjectDocs)  # the files in the current system prompt
+
+    def read_instructions(self) -> ProjectDocs:
+        """The project instruction files as they are on disk now."""
+        config = self.settings.instructions
+        return load_project_docs(self.cwd, config.files, config.max_bytes, config_dir())
 
     def system_message(self, *, compacted: bool = False) -> dict:
-        """A fresh system prompt with the current memory snapshot."""
+        """A fresh system prompt with the current memory snapshot and instruction files.
+
+        The files are read again here, so an AGENTS.md edited during a session reaches the
+        model when the prompt is next rebuilt (at a compaction), never between two turns.
+        """
+        self.instructions = self.read_instructions()
         return build_system_prompt(
             cwd=self.cwd,
             memory_snapshot=self.memory.snapshot(),
             instructions=self.settings.agent.instructions,
+            project_instructions=self.instructions.prompt_section(),
             compacted=compacted,
         )

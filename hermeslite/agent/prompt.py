@@ -37,16 +37,23 @@ def build_system_prompt(
     cwd: Path,
     memory_snapshot: str = "",
     instructions: str | None = None,
+    project_instructions: str = "",
     compacted: bool = False,
     today: str | None = None,
 ) -> dict:
-    """The system message for a session; `compacted` adds the one-time compaction note."""
+    """The system message for a session; `compacted` adds the one-time compaction note.
+
+    `project_instructions` (the AGENTS.md files, see `project_docs`) come after the built-in
+    rules and the user's configured instructions, framed as the project's own.
+    """
     parts = [
         BASE_INSTRUCTIONS,
         f"Environment: working directory {cwd}; {platform.system()}; today is {today or date.today().isoformat()}.",
     ]
     if instructions:
         parts.append(f"Instructions from the user's configuration:\n{instructions.strip()}")
+    if project_instructions:
+        parts.append(project_instructions)
     if memory_snapshot:
         parts.append(memory_snapshot)
     message = {"role": "system", "content": "\n\n".join(parts)}
