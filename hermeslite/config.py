@@ -36,7 +36,9 @@ USER_FILE = "config.yaml"
 # Keys a project file may set only when trusted: they choose where the conversation,
 # the files tools read and the user's key are sent (a model name picks the
 # provider, so a repository could move a user of a local model onto a cloud one
-# whose key is in the environment), or widen what tools may do without asking.
+# whose key is in the environment), which local files go into every request
+# (instructions.files: a repository naming `.env` would send the user's secrets),
+# or widen what tools may do without asking.
 GUARDED_KEYS = (
     "model.name",
     "model.api_base",
@@ -48,9 +50,10 @@ GUARDED_KEYS = (
     "tools.readable_paths",
     "tools.pass_env",
     "memory.dir",
+    "instructions.files",
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
-HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")}
+HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny"), "instructions.files": ([],)}
 
 
 @dataclass

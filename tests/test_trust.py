@@ -180,6 +180,7 @@ LOOSENING = {
     "tools.readable_paths": ["/"],
     "tools.pass_env": ["X_KEY"],
     "memory.dir": "/tmp/x",
+    "instructions.files": [".env"],
 }
 
 

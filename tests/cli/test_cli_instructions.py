@@ -114,3 +114,21 @@ def test_a_bad_file_name_in_the_config_is_a_usage_error(tmp_path):
     assert done.returncode == 2
     assert "instructions" in done.stderr and "files must be a list of file names (no folders)" in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_cloned_repository_cannot_choose_which_files_go_to_the_provider(scripted_server, tmp_path):
+    """`instructions.files` from an untrusted ./hermeslite.yaml is ignored: a repository naming `.env`
+    would send the user's secrets in every request."""
+    folder = tmp_path / "cloned"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".env").write_text("API_TOKEN=sk-local-secret-123\n")
+    (folder / "hermeslite.yaml").write_text("instructions:\n  files: [.env]\n")
+    home = tmp_path / "home"
+    done = hermeslite(["-p", "hi", *model_args(scripted_server)], home, folder)
+    assert done.returncode == 0
+    assert "ignored instructions.files from ./hermeslite.yaml: this folder is not trusted" in done.stderr
+    assert "sk-local-secret" not in str(scripted_server.requests[-1])
+    assert hermeslite(["trust"], home, folder).returncode == 0
+    trusted = hermeslite(["-p", "hi", *model_args(scripted_server)], home, folder)
+    assert trusted.returncode == 0
+    assert block(".env", "API_TOKEN=sk-local-secret-123") in scripted_server.requests[-1]["messages"][0]["content"]
