@@ -33,7 +33,9 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
-    instructions: ProjectDocs = field(default_factory=ProjectDocs)  # the files in the current system prompt
+    # The instruction files as last read: when the system prompt was built (a resumed session's saved
+    # prompt is kept, and may hold older ones: see `ProjectDocs.in_prompt`).
+    instructions: ProjectDocs = field(default_factory=ProjectDocs)
 
     def read_instructions(self) -> ProjectDocs:
         """The project instruction files as they are on disk now."""

@@ -159,11 +159,11 @@ def load_project_docs(cwd: Path, names: Sequence[str], max_bytes: int, config_di
             continue
         try:
             data, size = _read_head(path, budget)
-            text, kept = _decode(data, cut=len(data) > budget)
+            cut = len(data) > budget
+            text, kept = _decode(data, cut=cut)
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"cannot read the instruction file {shown}: {_why(exc)}; it is left out")
             continue
-        cut = len(data) > budget
         budget = 0 if cut else budget - kept
         if text.strip():
             files.append(InstructionFile(shown, text.strip(), size, kept if cut else size))
