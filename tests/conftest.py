@@ -18,6 +18,7 @@ from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.hooks.settings import HooksConfig
 from tests.recorder import Recorder
 from tests.server import MODEL, ScriptedServer
 
@@ -93,6 +94,8 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
         agent: dict | None = None,
         instructions: dict | None = None,
         cwd: Path | None = None,
+        hooks: dict | None = None,
+        skills: dict | None = None,
     ):
         settings = Settings()
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=context_window)
@@ -104,6 +107,8 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             tools=replace(settings.tools, **(tools or {})),
             agent=replace(settings.agent, **(agent or {})),
             instructions=replace(settings.instructions, **(instructions or {})),
+            hooks=HooksConfig(**(hooks or {})),
+            skills=replace(settings.skills, **(skills or {})),
         )
         llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
         built = build_agent(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
+from hermeslite.extensions.skills import Skills
 from hermeslite.llm.types import LLMClient
 from hermeslite.paths import config_dir
 from hermeslite.store.memory import MemoryStore
@@ -15,6 +16,7 @@ from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
+from .hooks import Hooks
 from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
 from .usage import UsageMeter
@@ -33,6 +35,8 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    hooks: Hooks  # the user's hooks; with none configured, every event returns at once
+    skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
     # The instruction files as last read: when the system prompt was built (a resumed session's saved
     # prompt is kept, and may hold older ones: see `ProjectDocs.in_prompt`).
     instructions: ProjectDocs = field(default_factory=ProjectDocs)
@@ -55,4 +59,5 @@ class AgentDeps:
             instructions=self.settings.agent.instructions,
             project_instructions=self.instructions.prompt_section(),
             compacted=compacted,
+            skills=self.skills.catalog(self.settings.skills.catalog_chars),
         )

@@ -40,12 +40,15 @@ def build_system_prompt(
     project_instructions: str = "",
     compacted: bool = False,
     today: str | None = None,
+    skills: str = "",
 ) -> dict:
     """The system message for a session; `compacted` adds the one-time compaction note.
 
     `project_instructions` (the AGENTS.md files, see `project_docs`) come after the built-in
     rules and the user's configured instructions, framed as the project's own.
-    """
+
+    `skills` is the skills list (extensions/skills.py `Skills.catalog`), built once per session
+    from the names and descriptions only, so it stays byte-stable from turn to turn."""
     parts = [
         BASE_INSTRUCTIONS,
         f"Environment: working directory {cwd}; {platform.system()}; today is {today or date.today().isoformat()}.",
@@ -56,5 +59,7 @@ def build_system_prompt(
         parts.append(project_instructions)
     if memory_snapshot:
         parts.append(memory_snapshot)
+    if skills:
+        parts.append(skills)
     message = {"role": "system", "content": "\n\n".join(parts)}
     return with_system_note(message) if compacted else message
