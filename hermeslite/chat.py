@@ -89,6 +89,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
     if workplace := risky_workplace(Path.cwd(), Path.home()):
         sys.stderr.write(f"hermeslite: warning: {workplace}\n")
+    if verbose or (prompt is None and sys.stdin.isatty()):  # -p is quiet unless asked: its problems are in notes
+        printer.startup(agent.instruction_notes())
     if verbose:
         printer.startup(agent.startup_notes())
     try:

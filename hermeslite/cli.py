@@ -254,6 +254,7 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     print(neutralize(f"# sandbox: {sandbox}"))
     if workplace := risky_workplace(Path.cwd(), Path.home()):
         print(neutralize(f"# warning: {workplace}"))
+    _print_instruction_files(loaded.settings)
     print(format_settings(loaded.settings), end="")
     from hermeslite.agent.factory import configured_threshold
     from hermeslite.resume import with_overrides
@@ -266,6 +267,16 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     if guessed:
         print(neutralize(f"# {guessed}"))
     return 0
+
+
+def _print_instruction_files(settings: Settings) -> None:
+    """The AGENTS.md files a session started here would read, as comments of `hermeslite config`."""
+    from hermeslite.agent.project_docs import config_lines
+    from hermeslite.paths import config_dir
+
+    wanted = settings.instructions
+    for line in config_lines(Path.cwd(), wanted.files, wanted.max_bytes, config_dir()):
+        print(neutralize(f"# {line}"))
 
 
 def _trust_state(trust: Trust, ignored: list[str]) -> str:

@@ -41,7 +41,9 @@ USER_FILE = "config.yaml"
 # Keys a project file may set only when trusted: they choose where the conversation,
 # the files tools read and the user's key are sent (a model name picks the
 # provider, so a repository could move a user of a local model onto a cloud one
-# whose key is in the environment), or widen what tools may do without asking.
+# whose key is in the environment), which local files go into every request
+# (instructions.files: a repository naming `.env` would send the user's secrets),
+# or widen what tools may do without asking.
 # A name without a dot guards a whole section: `hooks` run commands as the user.
 GUARDED_KEYS = (
     "model.name",
@@ -56,10 +58,11 @@ GUARDED_KEYS = (
     "tools.env_passthrough",
     "tools.network_allow",
     "memory.dir",
+    "instructions.files",
     "hooks",
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
-HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")}
+HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny"), "instructions.files": ([],)}
 
 
 @dataclass
@@ -250,6 +253,33 @@ class MemoryConfig:
 
 
 @dataclass
+class InstructionsConfig:
+    """Project instruction files (AGENTS.md): read into the system prompt, never obeyed as settings."""
+
+    files: list[str] = field(
+        default_factory=lambda: ["AGENTS.md", "CLAUDE.md"],
+        metadata=spec(
+            "file_names",
+            "instruction file names in order of preference: in the config directory and in each folder from "
+            "the git root down to the working directory, the first that exists is read; [] reads none",
+        ),
+    )
+    max_bytes: int = field(
+        default=32_768,
+        metadata=spec(
+            "whole",
+            "bytes of instruction files the system prompt takes, all files together; the file that crosses "
+            "it is cut and those after it are left out, with a warning",
+            lo=1_024,
+            hi=1_048_576,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class SkillsConfig:
     """Skills (SKILL.md folders) the model loads on demand."""
 
@@ -284,6 +314,9 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    instructions: InstructionsConfig = field(
+        default_factory=InstructionsConfig, metadata={"help": "project instruction files (AGENTS.md)"}
+    )
     hooks: HooksConfig = field(
         default_factory=HooksConfig,
         metadata={"help": "your commands, run before and after tool calls and at other events"},

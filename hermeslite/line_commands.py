@@ -210,6 +210,16 @@ async def _todo(chat: LineSurface, args: str) -> None:
     chat.show(chat.agent.todo_text())
 
 
+@handlers.bind("init")
+async def _init(chat: LineSurface, args: str) -> None:
+    """One turn with our prompt; the printer shows the reply and then what became of the file."""
+    from hermeslite.agent import init_project
+
+    finished = await init_project.run(chat.agent, init_project.plan(chat.agent, args))
+    if not finished.ok or not finished.saved:
+        chat.fail()
+
+
 @handlers.bind("model")
 async def _model(chat: LineSurface, args: str) -> None:
     agent = chat.agent

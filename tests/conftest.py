@@ -78,8 +78,9 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., Any]:
-    """`make_agent(context_window=..., **section_overrides)` -> (agent, recorder), wired to the scripted server
-    through the real litellm path, with a session store shared by every agent of the test (`make_agent.store`)."""
+    """`make_agent(context_window=..., cwd=..., **section_overrides)` -> (agent, recorder), wired to the scripted
+    server through the real litellm path, with a session store shared by every agent of the test
+    (`make_agent.store`). The agent works in `cwd` (default: tmp_path)."""
     store = SessionStore(tmp_path / "sessions.db")
 
     def make(
@@ -91,6 +92,8 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
         memory: dict | None = None,
         tools: dict | None = None,
         agent: dict | None = None,
+        instructions: dict | None = None,
+        cwd: Path | None = None,
         hooks: dict | None = None,
         skills: dict | None = None,
     ):
@@ -103,12 +106,13 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             memory=replace(settings.memory, dir=str(tmp_path / "memory"), **(memory or {})),
             tools=replace(settings.tools, **(tools or {})),
             agent=replace(settings.agent, **(agent or {})),
+            instructions=replace(settings.instructions, **(instructions or {})),
             hooks=HooksConfig(**(hooks or {})),
             skills=replace(settings.skills, **(skills or {})),
         )
         llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
         built = build_agent(
-            settings, cwd=tmp_path, interactive=interactive, session_id=session_id, llm=llm, store=store
+            settings, cwd=cwd or tmp_path, interactive=interactive, session_id=session_id, llm=llm, store=store
         )
         recorder = Recorder()
         built.subscribe(recorder)

@@ -182,6 +182,7 @@ LOOSENING = {
     "tools.env_passthrough": ["X_TOKEN"],
     "tools.network_allow": ["*"],
     "memory.dir": "/tmp/x",
+    "instructions.files": [".env"],
     "hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]},  # a whole section: it runs commands
 }
 

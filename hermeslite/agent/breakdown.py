@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.tokens import estimate_tokens, message_tokens
 
+from .project_docs import section_in
 from .request_size import RequestTokens
 from .window import learned_window_note
 
@@ -36,6 +37,8 @@ class ContextBreakdown:
     request: RequestTokens  # the next request as the meter counts it, and how it was counted
     threshold_rule: str = ""  # why the threshold is where it is (Threshold.reason)
     window_source: str = ""  # where the window came from, when it is not the looked-up one
+    instruction_files: tuple[str, ...] = ()  # the project instruction files (AGENTS.md) read, as shown
+    instructions_stale: bool = False  # the system prompt holds other ones (a resumed session's saved prompt)
 
     @property
     def total(self) -> int:
@@ -46,11 +49,15 @@ class ContextBreakdown:
 
 
 def context_breakdown(agent: Agent) -> ContextBreakdown:
-    """System prompt, memory, tool schemas, conversation, tool results and summary, in tokens."""
+    """System prompt, project instructions, memory, tool schemas, conversation, tool results and
+    summary, in tokens. The instructions are measured in the system prompt itself, which a resumed
+    session may have saved with older ones than the files on disk."""
     deps = agent.deps
     request = agent.request_size()
     scale = request.calibration.scale
     memory = estimate_tokens(deps.memory.snapshot())
+    first = agent.messages[0] if agent.messages and agent.messages[0].get("role") == "system" else {}
+    instructions = estimate_tokens(section_in(first.get("content")))
     system = 0
     conversation = tool_results = summary = 0
     for msg in agent.messages:
@@ -65,7 +72,8 @@ def context_breakdown(agent: Agent) -> ContextBreakdown:
         else:
             conversation += tokens
     parts = [
-        Part("system prompt", scale(max(0, system - memory))),
+        Part("system prompt", scale(max(0, system - memory - instructions))),
+        Part("project instructions", scale(instructions)),
         Part("memory", scale(memory)),
         Part("tool schemas", scale(agent.schema_tokens())),
         Part("conversation", scale(conversation)),
@@ -80,4 +88,6 @@ def context_breakdown(agent: Agent) -> ContextBreakdown:
         request=request,
         threshold_rule=threshold.reason(),
         window_source=learned_window_note(deps.llm) or "",
+        instruction_files=tuple(deps.instructions.names()),
+        instructions_stale=not deps.instructions.in_prompt(first.get("content")),
     )

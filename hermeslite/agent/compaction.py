@@ -141,10 +141,14 @@ class Compaction:
         return bool(wanted) and user_turns(messages) >= deps.settings.memory.flush_min_turns
 
     def refresh(self, messages: list[dict]) -> list[dict]:
-        """Fresh system prompt (memory may have changed) and the todo snapshot on the last user turn."""
+        """Fresh system prompt (memory and the instruction files may have changed) and the todo snapshot
+        on the last user turn."""
         deps = self.deps
         out = list(messages)
         if out and out[0].get("role") == "system":
+            old_content = out[0].get("content")
             out[0] = deps.system_message(compacted=any(has_handoff(m) for m in out))
+            for line in deps.instructions.reload_notes(old_content):
+                self.emit(ev.Notice(line, "warning"))
         snapshot = deps.todos.snapshot_text() if deps.settings.compression.todo_snapshot else None
         return attach_snapshot(out, snapshot) if snapshot else out

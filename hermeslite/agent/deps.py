@@ -9,6 +9,7 @@ from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.extensions.skills import Skills
 from hermeslite.llm.types import LLMClient
+from hermeslite.paths import config_dir
 from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionStore
 from hermeslite.store.todos import TodoList
@@ -16,6 +17,7 @@ from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
 from .hooks import Hooks
+from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
@@ -35,13 +37,27 @@ class AgentDeps:
     usage: UsageMeter
     hooks: Hooks  # the user's hooks; with none configured, every event returns at once
     skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
+    # The instruction files as last read: when the system prompt was built (a resumed session's saved
+    # prompt is kept, and may hold older ones: see `ProjectDocs.in_prompt`).
+    instructions: ProjectDocs = field(default_factory=ProjectDocs)
+
+    def read_instructions(self) -> ProjectDocs:
+        """The project instruction files as they are on disk now."""
+        config = self.settings.instructions
+        return load_project_docs(self.cwd, config.files, config.max_bytes, config_dir())
 
     def system_message(self, *, compacted: bool = False) -> dict:
-        """A fresh system prompt with the current memory snapshot."""
+        """A fresh system prompt with the current memory snapshot and instruction files.
+
+        The files are read again here, so an AGENTS.md edited during a session reaches the
+        model when the prompt is next rebuilt (at a compaction), never between two turns.
+        """
+        self.instructions = self.read_instructions()
         return build_system_prompt(
             cwd=self.cwd,
             memory_snapshot=self.memory.snapshot(),
             instructions=self.settings.agent.instructions,
+            project_instructions=self.instructions.prompt_section(),
             compacted=compacted,
             skills=self.skills.catalog(self.settings.skills.catalog_chars),
         )

@@ -29,6 +29,7 @@ from hermeslite.tools.workplace import risky_workplace
 from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
+from .project_docs import STALE_NOTE
 from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
@@ -192,6 +193,7 @@ def _build(
         store.append_message(session_id, messages[0])
     else:
         messages = _resumed(loaded, deps, same_place=_started_in(store, session_id, cwd))
+    notes = [*notes, *_instruction_notes(deps, messages[0])]
     agent = Agent(deps, session_id, messages, saver, interactive=interactive, notes=notes)
     if loaded is not None:
         # A resumed session counts in the provider's tokens from its first meter reading and preflight.
@@ -223,5 +225,13 @@ def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[d
     saved = loaded[0] if loaded and loaded[0].get("role") == "system" else None
     rest = loaded[1:] if saved is not None else loaded
     if saved is not None and same_place:
+        deps.instructions = deps.read_instructions()  # to report them; the saved prompt may hold older ones
         return [saved, *rest]
     return [deps.system_message(compacted=any(has_handoff(m) for m in rest)), *rest]
+
+
+def _instruction_notes(deps: AgentDeps, system: dict) -> list[str]:
+    """The instruction files that could not be read or were cut, and whether a resumed session's saved
+    prompt holds other ones than the files on disk now."""
+    stale = [] if deps.instructions.in_prompt(system.get("content")) else [STALE_NOTE]
+    return [*deps.instructions.problems, *stale]

@@ -335,6 +335,12 @@ class Agent:
             notes.append(f"Context window: {learned}; compaction at {self.deps.compressor.threshold_tokens:,}.")
         return notes
 
+    def instruction_notes(self) -> list[str]:
+        """The line a front end shows at start naming the project instruction files (AGENTS.md) the
+        system prompt was built with; none when there are none. Their problems are in `notes`."""
+        line = self.deps.instructions.summary()
+        return [line] if line else []
+
     def session_usage(self) -> UsageTotals:
         """What this session's model requests have consumed so far (turns, summaries, flushes)."""
         return self.deps.usage.totals

@@ -41,11 +41,15 @@ def build_system_prompt(
     cwd: Path,
     memory_snapshot: str = "",
     instructions: str | None = None,
+    project_instructions: str = "",
     compacted: bool = False,
     today: str | None = None,
     skills: str = "",
 ) -> dict:
     """The system message for a session; `compacted` adds the one-time compaction note.
+
+    `project_instructions` (the AGENTS.md files, see `project_docs`) come after the built-in
+    rules and the user's configured instructions, framed as the project's own.
 
     `skills` is the skills list (extensions/skills.py `Skills.catalog`), built once per session
     from the names and descriptions only, so it stays byte-stable from turn to turn."""
@@ -55,6 +59,8 @@ def build_system_prompt(
     ]
     if instructions:
         parts.append(f"Instructions from the user's configuration:\n{instructions.strip()}")
+    if project_instructions:
+        parts.append(project_instructions)
     if memory_snapshot:
         parts.append(memory_snapshot)
     if skills:

@@ -117,6 +117,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("memory", "", "show MEMORY.md and USER.md"),
     CommandSpec("skills", "", "list the skills the model can load, and any that could not be loaded"),
     CommandSpec("todo", "", "show the todo list"),
+    CommandSpec(
+        "init",
+        "[notes]",
+        "have the model survey the project and write AGENTS.md; if there is one, it proposes changes and asks first",
+        waits=True,
+    ),
     CommandSpec("model", "[name]", "show the model, or switch to the one named", waits=True),
     CommandSpec("help", "", "the commands (in the app, the keys too)"),
     CommandSpec("quit", "", "leave; the session is already saved", aliases=("exit",)),

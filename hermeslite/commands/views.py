@@ -19,6 +19,7 @@ from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
 from .session_table import EMPTY, session_lines
 
 BAR = 20
+LABEL = 15  # the name column of /context's table; wider when a part's name needs it
 SHELL_HELP = (
     "!command (e.g. !pytest -q) runs a shell command yourself, through the",
     "terminal tool: same approval rules, output cap and sandbox. The command",
@@ -45,7 +46,7 @@ def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str
 
 def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     """Each part in tokens and % of the window, the next request against the threshold and how it
-    was counted, then the session's usage."""
+    was counted, the project instruction files, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [
@@ -55,22 +56,32 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
         lines.append(f"Window: {breakdown.window_source}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
-    lines += ["", f"  {'part':<15}{'tokens':>8}{'% window':>10}"]
+    label = max([LABEL, *(len(part.name) + 1 for part in breakdown.parts)])
+    lines += ["", f"  {'part':<{label}}{'tokens':>8}{'% window':>10}"]
     for part in breakdown.parts:
         lines.append(
-            f"  {part.name:<15}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
+            f"  {part.name:<{label}}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
             f"{bar(part.tokens / window if window else 0, BAR)}"
         )
     total = breakdown.total
     marked = threshold_bar(total / window if window else 0, threshold / window if window else 0)
     lines += [
-        "  " + "─" * 55,
-        f"  {'next request':<15}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
-        f"  {'threshold':<15}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ compaction: "
-        + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "due now"),
+        "  " + "─" * (label + 40),
+        f"  {'next request':<{label}}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
+        f"  {'threshold':<{label}}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ "
+        + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "compaction due now"),
         "",
         *counted_lines(breakdown.request),
     ]
+    if breakdown.instructions_stale:
+        lines += [
+            "",
+            "Project instructions changed on disk since the system prompt was built;",
+            "it keeps the earlier ones until the next compaction.",
+        ]
+    if breakdown.instruction_files:
+        where = "on disk" if breakdown.instructions_stale else "in the system prompt"
+        lines += ["", f"Project instructions ({where}):", *(f"  {name}" for name in breakdown.instruction_files)]
     if usage is not None and usage.requests:
         lines += ["", *usage_lines(usage)]
     lines += ["", "/compress [focus] compacts now, keeping [focus] in detail."]

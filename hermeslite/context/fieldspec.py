@@ -28,6 +28,7 @@ KIND_WORDS = {
     "names": "a list of tool names",
     "fractions": "a mapping of model-name parts to numbers",
     "paths": "a list of paths",
+    "file_names": "a list of file names (no folders)",
     "env_names": "a list of environment variable names",
     "hosts": "a list of host names (pypi.org, *.example.org, 10.0.0.5:8080) or socket paths",
     "choice": "one of",
@@ -59,6 +60,8 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if kind == "hosts":
         return isinstance(value, list) and all(isinstance(v, str) and _is_host_entry(v) for v in value)
+    if kind == "file_names":
+        return isinstance(value, list) and all(_is_file_name(v) for v in value)
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))
     if kind == "url_or_null":
@@ -90,6 +93,16 @@ def is_web_url(text: str) -> bool:
     except ValueError:  # a malformed IPv6 host
         return False
     return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def _is_file_name(value: Any) -> bool:
+    """A name looked up inside a folder: a path would reach outside the folders it is meant for."""
+    return (
+        isinstance(value, str)
+        and value.strip() == value
+        and value not in ("", ".", "..")
+        and not any(sep in value for sep in "/\\")
+    )
 
 
 def _is_number(value: Any) -> bool:

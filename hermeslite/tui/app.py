@@ -207,6 +207,8 @@ class HermesApp(App[int]):
             await self.chat.add_note(note)
         for note in agent.notes:
             await self.chat.add_note(note, kind="warning")
+        for note in agent.instruction_notes():
+            await self.chat.add_note(note)
         self._opening_notes = []
         self.header_bar.starting = False
         self.header_bar.model = agent.model_name

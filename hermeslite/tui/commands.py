@@ -204,6 +204,20 @@ async def _todo(app: CommandSurface, args: str) -> None:
     app.show_view("Todo", agent.todo_text())
 
 
+@handlers.bind("init")
+async def _init(app: CommandSurface, args: str) -> None:
+    """A turn with our prompt (shown as the user's message, as it is saved); then what became of the file."""
+    from hermeslite.agent import init_project
+
+    async def init() -> None:
+        agent = await app.host.ready()
+        plan = init_project.plan(agent, args)
+        await app.chat.add_user(plan.prompt)
+        await init_project.run(agent, plan)
+
+    app.turns.run_in_turn(init, "surveying the project", "/init stopped")
+
+
 @handlers.bind("model")
 async def _model(app: CommandSurface, args: str) -> None:
     if not args:

@@ -80,10 +80,14 @@ def test_config_without_file_shows_defaults_and_where_it_looked(
         monkeypatch.delenv(key, raising=False)  # no key: the embedded model and its 8,192-token window
     assert main(["config"]) == 0
     out = capsys.readouterr().out
-    first, second, rest = out.split("\n", 2)
+    first, second, third, rest = out.split("\n", 3)
     assert first.startswith("# no config file found")
     assert str(workdir / "hermeslite.yaml") in first and str(home / "config" / "config.yaml") in first
     assert second.startswith("# sandbox: ")
+    assert third == (
+        f"# project instructions: none (looked for AGENTS.md or CLAUDE.md in {home / 'config'} "
+        f"and from / down to {workdir})"
+    )
     settings, threshold = rest.rsplit("\n# compaction for ", 1)
     assert settings + "\n" == format_settings(Settings())
     assert (

@@ -167,7 +167,8 @@ def test_line_chat_has_the_views_sessions_and_model_commands_of_the_app(scripted
     out, err = done.stdout, done.stderr
     assert "write the schema (in_progress)" in out  # /todo
     assert "USER.md (about you)" in out and "• Prefers tabs." in out  # /memory
-    assert "system prompt" in out and "compaction:" in out and "threshold" in out  # /context
+    assert "system prompt" in out and "compaction at" in out and "threshold" in out  # /context
+    assert "  project instructions" in out  # its row, 0 tokens here: no AGENTS.md
     assert out.count(earlier) >= 2  # /sessions, then /resume's list
     assert "Model openai/test-model · window" in err  # /model
     assert "Switched to openai/other-model: window" in err

@@ -133,6 +133,7 @@ def test_every_command_has_help_and_appears_everywhere():
         "/memory",
         "/skills",
         "/todo",
+        "/init",
         "/model",
         "/help",
         "/quit",
@@ -141,7 +142,7 @@ def test_every_command_has_help_and_appears_everywhere():
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
-    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
+    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/init", "/model"}
     assert "!command" in text and "does not call tools" in text
 
 
