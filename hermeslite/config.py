@@ -26,6 +26,8 @@ from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
+from hermeslite.tools.mcp.config import SECTION as MCP_SECTION
+from hermeslite.tools.mcp.config import McpServerConfig, parse_servers
 from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -48,6 +50,7 @@ GUARDED_KEYS = (
     "tools.readable_paths",
     "tools.pass_env",
     "memory.dir",
+    MCP_SECTION,  # the whole block: a server is a program hermeslite runs, or an endpoint it sends data to
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
 HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")}
@@ -227,6 +230,9 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    mcp_servers: dict[str, McpServerConfig] = field(
+        default_factory=dict, metadata={"help": "MCP servers whose tools the model may call, by name"}
+    )
 
 
 @dataclass
@@ -294,10 +300,12 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
     trust = store.check(source.path, data)
     if store.problem:
         warnings.append(store.problem)
-    ignored = [] if trust is Trust.TRUSTED else list(guarded_values(settings))
+    guarded = {} if trust is Trust.TRUSTED else guarded_values(settings)
+    ignored = list(guarded)
     if ignored:
         settings = _with_defaults(settings, ignored)
-        warnings.append(_untrusted_warning(source.path, ignored, trust))
+        named = [f"{key} ({guarded[key]})" if key == MCP_SECTION else key for key in ignored]
+        warnings.append(_untrusted_warning(source.path, named, trust))
     return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored)
 
 
@@ -310,7 +318,11 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
     """Guarded keys whose values differ from the default and are not harmless, by dotted name."""
     defaults = Settings()
     found: dict[str, Any] = {}
+    if settings.mcp_servers:
+        found[MCP_SECTION] = ", ".join(settings.mcp_servers)
     for dotted in GUARDED_KEYS:
+        if "." not in dotted:  # a whole block, handled above
+            continue
         section, key = dotted.split(".")
         values = asdict(getattr(settings, section))
         if key not in values:  # a key this version of the settings does not have
@@ -324,6 +336,9 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
 def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
     defaults = Settings()
     for dotted in dotted_keys:
+        if dotted == MCP_SECTION:
+            settings = replace(settings, mcp_servers={})
+            continue
         section, key = dotted.split(".")
         default = getattr(getattr(defaults, section), key)
         settings = replace(settings, **{section: replace(getattr(settings, section), **{key: default})})
@@ -351,10 +366,15 @@ def format_settings(settings: Settings) -> str:
 
 
 def _section_classes() -> dict[str, type]:
-    """Section name -> section dataclass, read off `Settings` so there is no second list to update."""
-    return {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]  # every Settings field is a section with a default_factory
+    """Section name -> section dataclass, read off `Settings` so there is no second list to update;
+    `mcp_servers`, a mapping of entries named by the user, is read by its own parser."""
+    return {f.name: f.default_factory for f in fields(Settings) if f.name != MCP_SECTION}  # type: ignore[misc]  # every other Settings field is a section with a default_factory
 
 
 def _settings_from(data: Any, path: Path, warnings: list[str]) -> Settings:
-    """Build Settings from parsed YAML (see `config_file.sections_from`)."""
-    return Settings(**sections_from(data, _section_classes(), path, warnings))
+    """Build Settings from parsed YAML (see `config_file.sections_from`, `tools.mcp.config.parse_servers`)."""
+    if not isinstance(data, dict) or MCP_SECTION not in data:
+        return Settings(**sections_from(data, _section_classes(), path, warnings))
+    rest = {key: value for key, value in data.items() if key != MCP_SECTION}
+    sections = sections_from(rest, _section_classes(), path, warnings)
+    return Settings(**sections, mcp_servers=parse_servers(data[MCP_SECTION], path, warnings))

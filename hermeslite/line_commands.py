@@ -51,9 +51,13 @@ handlers: Handlers[Handler] = Handlers(LINE)
 CHAT_HELP = ("Anything else is sent to the model.", *views.SHELL_HELP)
 
 
-def help_text() -> str:
-    """/help in the line chat: the commands it has, those it lacks, then `!command`."""
-    return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False), "", *CHAT_HELP])
+def help_text(prompts: list[str] | None = None) -> str:
+    """/help in the line chat: the commands it has, those it lacks, the MCP prompts (`prompts`,
+    one line each), then `!command`."""
+    lines = ["Commands", *views.command_lines(LINE, mark_waits=False)]
+    if prompts:
+        lines += ["", "MCP prompts", *prompts]
+    return "\n".join([*lines, "", *CHAT_HELP])
 
 
 @handlers.bind("compress")
@@ -220,9 +224,48 @@ async def _model(chat: LineSurface, args: str) -> None:
         chat.say(line)
 
 
+@handlers.bind("mcp")
+async def _mcp(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import mcp_commands
+
+    word, _, name = args.partition(" ")
+    if not args:
+        chat.show(views.mcp_view(mcp_commands.server_reports(chat.agent), mcp_commands.logs_folder()))
+    elif word == "restart" and name.strip():
+        ready, line = await mcp_commands.restart_server(chat.agent, name.strip())
+        if ready:
+            chat.say(line)
+        else:
+            chat.fail(line)
+    else:
+        chat.fail("usage: /mcp shows the MCP servers, /mcp restart NAME restarts one")
+
+
+@handlers.bind("mcp__<server>__<prompt>")
+async def _mcp_prompt(chat: LineSurface, args: str) -> None:
+    """`/mcp__github__review 12`: the prompt's text (fetched from the server) is sent as the message."""
+    from hermeslite.agent import mcp_commands
+    from hermeslite.tools.mcp.status import Unavailable
+
+    rest, _, arguments = args.partition(" ")
+    try:
+        text = await mcp_commands.prompt_text(chat.agent, f"mcp__{rest}", arguments)
+    except Unavailable as exc:
+        chat.fail(str(exc))
+        return
+    finished = await chat.agent.run_turn(text)
+    if not finished.ok or not finished.saved:
+        chat.fail()
+
+
 @handlers.bind("help")
 async def _help(chat: LineSurface, args: str) -> None:
-    chat.say(help_text())
+    from hermeslite.agent.mcp_commands import prompt_commands
+
+    prompts = [
+        f"  /{p.name} {p.args}".rstrip() + (f" — {p.help}" if p.help else "") for p in prompt_commands(chat.agent)
+    ]
+    chat.say(help_text(prompts))
 
 
 @handlers.bind("quit")

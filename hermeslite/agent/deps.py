@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
@@ -16,6 +17,9 @@ from hermeslite.tools.registry import ToolRegistry
 
 from .prompt import build_system_prompt
 from .usage import UsageMeter
+
+if TYPE_CHECKING:
+    from .mcp import McpTools
 
 
 @dataclass
@@ -31,6 +35,7 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    mcp: McpTools | None = None  # the MCP servers' tools, when any server is configured
 
     def system_message(self, *, compacted: bool = False) -> dict:
         """A fresh system prompt with the current memory snapshot."""

@@ -60,13 +60,24 @@ class ToolRunner:
         return result
 
 
-def tool_result_message(call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
-    """The transcript's answer to `call`: the text for the model, the exit code as data."""
+def tool_result_message(call: dict[str, Any], result: ToolResult, *, images: bool = False) -> dict[str, Any]:
+    """The transcript's answer to `call`: the text for the model, the exit code as data. A result's
+    images go with the text as image parts when the model takes `images` in tool results;
+    otherwise the text says they were left out."""
+    content: str | list[dict[str, Any]] = result.content
+    if result.images and images:
+        content = [{"type": "text", "text": result.content}, *result.images]
+    elif result.images:
+        count = len(result.images)
+        content = (
+            f"{result.content}\n[{count} image{'s' if count != 1 else ''} not shown: "
+            "this model takes no images in tool results]"
+        )
     return {
         "role": "tool",
         "tool_call_id": call["id"],
         "name": tool_call_name(call),
-        "content": result.content,
+        "content": content,
         EXIT_CODE_KEY: result.exit_code,
     }
 

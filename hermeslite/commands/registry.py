@@ -47,6 +47,9 @@ class CommandSpec:
     waits: bool = False  # changes the session: typed during a turn, it waits for the turn to end
     front_ends: frozenset[str] = EVERYWHERE
     variants: tuple[Variant, ...] = field(default=())
+    # Stands for every command whose name starts with this (MCP prompts: /mcp__github__review);
+    # its handler gets the rest of the name before the arguments. Listed, never offered to complete.
+    prefix: str = ""
 
     @property
     def slash(self) -> str:
@@ -106,6 +109,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "resume", "[id]", "resume a saved session, by id or from a list", known_as=("continue", "load"), waits=True
     ),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
+    CommandSpec(
+        "mcp",
+        "[restart NAME]",
+        "MCP servers: state, tools and what their schemas cost in tokens, the last error",
+        variants=(Variant("restart", "NAME", "stop an MCP server and start it again"),),
+    ),
+    CommandSpec(
+        "mcp__<server>__<prompt>",
+        "[args]",
+        "send an MCP server's prompt as your message, its arguments in order or as name=value",
+        waits=True,
+        prefix="mcp__",
+    ),
     CommandSpec("memory", "", "show MEMORY.md and USER.md"),
     CommandSpec("todo", "", "show the todo list"),
     CommandSpec("model", "[name]", "show the model, or switch to the one named", waits=True),
@@ -120,8 +136,13 @@ class UnknownCommand(Exception):
 
 
 def lookup(name: str) -> CommandSpec | None:
-    name = name.lower()
-    return REGISTRY.get(name) or next((c for c in COMMANDS if name in c.aliases), None)
+    """The command `name` (typed without the slash) runs: by name, alias, or prefix (MCP prompts)."""
+    lowered = name.lower()
+    return (
+        REGISTRY.get(lowered)
+        or next((c for c in COMMANDS if lowered in c.aliases), None)
+        or next((c for c in COMMANDS if c.prefix and name.startswith(c.prefix) and len(name) > len(c.prefix)), None)
+    )
 
 
 def closest(name: str) -> str | None:
@@ -166,7 +187,14 @@ def parse(text: str, front_end: str) -> tuple[CommandSpec, str]:
         raise UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
     if not found.available_in(front_end):
         raise UnknownCommand(f"{elsewhere(found)}. Type /help for the list.")
+    if found.prefix and name != found.name:  # the handler needs the rest of the name too
+        return found, f"{name[len(found.prefix) :]} {rest.strip()}".strip()
     return found, rest.strip()
+
+
+def completable(front_end: str) -> list[CommandSpec]:
+    """The commands a dropdown or palette offers as they are: not those standing for a family."""
+    return [c for c in available(front_end) if not c.prefix]
 
 
 def elsewhere(spec: CommandSpec) -> str:

@@ -18,6 +18,7 @@ import asyncio
 import signal
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -137,7 +138,7 @@ class HermesApp(App[int]):
         for hangup in HANGUPS:
             asyncio.get_running_loop().add_signal_handler(hangup, self.exit)
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
-        self.prompt.completer = SlashComplete(self.prompt, commands.entries)
+        self.prompt.completer = SlashComplete(self.prompt, partial(commands.entries, self))
         await self.screen.mount(self.prompt.completer)
         self.prompt.cursor_blink = self.motion
         self.prompt.unqueue = self.queued.pop_last

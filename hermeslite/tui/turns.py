@@ -100,6 +100,10 @@ class TurnRunner:
         """Something Esc can cancel is running."""
         return any(w.group == "turn" and not w.is_finished for w in self.app.workers)
 
+    def start_turn(self, text: str) -> None:
+        """Send `text` to the model as a turn, its line already shown (an MCP prompt's text)."""
+        self._run_turn(text)
+
     def _run_turn(self, text: str) -> None:
         self._agent_job(
             lambda agent: agent.run_turn(text),

@@ -24,9 +24,12 @@ KEYS = (
 )
 
 
-def help_view() -> str:
-    """Commands (⏸ marks those that wait for a running turn), `!command`, then the keys."""
+def help_view(prompts: list[str] | None = None) -> str:
+    """Commands (⏸ marks those that wait for a running turn), the MCP prompts (`prompts`, one line
+    each), `!command`, then the keys."""
     lines = ["Commands", *command_lines(TUI, mark_waits=True)]
+    if prompts:
+        lines += ["", "MCP prompts", *prompts]
     lines += ["", "Shell", *(f"  {line}" for line in SHELL_HELP)]
     lines += ["", "Keys"] + [f"  {key:<22}{what}" for key, what in KEYS]
     return "\n".join(lines)
