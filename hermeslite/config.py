@@ -311,7 +311,12 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
 
 def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
     """The guarded keys the config file `path` (with bytes `data`) would set, with their values."""
-    return guarded_values(_settings_from(parse_yaml(path, data, []), path, []))
+    return guarded_values(settings_from_bytes(path, data))
+
+
+def settings_from_bytes(path: Path, data: bytes, warnings: list[str] | None = None) -> Settings:
+    """The settings the config file `path` would give if it held `data`; raises ConfigError."""
+    return _settings_from(parse_yaml(path, data, []), path, [] if warnings is None else warnings)
 
 
 def guarded_values(settings: Settings) -> dict[str, Any]:
