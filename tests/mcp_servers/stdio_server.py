@@ -1,12 +1,14 @@
 """A stdio MCP server (the SDK's MCPServer) with a tool for each case the client must handle.
 
-    python stdio_server.py [--tools N] [--stubborn] [--children PIDFILE]
+    python stdio_server.py [--tools N] [--stubborn] [--children PIDFILE] [--wait-for PATH]
 
 --tools N adds N generated tools (the start-up benchmark's schemas);
 --stubborn makes it keep running after its stdin closes, ignoring SIGTERM
 (an MCP server that misbehaves); --children PIDFILE starts two `sleep`
 processes, one in its process group and one in a session of its own, and
-writes their pids and its own to PIDFILE (what must die with hermeslite).
+writes their pids and its own to PIDFILE (what must die with hermeslite);
+--wait-for PATH makes it start serving only once PATH exists (a server that
+gets ready when the test says so).
 """
 
 from __future__ import annotations
@@ -122,7 +124,10 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--stubborn", action="store_true")
     parser.add_argument("--children")
+    parser.add_argument("--wait-for")
     args = parser.parse_args()
+    while args.wait_for and not Path(args.wait_for).exists():
+        time.sleep(0.05)
     add_generated(args.tools)
     if args.children:
         start_children(args.children)

@@ -102,6 +102,7 @@ class Connection:
         self._settled = asyncio.Event()
         self._timed_out = False
         self._http_error = ""  # "HTTP 401 Unauthorized", from the latest error response
+        self._stage = "start"  # the request the start is waiting for, to name it when it fails
         self._task: asyncio.Task[None] | None = None
 
     # -- life -------------------------------------------------------------------------
@@ -151,8 +152,11 @@ class Connection:
                 session = await stack.enter_async_context(
                     ClientSession(dispatcher=_Watched(read, write, self._ended), client_info=CLIENT)
                 )
+                self._stage = "initialize"
                 capabilities = (await session.initialize()).capabilities
+                self._stage = "tools/list"
                 tools, skipped = await self._tools(session, capabilities)
+                self._stage = "prompts/list"
                 prompts = await self._prompts(session, capabilities)
                 self._session = session
                 self._set(State.READY, tools=tools, prompts=prompts, skipped=skipped)
@@ -271,7 +275,7 @@ class Connection:
         try:
             result = await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
         except Exception as exc:  # noqa: BLE001 - a failed call is an error the model reads
-            raise self._call_failed(exc, tool) from None
+            raise await self._call_failed(exc, tool) from None
         return call_outcome(result)
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> str:
@@ -279,7 +283,7 @@ class Connection:
         try:
             result = await session.get_prompt(prompt, arguments)
         except Exception as exc:  # noqa: BLE001
-            raise self._call_failed(exc, f"prompt {prompt}") from None
+            raise await self._call_failed(exc, f"prompt {prompt}") from None
         return prompt_text(result)
 
     def _ready_session(self) -> ClientSession:
@@ -290,14 +294,17 @@ class Connection:
             )
         return self._session
 
-    def _call_failed(self, exc: Exception, what: str) -> Unavailable:
+    async def _call_failed(self, exc: Exception, what: str) -> Unavailable:
         if isinstance(exc, MCPError) and exc.code == types.REQUEST_TIMEOUT:
             line = (
                 f"MCP server {self.name} did not answer {what} within {self.config.timeout:g} s "
                 f"(mcp_servers.{self.name}.timeout)"
             )
         elif isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
-            line = f"MCP server {self.name} is gone ({self._gone_reason()}); /mcp restart {self.name} starts it again"
+            if self._task is not None:  # the connection is winding down: its end says why
+                await asyncio.wait({self._task}, timeout=STOP_GRACE)
+            why = self.status.reason if self.status.state is State.FAILED else self._gone_reason()
+            line = f"MCP server {self.name} is gone ({why}); /mcp restart {self.name} starts it again"
         else:
             line = f"MCP server {self.name}, {what}: {self._describe(exc)}"
         self.status = replace(self.status, last_error=line)
@@ -316,9 +323,13 @@ class Connection:
         if isinstance(exc, httpx2.HTTPError):
             return f"cannot reach {self.config.url}: {_first_line(exc) or type(exc).__name__}"
         if isinstance(exc, ValidationError):
-            return f"its reply is not valid MCP ({exc.error_count()} problems, first: {_first_line(exc.errors()[0]['msg'])})"
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return f"its {self._stage} reply is not valid MCP ({where}: {_first_line(first['msg'])})"
         if isinstance(exc, OSError):
             return f"cannot start {self.config.command}: {exc.strerror or exc}"
+        if isinstance(exc, MCPError):
+            return f"{self._stage} failed: {_first_line(exc.message)}"
         return _first_line(exc) or type(exc).__name__
 
     def _http_reason(self) -> str:

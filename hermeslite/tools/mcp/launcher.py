@@ -13,8 +13,9 @@ been handed to another parent), it kills its group and every process that
 still carries hermeslite's owner mark (a descendant that left the group) and
 exits. While hermeslite lives, a signal is passed on to PROGRAM.
 
-It exits with PROGRAM's status, after a line on stderr (the server's log)
-saying how PROGRAM ended, which is what a failure report quotes. It is run by
+When PROGRAM ends, a line on stderr (the server's log) says how, which is
+what a failure report quotes, and the launcher kills its group, itself last,
+so what the server left running in it ends too. It is run by
 path with -S -E: the standard library only, no site packages, nothing from
 the user's PYTHON* variables.
 """
@@ -60,8 +61,10 @@ def _marked(owner: str) -> list[int]:
     return found
 
 
-def _orphaned_cleanup() -> None:
-    """hermeslite is gone: kill what it left running, this launcher's group last (it is in it)."""
+def _orphaned_cleanup(spared: int) -> None:
+    """hermeslite is gone: kill what it left running, this launcher's group last (it is in it).
+    A marked process in group `spared` (hermeslite's, which may hold the user's shell
+    pipeline) is killed alone, never with its group."""
     owner = os.environ.get(OWNER)
     if owner:
         for pid in _marked(owner):
@@ -69,13 +72,21 @@ def _orphaned_cleanup() -> None:
                 continue
             try:
                 group = os.getpgid(pid)
-                if group == os.getpgrp():
+                if group in (os.getpgrp(), spared):
                     os.kill(pid, signal.SIGKILL)
                 else:
                     os.killpg(group, signal.SIGKILL)
             except OSError:
                 continue
-    os.killpg(os.getpgrp(), signal.SIGKILL)
+    _end_group()
+    os._exit(NOT_RUNNABLE)
+
+
+def _end_group() -> None:
+    """SIGKILL this launcher's process group, when it leads one (the MCP SDK starts it so):
+    never the group of whoever ran it by hand."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def _start(program: list[str]) -> int:
@@ -104,14 +115,18 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: launcher.py PROGRAM ARGS...\n")
         return 2
     parent = os.getppid()
+    try:
+        spared = os.getpgid(parent)
+    except OSError:
+        spared = -1
     _on_parent_death(signal.SIGTERM)
     if os.getppid() != parent:  # hermeslite died before the request was in place
-        _orphaned_cleanup()
+        _orphaned_cleanup(spared)
     child = _start(argv)
 
     def on_signal(signum: int, _frame: object) -> None:
         if os.getppid() != parent:
-            _orphaned_cleanup()
+            _orphaned_cleanup(spared)
         with contextlib.suppress(OSError):
             os.kill(child, signum)
 
@@ -125,6 +140,7 @@ def main(argv: list[str]) -> int:
     line, code = _status_line(status)
     if code != 0:
         os.write(2, (line + "\n").encode())
+    _end_group()  # what the server left running in its group ends with it, this launcher last
     return code
 
 
