@@ -43,11 +43,12 @@ def http_server() -> Iterator[HttpMcpServer]:
         yield server
 
 
-def mcp_settings(server: ScriptedServer, tmp_path: Path, servers: dict[str, dict[str, Any]], **tools: Any) -> Settings:
+def mcp_settings(model: ModelConfig, tmp_path: Path, servers: dict[str, dict[str, Any]], **tools: Any) -> Settings:
+    """Settings for `model` with these MCP servers and `tools:` keys; no memory flush."""
     settings = Settings()
     return replace(
         settings,
-        model=ModelConfig(name=MODEL, api_base=server.base_url, context_window=100_000),
+        model=model,
         memory=replace(settings.memory, dir=str(tmp_path / "memory")),
         compression=replace(settings.compression, memory_flush=False),
         tools=replace(settings.tools, **tools),
@@ -65,7 +66,8 @@ def mcp_agent(
     started: list[McpServers] = []
 
     def make(servers: dict[str, dict[str, Any]], *, interactive: bool = False, **tools: Any) -> tuple[Agent, Recorder]:
-        settings = mcp_settings(scripted_server, tmp_path, servers, **tools)
+        model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=100_000)
+        settings = mcp_settings(model, tmp_path, servers, **tools)
         mcp = start_mcp(settings, workdir)
         assert mcp is not None
         started.append(mcp)

@@ -34,6 +34,7 @@ from .status import ToolInfo, Unavailable
 # Keeps a result whole where `recall` finds it: (tool name, whole text) -> recall id.
 Archive = Callable[[str, str], Awaitable[str]]
 SHOWN_ARGUMENTS = 300  # characters of the arguments the approval dialog shows
+MARKER_ROOM = 40  # what cap_output's "…[N chars omitted]…" line takes, so the whole fits the limit
 
 
 class McpTool:
@@ -103,4 +104,4 @@ class McpTool:
                 f"\n[{len(text):,} characters in all; the whole result is in the session archive under recall id "
                 f'{ref}: recall(query="some words") finds a passage]'
             )
-        return cap_output(redacted, max(limit - len(note), 1_000)) + note
+        return cap_output(redacted, max(limit - len(note) - MARKER_ROOM, 1_000)) + note
