@@ -248,6 +248,9 @@ async def _mcp_prompt(chat: LineSurface, args: str) -> None:
     from hermeslite.tools.mcp.status import Unavailable
 
     rest, _, arguments = args.partition(" ")
+    if "__" not in rest:  # the family's own name, typed as it is listed
+        chat.fail(views.USAGE_PROMPT)
+        return
     try:
         text = await mcp_commands.prompt_text(chat.agent, f"mcp__{rest}", arguments)
     except Unavailable as exc:

@@ -153,6 +153,7 @@ def command_lines(front_end: str, *, mark_waits: bool, commands: tuple[CommandSp
     return lines
 
 
+USAGE_PROMPT = "Usage: /mcp__<server>__<prompt> [args] sends that prompt; /mcp lists the prompts of each server."
 MCP_NONE = (
     "No MCP servers are configured. Add one under mcp_servers: in the config file, or with "
     "`hermeslite mcp add NAME -- COMMAND [ARGS...]` (see MCP servers in the README)."

@@ -258,6 +258,9 @@ async def _mcp_prompt(app: CommandSurface, args: str) -> None:
     from hermeslite.tools.mcp.status import Unavailable
 
     rest, _, arguments = args.partition(" ")
+    if "__" not in rest:  # the family's own name, typed as it is listed
+        await app.chat.add_note(views.USAGE_PROMPT, kind="warning")
+        return
     command = f"mcp__{rest}"
     agent = await app.host.ready()
     try:
