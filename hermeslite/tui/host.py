@@ -119,11 +119,11 @@ class AgentHost:
         factory = await self._factory()
         agent = await asyncio.to_thread(self._build_agent, factory, session_id)
         agent.subscribe(partial(self._forward, agent))
-        agent.listen_for_mcp_news()  # a server that fails says so at once, not at the next message
         previous = self.agent
         if previous is not None:
             agent.carry_calibration(previous)
         self.agent, self.session_id = agent, agent.session_id
+        agent.listen_for_mcp_news()  # the one shown now: a server that fails says so at once
         if previous is not None and previous.session_id != agent.session_id:
             previous.discard_if_unused()
             self._opened_store.release(previous.session_id)  # another process may continue it now
