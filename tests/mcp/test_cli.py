@@ -203,9 +203,25 @@ def wait_for(condition, seconds: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def test_help_and_first_frame_do_not_import_the_sdk(home, workdir) -> None:
-    """`hermeslite --help` with servers configured imports nothing of the MCP SDK."""
+def sdk_imports(stderr: str) -> list[str]:
+    """The SDK's modules in `python -X importtime`'s report (on stderr)."""
+    names = [line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")]
+    return [name for name in names if name.split(".")[0] in ("mcp", "mcp_types", "httpx2")]
+
+
+def test_the_sdk_is_imported_only_when_a_server_is_configured(scripted_server, home, workdir) -> None:
+    """`--help` never imports it, nor does a `-p` run with no server; a run with one does (on the
+    servers' thread)."""
+    run = [sys.executable, "-X", "importtime", "-m", "hermeslite"]
+    env = env_for(home)
+    bare = subprocess.run(
+        [*run, "-p", "hi", *model_args(scripted_server)], cwd=workdir, env=env, capture_output=True, text=True
+    )
+    assert bare.returncode == 0 and sdk_imports(bare.stderr) == []
     write_home_config(home, {"t": stdio_entry()})
-    code = "import sys; from hermeslite.cli import main; main(['--help']); print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'httpx2')))"
-    done = subprocess.run([sys.executable, "-c", code], cwd=workdir, env=env_for(home), capture_output=True, text=True)
-    assert done.stdout.rstrip().endswith("[]"), done.stdout
+    helped = subprocess.run([*run, "--help"], cwd=workdir, env=env, capture_output=True, text=True)
+    assert helped.returncode == 0 and sdk_imports(helped.stderr) == []
+    served = subprocess.run(
+        [*run, "-p", "hi", *model_args(scripted_server)], cwd=workdir, env=env, capture_output=True, text=True
+    )
+    assert served.returncode == 0 and "mcp.client.session" in sdk_imports(served.stderr)
