@@ -282,11 +282,24 @@ class Agent:
 
     async def _offer_mcp_tools(self) -> None:
         """Fix the MCP tools of the turn that starts (see agent/mcp.py); a run with nobody watching
-        waits for servers still starting. Failures not yet told are told now, a line each."""
+        waits for servers still starting, while the model's client loads (litellm, ~3 s), so the
+        wait costs the first request nothing when the servers are quicker. Failures not yet told
+        are told now, a line each."""
         mcp = self.deps.mcp
         if mcp is None:
             return
-        await mcp.offer(self.deps.registry, wait=not self.interactive)
+        if self.interactive:
+            await mcp.offer(self.deps.registry, wait=False)
+        else:
+            loading = asyncio.ensure_future(self.deps.llm.prepare())
+            try:
+                await mcp.offer(self.deps.registry, wait=True)
+                await asyncio.wait({loading})
+            finally:
+                if not loading.done():
+                    loading.cancel()  # the turn was cancelled
+                elif not loading.cancelled():
+                    loading.exception()  # a failure here is the request's to report, in its own words
         self._tell_mcp_news()
         self.emit(ev.PressureChanged(self.pressure()))
 
