@@ -57,8 +57,11 @@ def _web_url(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """All options and commands; `run` is None when no command was given."""
+    # No prefix matching: `--mod` must not silently mean `--model` (nor a future `--mode`).
     parser = argparse.ArgumentParser(
-        prog=PROG, description="A terminal chat agent whose context compression never loses the thread."
+        prog=PROG,
+        description="A terminal chat agent whose context compression never loses the thread.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _add_config_option(parser, default=None)
@@ -102,11 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     for name, run, summary, description in settings_commands:
-        command = commands.add_parser(name, help=summary, description=description)
+        command = commands.add_parser(name, help=summary, description=description, allow_abbrev=False)
         _add_config_option(command, default=argparse.SUPPRESS)
         command.set_defaults(run=run)
     trust = commands.add_parser(
         "trust",
+        allow_abbrev=False,
         help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
         description=f"Trust ./{PROJECT_FILE} as it is now. Until then, the keys in it that choose where "
         "the conversation and your key go, or let tools do more without asking, are ignored. "

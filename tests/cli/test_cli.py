@@ -41,6 +41,18 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "unknown"),
+    [(["--mod=plan", "-p", "hi"], "--mod=plan"), (["--verb", "-p", "hi"], "--verb"), (["trust", "--rev"], "--rev")],
+)
+def test_a_prefix_of_an_option_is_not_taken_for_it(
+    argv: list[str], unknown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--mode plan` read as `--model plan` would run an ordinary session the user believed read-only."""
+    assert main(argv) == 2
+    assert f"unrecognized arguments: {unknown}" in capsys.readouterr().err
+
+
 def test_api_base_that_is_not_a_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--api-base", "localhost:8080/v1", "-p", "hi"]) == 2
     assert capsys.readouterr().err.endswith(
