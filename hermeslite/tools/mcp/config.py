@@ -152,8 +152,9 @@ def parse_servers(raw: Any, path: Path, warnings: list[str]) -> dict[str, McpSer
 def _transport_problems(server: McpServerConfig) -> list[str]:
     if bool(server.command) == bool(server.url):
         return ["give either command: (a program spoken to over stdio) or url: (streamable HTTP), not both"]
-    stray = ("args", "env", "cwd") if server.url else ("headers",)
-    return [f"{key} does not apply to a {server.transport} server" for key in stray if getattr(server, key)]
+    stray = {"args": server.args, "env": server.env, "cwd": server.cwd} if server.url else {"headers": server.headers}
+    kind = "an HTTP" if server.url else "a stdio"
+    return [f"{key} does not apply to {kind} server" for key, value in stray.items() if value]
 
 
 class MissingVariable(Exception):
