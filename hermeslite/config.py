@@ -314,9 +314,9 @@ def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
     return guarded_values(settings_from_bytes(path, data))
 
 
-def settings_from_bytes(path: Path, data: bytes, warnings: list[str] | None = None) -> Settings:
+def settings_from_bytes(path: Path, data: bytes) -> Settings:
     """The settings the config file `path` would give if it held `data`; raises ConfigError."""
-    return _settings_from(parse_yaml(path, data, []), path, [] if warnings is None else warnings)
+    return _settings_from(parse_yaml(path, data, []), path, [])
 
 
 def guarded_values(settings: Settings) -> dict[str, Any]:

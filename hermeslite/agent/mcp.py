@@ -24,7 +24,7 @@ from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import function_schema
 from hermeslite.tools.mcp.adapter import McpTool
 from hermeslite.tools.mcp.manager import McpServers
-from hermeslite.tools.mcp.names import prompt_command, split_name
+from hermeslite.tools.mcp.names import prompt_command
 from hermeslite.tools.mcp.status import PromptInfo, ServerStatus, State, Unavailable
 from hermeslite.tools.registry import ToolRegistry
 
@@ -97,20 +97,8 @@ class McpTools:
 
     async def prompt_text(self, command: str, args: str) -> str:
         """The text of the prompt `/command args` names; raises Unavailable with the line to show."""
-        parts = split_name(command)
-        found = (
-            next(
-                (
-                    (status.name, prompt)
-                    for status in self._ready()
-                    for prompt in status.prompts
-                    if prompt_command(status.name, prompt.name) == command
-                ),
-                None,
-            )
-            if parts
-            else None
-        )
+        ready = ((status.name, prompt) for status in self._ready() for prompt in status.prompts)
+        found = next(((server, p) for server, p in ready if prompt_command(server, p.name) == command), None)
         if found is None:
             known = ", ".join(f"/{p.name}" for p in self.prompts()) or "none"
             raise Unavailable(f"there is no MCP prompt /{command} (ready now: {known})")

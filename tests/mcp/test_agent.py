@@ -31,7 +31,10 @@ def tool_names(body: dict) -> list[str]:
 
 async def test_mcp_tools_follow_the_built_in_ones_by_name_are_called_and_answered(mcp_agent, scripted_server):
     agent, _ = mcp_agent(
-        {"t": stdio_entry(approved_tools=["echo"]), "a": stdio_entry(tools=["add"], approved_tools=["add"])}
+        {
+            "t": stdio_entry(approved_tools=["echo"], read_only_tools=["echo", "big"]),
+            "a": stdio_entry(tools=["add"], approved_tools=["add"]),
+        }
     )
     scripted_server.enqueue(
         Reply.tool_calls([("mcp__t__echo", {"text": "ping"}), ("mcp__a__add", {"a": 2, "b": "3"})]),
@@ -50,6 +53,8 @@ async def test_mcp_tools_follow_the_built_in_ones_by_name_are_called_and_answere
     assert second["tools"] == first["tools"]  # one set for the whole turn
     results = [m for m in second["messages"] if m["role"] == "tool"]
     assert [(m["name"], m["content"]) for m in results] == [("mcp__t__echo", "ping"), ("mcp__a__add", "5")]
+    read_only = sorted(tool.name for tool in agent.deps.registry.offered if tool.read_only)
+    assert read_only == ["mcp__t__big", "mcp__t__echo"]  # what a read-only mode would offer
 
 
 async def test_headless_refuses_an_unapproved_tool_says_how_to_allow_it_and_it_never_runs(
@@ -194,3 +199,13 @@ async def test_a_prompt_becomes_the_message_and_a_missing_argument_is_one_line(m
         assert str(exc) == "usage: /mcp__t__review <path> [focus] (path is required)"
     else:
         raise AssertionError("a missing argument must be refused")
+
+
+async def test_a_streamable_http_servers_tool_through_the_loop(mcp_agent, scripted_server, http_server, monkeypatch):
+    monkeypatch.setenv("HERMESLITE_TEST_TOKEN", "s3cret-token-value")
+    auth = {"Authorization": "Bearer ${HERMESLITE_TEST_TOKEN}"}
+    agent, _ = mcp_agent({"web": {"url": http_server.url, "headers": auth, "approved_tools": ["echo"]}})
+    scripted_server.enqueue(Reply.tool_calls([("mcp__web__echo", {"text": "over http"})]), Reply.text("done"))
+    assert (await agent.run_turn("call it")).ok
+    assert tool_names(scripted_server.requests[0])[len(BUILT_IN) :] == ["mcp__web__big", "mcp__web__echo"]
+    assert scripted_server.requests[1]["messages"][-1]["content"] == "over http"

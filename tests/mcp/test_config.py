@@ -11,7 +11,7 @@ from hermeslite.config import ConfigError, Settings, format_settings, load_setti
 from hermeslite.config_edit import EditError, add_entry, remove_entry
 from hermeslite.mcp_cli import split_program
 from hermeslite.tools.mcp.config import McpServerConfig, MissingVariable, expand, parse_servers
-from hermeslite.tools.mcp.names import MAX_NAME, split_name, tool_name
+from hermeslite.tools.mcp.names import MAX_NAME, tool_name
 
 
 def problems(raw: object) -> str:
@@ -92,8 +92,6 @@ def test_tool_names_fit_what_providers_accept() -> None:
     assert tool_name("db", "query.run v2") == "mcp__db__query_run_v2"
     long_a, long_b = tool_name("srv", "x" * 80 + "a"), tool_name("srv", "x" * 80 + "b")
     assert len(long_a) == MAX_NAME and long_a != long_b and long_a.startswith("mcp__srv__xxx")
-    assert split_name("mcp__github__review_pr") == ("github", "review_pr")
-    assert split_name("mcp__github") is None and split_name("terminal") is None
 
 
 def test_an_entry_added_to_a_flow_or_empty_section_and_removed_again() -> None:

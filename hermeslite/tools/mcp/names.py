@@ -30,11 +30,3 @@ def tool_name(server: str, tool: str) -> str:
 def prompt_command(server: str, prompt: str) -> str:
     """The slash command (without the slash) that runs `server`'s prompt `prompt`."""
     return tool_name(server, prompt)
-
-
-def split_name(name: str) -> tuple[str, str] | None:
-    """(server, rest) of `mcp__<server>__<rest>`, or None when `name` is not shaped so."""
-    if not name.startswith(PREFIX):
-        return None
-    server, separator, rest = name[len(PREFIX) :].partition(SEPARATOR)
-    return (server, rest) if separator and server and rest else None
