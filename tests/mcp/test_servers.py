@@ -4,6 +4,7 @@ go on."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -109,6 +110,36 @@ async def test_a_call_past_its_timeout_fails_and_the_server_stays_up(start_serve
     assert str(late.value) == "MCP server t did not answer slow within 1 s (mcp_servers.t.timeout)"
     assert status_of(servers, "t").last_error == str(late.value)
     assert (await servers.call_tool("t", "echo", {"text": "still here"})).text == "still here"
+
+
+async def test_a_call_cut_short_by_a_restart_fails_without_undoing_the_restart(start_servers, tmp_path):
+    """The old connection's call fails after the new connection is up: the status stays the new one's."""
+    servers = start_servers(t=stdio_entry())
+    await servers.wait_started()
+    arrived = tmp_path / "arrived"
+    call = asyncio.ensure_future(servers.call_tool("t", "slow", {"seconds": 30, "mark": str(arrived)}))
+    while not arrived.exists():
+        await asyncio.sleep(0.02)
+    restarted = await servers.restart("t")
+    with pytest.raises(Unavailable, match=r"^MCP server t is gone"):
+        await call
+    assert restarted.generation == 2
+    assert (status_of(servers, "t").state, status_of(servers, "t").generation) == (State.READY, 2)
+
+
+def test_a_status_from_a_replaced_connection_never_overwrites_the_new_ones(workdir):
+    """However the old connection's last words and the new one's interleave (a late call failure)."""
+    from dataclasses import replace
+
+    from hermeslite.tools.mcp.config import McpServerConfig
+    from hermeslite.tools.mcp.manager import McpServers
+
+    servers = McpServers({"t": McpServerConfig(command="x")}, workdir)
+    old = replace(servers.statuses()[0], state=State.STOPPED, generation=1, last_error="late")
+    new = replace(servers.statuses()[0], state=State.READY, generation=2)
+    servers._publish(new)
+    servers._publish(old)
+    assert servers.statuses() == [new]
 
 
 async def test_a_ten_megabyte_result_arrives_whole(start_servers):

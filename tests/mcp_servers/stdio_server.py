@@ -84,8 +84,10 @@ def structured() -> CallToolResult:
 
 
 @server.tool()
-def slow(seconds: float) -> str:
-    """Sleep, then answer."""
+def slow(seconds: float, mark: str = "") -> str:
+    """Sleep, then answer; with `mark`, create that file first (the test knows the call has arrived)."""
+    if mark:
+        Path(mark).touch()
     time.sleep(seconds)
     return "woke up"
 

@@ -195,6 +195,9 @@ class McpServers:
 
     def _publish(self, status: ServerStatus) -> None:
         with self._lock:
+            current = self._statuses.get(status.name)
+            if current is not None and status.generation < current.generation:
+                return  # from a connection a restart replaced (a call of it failing late)
             self._statuses[status.name] = status
             reporter = self._reporter
         if reporter is not None:
