@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
@@ -119,7 +120,9 @@ def test_commands_parse_and_suggest():
 
 
 def test_every_command_has_help_and_appears_everywhere():
-    names = {name for name, _, _ in commands.entries()}
+    before_the_agent = SimpleNamespace(host=SimpleNamespace(agent=None))
+    entries = commands.entries(before_the_agent)  # type: ignore[arg-type]
+    names = {name for name, _, _ in entries}
     assert names == {
         "/compress",
         "/uncompress",
@@ -130,17 +133,19 @@ def test_every_command_has_help_and_appears_everywhere():
         "/new",
         "/resume",
         "/sessions",
+        "/mcp",
         "/memory",
         "/todo",
         "/model",
         "/help",
         "/quit",
     }
-    assert all(help for _, _, help in commands.entries())
+    assert all(help for _, _, help in entries)
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
-    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
+    prompts = "/mcp__<server>__<prompt>"  # in /help, not the dropdown: it offers each prompt by name
+    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model", prompts}
     assert "!command" in text and "does not call tools" in text
 
 
