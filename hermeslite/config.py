@@ -10,6 +10,9 @@ section is one dataclass plus one field here. Every key is documented in
 A `./hermeslite.yaml` found by looking (not named with `--config` or
 `$HERMESLITE_CONFIG`) may have come with a cloned repository: the keys in
 `GUARDED_KEYS` are taken from it only once the user trusts it (see trust.py).
+Hooks are the one thing two files give: with a project file in use, the
+`hooks:` of the user's own config.yaml run too, so a guard the user set up
+does not vanish in a folder that has its own settings.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
+from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.tools.mcp.config import SECTION as MCP_SECTION
 from hermeslite.tools.mcp.config import McpServerConfig, parse_servers
 from hermeslite.trust import Trust, TrustStore
@@ -39,6 +43,7 @@ USER_FILE = "config.yaml"
 # the files tools read and the user's key are sent (a model name picks the
 # provider, so a repository could move a user of a local model onto a cloud one
 # whose key is in the environment), or widen what tools may do without asking.
+# A name without a dot guards a whole section: `hooks` run commands as the user.
 GUARDED_KEYS = (
     "model.name",
     "model.api_base",
@@ -50,6 +55,7 @@ GUARDED_KEYS = (
     "tools.readable_paths",
     "tools.pass_env",
     "memory.dir",
+    "hooks",
     MCP_SECTION,  # the whole block: a server is a program hermeslite runs, or an endpoint it sends data to
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
@@ -220,6 +226,30 @@ class MemoryConfig:
 
 
 @dataclass
+class SkillsConfig:
+    """Skills (SKILL.md folders) the model loads on demand."""
+
+    shared: bool = field(
+        default=True,
+        metadata=spec(
+            "bool", "also read ~/.agents/skills and ./.agents/skills, the folders other agents share skills in"
+        ),
+    )
+    catalog_chars: int = field(
+        default=8_000,
+        metadata=spec(
+            "whole",
+            "most characters the skills list takes in the system prompt; the skills past it are counted in one line",
+            lo=500,
+            hi=200_000,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -230,6 +260,13 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    hooks: HooksConfig = field(
+        default_factory=HooksConfig,
+        metadata={"help": "your commands, run before and after tool calls and at other events"},
+    )
+    skills: SkillsConfig = field(
+        default_factory=SkillsConfig, metadata={"help": "skills (SKILL.md folders) the model loads on demand"}
+    )
     mcp_servers: dict[str, McpServerConfig] = field(
         default_factory=dict, metadata={"help": "MCP servers whose tools the model may call, by name"}
     )
@@ -241,7 +278,8 @@ class LoadedSettings:
 
     `trust` is None unless the source is a project file found in the
     directory; `ignored` lists the guarded keys left at their defaults
-    because that file is not trusted.
+    because that file is not trusted; `user_hooks` is the user's config.yaml
+    when its hooks run beside a project file's settings.
     """
 
     settings: Settings
@@ -249,6 +287,7 @@ class LoadedSettings:
     warnings: list[str] = field(default_factory=list)
     trust: Trust | None = None
     ignored: list[str] = field(default_factory=list)
+    user_hooks: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -306,7 +345,25 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
         settings = _with_defaults(settings, ignored)
         named = [f"{key} ({guarded[key]})" if key == MCP_SECTION else key for key in ignored]
         warnings.append(_untrusted_warning(source.path, named, trust))
-    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored)
+    settings, user_hooks = _with_user_hooks(settings, warnings)
+    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored, user_hooks=user_hooks)
+
+
+def _with_user_hooks(settings: Settings, warnings: list[str]) -> tuple[Settings, Path | None]:
+    """`settings` (from a project file) with the hooks of the user's config.yaml first, and that
+    file when it has any. A user file that cannot be read is one warning; its hooks do not run."""
+    path = config_dir() / USER_FILE
+    if not path.is_file():
+        return settings, None
+    try:
+        mine = _settings_from(parse_yaml(path, read_file(path), []), path, []).hooks
+    except ConfigError as exc:
+        warnings.append(f"{exc}; the hooks in it do not run here")
+        return settings, None
+    if mine == HooksConfig():
+        return settings, None
+    both = {f.name: [*getattr(mine, f.name), *getattr(settings.hooks, f.name)] for f in fields(HooksConfig)}
+    return replace(settings, hooks=HooksConfig(**both)), path
 
 
 def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
@@ -326,14 +383,18 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
     if settings.mcp_servers:
         found[MCP_SECTION] = ", ".join(settings.mcp_servers)
     for dotted in GUARDED_KEYS:
-        if "." not in dotted:  # a whole block, handled above
+        if dotted == MCP_SECTION:  # a mapping of entries, not a section: handled above
             continue
-        section, key = dotted.split(".")
-        values = asdict(getattr(settings, section))
+        section, _, key = dotted.partition(".")
+        values, default_values = asdict(getattr(settings, section)), asdict(getattr(defaults, section))
+        if not key:  # a whole section: the keys of it that are set
+            if changed := {name: v for name, v in values.items() if v != default_values[name]}:
+                found[dotted] = changed
+            continue
         if key not in values:  # a key this version of the settings does not have
             continue
         value = values[key]
-        if value != asdict(getattr(defaults, section))[key] and value not in HARMLESS_VALUES.get(dotted, ()):
+        if value != default_values[key] and value not in HARMLESS_VALUES.get(dotted, ()):
             found[dotted] = value
     return found
 
@@ -341,10 +402,10 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
 def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
     defaults = Settings()
     for dotted in dotted_keys:
-        if dotted == MCP_SECTION:
-            settings = replace(settings, mcp_servers={})
+        section, _, key = dotted.partition(".")
+        if not key:
+            settings = replace(settings, **{section: getattr(defaults, section)})
             continue
-        section, key = dotted.split(".")
         default = getattr(getattr(defaults, section), key)
         settings = replace(settings, **{section: replace(getattr(settings, section), **{key: default})})
     return settings

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import LINE, Handlers
+from hermeslite.commands.registry import LINE, CommandRegistry, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
@@ -32,6 +32,7 @@ class LineSurface(Protocol):
     """The line chat as a handler sees it (implemented by `line_chat.LineChat`)."""
 
     agent: Agent
+    commands: CommandRegistry
 
     def show(self, text: str) -> None: ...  # stdout: what was asked for
 
@@ -51,13 +52,10 @@ handlers: Handlers[Handler] = Handlers(LINE)
 CHAT_HELP = ("Anything else is sent to the model.", *views.SHELL_HELP)
 
 
-def help_text(prompts: list[str] | None = None) -> str:
-    """/help in the line chat: the commands it has, those it lacks, the MCP prompts (`prompts`,
-    one line each), then `!command`."""
-    lines = ["Commands", *views.command_lines(LINE, mark_waits=False)]
-    if prompts:
-        lines += ["", "MCP prompts", *prompts]
-    return "\n".join([*lines, "", *CHAT_HELP])
+def help_text(registry: CommandRegistry | None = None) -> str:
+    """/help in the line chat: the commands it has, the custom ones, those it lacks, then `!command`."""
+    prompts = [c.spec for c in registry.prompt_commands()] if registry else []
+    return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False, prompts=prompts), "", *CHAT_HELP])
 
 
 @handlers.bind("compress")
@@ -202,6 +200,11 @@ async def _memory(chat: LineSurface, args: str) -> None:
     chat.show(views.memory_view(chat.agent.memory))
 
 
+@handlers.bind("skills")
+async def _skills(chat: LineSurface, args: str) -> None:
+    chat.show(views.skills_view(chat.agent.skills))
+
+
 @handlers.bind("todo")
 async def _todo(chat: LineSurface, args: str) -> None:
     chat.show(chat.agent.todo_text())
@@ -227,10 +230,11 @@ async def _model(chat: LineSurface, args: str) -> None:
 @handlers.bind("mcp")
 async def _mcp(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import mcp_commands
+    from hermeslite.commands.mcp_view import mcp_view
 
     word, _, name = args.partition(" ")
     if not args:
-        chat.show(views.mcp_view(mcp_commands.server_reports(chat.agent), mcp_commands.logs_folder()))
+        chat.show(mcp_view(mcp_commands.server_reports(chat.agent), mcp_commands.logs_folder()))
     elif word == "restart" and name.strip():
         ready, line = await mcp_commands.restart_server(chat.agent, name.strip())
         if ready:
@@ -241,34 +245,9 @@ async def _mcp(chat: LineSurface, args: str) -> None:
         chat.fail("usage: /mcp shows the MCP servers, /mcp restart NAME restarts one")
 
 
-@handlers.bind("mcp__<server>__<prompt>")
-async def _mcp_prompt(chat: LineSurface, args: str) -> None:
-    """`/mcp__github__review 12`: the prompt's text (fetched from the server) is sent as the message."""
-    from hermeslite.agent import mcp_commands
-    from hermeslite.tools.mcp.status import Unavailable
-
-    rest, _, arguments = args.partition(" ")
-    if "__" not in rest:  # the family's own name, typed as it is listed
-        chat.fail(views.USAGE_PROMPT)
-        return
-    try:
-        text = await mcp_commands.prompt_text(chat.agent, f"mcp__{rest}", arguments)
-    except Unavailable as exc:
-        chat.fail(str(exc))
-        return
-    finished = await chat.agent.run_turn(text)
-    if not finished.ok or not finished.saved:
-        chat.fail()
-
-
 @handlers.bind("help")
 async def _help(chat: LineSurface, args: str) -> None:
-    from hermeslite.agent.mcp_commands import prompt_commands
-
-    prompts = [
-        f"  /{p.name} {p.args}".rstrip() + (f" — {p.help}" if p.help else "") for p in prompt_commands(chat.agent)
-    ]
-    chat.say(help_text(prompts))
+    chat.say(help_text(chat.commands))
 
 
 @handlers.bind("quit")

@@ -32,12 +32,13 @@ from .ledger import schema_tokens
 
 
 @dataclass(frozen=True)
-class PromptCommand:
+class McpPrompt:
     """An MCP prompt as a slash command: `/mcp__server__prompt args`."""
 
-    name: str  # without the slash
+    name: str  # the command, without the slash
     args: str  # `<path> [focus]`: required arguments in angle brackets
     help: str
+    server: str
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class ServerReport:
     status: ServerStatus
     tools: tuple[tuple[str, int], ...]  # (the name the model calls it by, schema tokens), by name
     offered: bool  # its tools are in the current turn's requests
-    prompts: tuple[PromptCommand, ...] = ()
+    prompts: tuple[McpPrompt, ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -92,7 +93,7 @@ class McpTools:
             reports.append(ServerReport(status, tools, offers, tuple(_commands(status))))
         return reports
 
-    def prompts(self) -> list[PromptCommand]:
+    def prompts(self) -> list[McpPrompt]:
         return [command for status in self._ready() for command in _commands(status)]
 
     async def prompt_text(self, command: str, args: str) -> str:
@@ -103,7 +104,7 @@ class McpTools:
             known = ", ".join(f"/{p.name}" for p in self.prompts()) or "none"
             raise Unavailable(f"there is no MCP prompt /{command} (ready now: {known})")
         server, prompt = found
-        return await self.servers.get_prompt(server, prompt.name, prompt_arguments(command, prompt, args))
+        return await self.servers.get_prompt(server, prompt.name, prompt_arguments(prompt, args))
 
     async def restart(self, name: str) -> tuple[bool, str]:
         """Restart server `name`: whether it is ready again, and the line saying so."""
@@ -115,21 +116,23 @@ class McpTools:
         return False, f"MCP server {name} failed again: {status.reason}"
 
 
-def _commands(status: ServerStatus) -> list[PromptCommand]:
-    return [PromptCommand(prompt_command(status.name, p.name), _hint(p), p.description) for p in status.prompts]
+def _commands(status: ServerStatus) -> list[McpPrompt]:
+    return [
+        McpPrompt(prompt_command(status.name, p.name), _hint(p), p.description, status.name) for p in status.prompts
+    ]
 
 
 def _hint(prompt: PromptInfo) -> str:
     return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
 
 
-def prompt_arguments(command: str, prompt: PromptInfo, text: str) -> dict[str, str]:
-    """`/command a b` read as the prompt's arguments: `name=value` by name, other words in the
+def prompt_arguments(prompt: PromptInfo, text: str) -> dict[str, str]:
+    """`/mcp__server__prompt a b` read as the prompt's arguments: `name=value` by name, other words in the
     declared order (the last declared one takes whatever words are left)."""
     try:
         words = shlex.split(text)
     except ValueError as exc:
-        raise Unavailable(f"/{command}: {exc}") from None
+        raise Unavailable(str(exc)) from None
     names = [argument.name for argument in prompt.arguments]
     values: dict[str, str] = {}
     loose: list[str] = []
@@ -145,8 +148,8 @@ def prompt_arguments(command: str, prompt: PromptInfo, text: str) -> dict[str, s
             break
         values[name] = " ".join(loose[index:]) if index == len(free) - 1 else loose[index]
     if len(loose) > len(free) and not free:
-        raise Unavailable(f"/{command} takes {'no arguments' if not names else 'only ' + ', '.join(names)}")
+        raise Unavailable(f"it takes {'no arguments' if not names else 'only ' + ', '.join(names)}")
     missing = [a.name for a in prompt.arguments if a.required and a.name not in values]
     if missing:
-        raise Unavailable(f"usage: /{command} {_hint(prompt)} ({', '.join(missing)} is required)")
+        raise Unavailable(f"{', '.join(missing)} is required ({_hint(prompt)})")
     return values

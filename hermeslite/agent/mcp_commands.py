@@ -13,7 +13,7 @@ from hermeslite.tools.mcp.manager import log_dir
 from hermeslite.tools.mcp.names import PREFIX
 from hermeslite.tools.mcp.status import Unavailable
 
-from .mcp import PromptCommand, ServerReport
+from .mcp import McpPrompt, ServerReport
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -39,7 +39,7 @@ async def restart_server(agent: Agent, name: str) -> tuple[bool, str]:
     return await mcp.restart(name)
 
 
-def prompt_commands(agent: Agent) -> list[PromptCommand]:
+def prompt_commands(agent: Agent) -> list[McpPrompt]:
     """The prompts of the servers ready now, as slash commands."""
     mcp = agent.deps.mcp
     return mcp.prompts() if mcp is not None else []
@@ -51,3 +51,10 @@ async def prompt_text(agent: Agent, command: str, args: str) -> str:
     if mcp is None or not command.startswith(PREFIX):
         raise Unavailable(f"there is no MCP prompt /{command}: no MCP servers are configured")
     return await mcp.prompt_text(command, args)
+
+
+async def wait_for_servers(agent: Agent) -> None:
+    """Until no MCP server is still starting, each at most its startup_timeout: where nobody sees
+    prompts join (`-p`, the line chat), a `/mcp__...` line waits before it is read."""
+    if agent.deps.mcp is not None:
+        await agent.deps.mcp.servers.wait_started()

@@ -45,9 +45,15 @@ class ToolRunner:
     async def run(self, call: dict[str, Any], *, by_user: bool = False) -> ToolResult:
         name, arguments = tool_call_name(call), (call.get("function") or {}).get("arguments") or "{}"
         self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
-        result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
-        # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
-        result = replace(result, content=redact_secrets(result.content))
+
+        async def execute() -> ToolResult:
+            result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+            # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
+            return replace(result, content=redact_secrets(result.content))
+
+        # Hooks watch the model's calls; the user's own `!command` runs without them.
+        hooks, ctx = self.deps.hooks, self.deps.tool_ctx
+        result = await execute() if by_user else await hooks.around_tool(call["id"], name, arguments, ctx, execute)
         self.emit(
             ev.ToolFinished(
                 call_id=call["id"],

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hermeslite.agent.session_list import SessionRow
-from hermeslite.display import bar, format_cost, format_token_count, plural, short_path
+from hermeslite.display import bar, format_cost, format_token_count, short_path
+from hermeslite.extensions.skills import Skills
 from hermeslite.store.usage import UsageTotals
 
 from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
@@ -26,6 +27,12 @@ SHELL_HELP = (
     "chats but does not call tools: !command is how to show it the output.",
 )
 WAITS_NOTE = "⏸ typed during a turn, these wait in the queue with messages; the others run at once."
+PROMPTS_HEADING = "Custom commands (what they expand to is sent as your message)"
+MAX_USAGE_WIDTH = 36
+SKILL_FOLDERS = (
+    "A skill is a folder holding a SKILL.md: in .hermeslite/skills or .agents/skills of the project, "
+    "or in skills/ of the config directory or ~/.agents/skills. They are read when a session starts."
+)
 
 
 def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str:
@@ -137,15 +144,28 @@ def session_view(session_id: str, resumed: bool, recorded_model: str | None, mod
     return note
 
 
-def command_lines(front_end: str, *, mark_waits: bool, commands: tuple[CommandSpec, ...] = COMMANDS) -> list[str]:
-    """The commands `front_end` has, one per line with their hints, then those it lacks and why.
+def command_lines(
+    front_end: str,
+    *,
+    mark_waits: bool,
+    commands: tuple[CommandSpec, ...] = COMMANDS,
+    prompts: Sequence[CommandSpec] = (),
+) -> list[str]:
+    """The commands `front_end` has, one per line with their hints, then the custom (prompt)
+    commands, then those it lacks and why.
 
     `mark_waits` puts ⏸ before the commands that wait for a running turn (the app runs
     turns in the background; the line chat reads the next line only after one ends).
     """
     here = available(front_end, commands)
-    width = max(len(c.usage) for c in commands) + 2
-    lines = [f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}" for c in here]
+    width = min(max(len(c.usage) for c in (*commands, *prompts)), MAX_USAGE_WIDTH) + 2
+
+    def row(c: CommandSpec) -> str:
+        return f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}"
+
+    lines = [row(c) for c in here]
+    if prompts:
+        lines += ["", PROMPTS_HEADING, *(row(c) for c in prompts)]
     if mark_waits:
         lines += ["", WAITS_NOTE]
     if absent := missing(front_end, commands):
@@ -153,50 +173,16 @@ def command_lines(front_end: str, *, mark_waits: bool, commands: tuple[CommandSp
     return lines
 
 
-USAGE_PROMPT = "Usage: /mcp__<server>__<prompt> [args] sends that prompt; /mcp lists the prompts of each server."
-MCP_NONE = (
-    "No MCP servers are configured. Add one under mcp_servers: in the config file, or with "
-    "`hermeslite mcp add NAME -- COMMAND [ARGS...]` (see MCP servers in the README)."
-)
-MCP_MARKS = {"ready": "●", "starting": "…", "failed": "✗", "stopped": "○"}
-
-
-def mcp_view(reports: Sequence, logs: str) -> str:
-    """/mcp: each server's state, its tools and what each schema costs in tokens, its prompts, what
-    was left out, and the last error; then how to restart one and where the logs are."""
-    if not reports:
-        return MCP_NONE
-    states = [r.status.state.value for r in reports]
-    counts = ", ".join(f"{states.count(s)} {s}" for s in MCP_MARKS if s in states)
-    offered = [r for r in reports if r.offered]
-    lines = [
-        f"MCP servers · {counts} · in the next request: "
-        f"{sum(len(r.tools) for r in offered)} tools, {format_token_count(sum(r.tokens for r in offered))} tokens",
-    ]
-    for report in reports:
-        lines += ["", *_server_lines(report)]
-    lines += [
-        "",
-        "/mcp restart NAME restarts one; /mcp__<server>__<prompt> [args] sends a prompt.",
-        f"What stdio servers write to stderr: {short_path(logs)}/<name>.log",
-    ]
-    return "\n".join(lines)
-
-
-def _server_lines(report) -> list[str]:
-    status = report.status
-    state = status.state.value
-    head = f"{MCP_MARKS[state]} {status.name}  {state}  {status.transport}: {status.target}"
-    if state == "ready":
-        joins = "" if report.offered or not report.tools else " (offered from the next message)"
-        head += f"  · {plural(len(report.tools), 'tool')}, {format_token_count(report.tokens)} tokens{joins}"
-    lines = [head]
-    if status.reason and state != "ready":
-        lines.append(f"    {status.reason}")
-    width = max((len(name) for name, _ in report.tools), default=0) + 2
-    lines += [f"    {name:<{width}}{format_token_count(tokens):>7} tokens" for name, tokens in report.tools]
-    lines += [f"    prompt /{p.name} {p.args}".rstrip() for p in report.prompts]
-    lines += [f"    skipped: {line}" for line in status.skipped]
-    if status.last_error and status.last_error != status.reason:
-        lines.append(f"    last error: {status.last_error}")
-    return lines
+def skills_view(skills: Skills) -> str:
+    """/skills: each skill the model can load, where it is and what it is for; then those that
+    could not be loaded, and why."""
+    lines = []
+    if skills.skills:
+        lines.append("The model sees each skill's name and description, and loads one with the skill tool.")
+        for skill in skills.skills:
+            lines += ["", f"  {skill.name} ({skill.scope}) · {skill.location}", f"    {skill.description}"]
+    else:
+        lines.append("No skills.")
+    if skills.problems:
+        lines += ["", "Problems found when the session started"] + [f"  {problem}" for problem in skills.problems]
+    return "\n".join([*lines, "", SKILL_FOLDERS])

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import TUI, Handlers, completable
+from hermeslite.commands.registry import TUI, CommandRegistry, Handlers, available
 
 from .views import help_view
 
@@ -32,33 +32,19 @@ Handler = Callable[["CommandSurface", str], Awaitable[None]]
 handlers: Handlers[Handler] = Handlers(TUI)
 
 
-def entries(app: CommandSurface) -> list[tuple[str, str, str]]:
-    """(slash name, argument hint, help) for the dropdown: the registry's commands, then the
-    prompts of the MCP servers ready now."""
-    listed = [(c.slash, c.args, c.help) for c in completable(TUI)]
-    return listed + [(f"/{p.name}", p.args, p.help) for p in _prompts(app)]
-
-
-def _prompts(app: CommandSurface) -> list:
-    """The MCP prompts of the agent shown now (none before it is built: nothing is imported for it)."""
-    agent = app.host.agent
-    if agent is None:
-        return []
-    from hermeslite.agent.mcp_commands import prompt_commands
-
-    return prompt_commands(agent)
+def entries(registry: CommandRegistry) -> list[tuple[str, str, str]]:
+    """(slash name, argument hint, help) for the dropdown: the built-in commands, then the custom ones."""
+    return [(c.slash, c.args, c.help) for c in available(TUI, registry.specs())]
 
 
 def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait);
     a variant (`/compress --preview`) is an entry of its own, since the palette passes no argument."""
-    for c in completable(TUI):
+    for c in available(TUI, app.commands.specs()):
         yield SystemCommand(c.slash, c.help, partial(app.turns.send, c.slash))
-    for c in completable(TUI):
+    for c in available(TUI):
         for v in c.variants:
             yield SystemCommand(f"{c.slash} {v.word}", v.help, partial(app.turns.send, f"{c.slash} {v.word}"))
-    for p in _prompts(app):
-        yield SystemCommand(f"/{p.name}", p.help or "an MCP prompt", partial(app.turns.send, f"/{p.name}"))
 
 
 # -- the commands ------------------------------------------------------------------
@@ -206,6 +192,12 @@ async def _memory(app: CommandSurface, args: str) -> None:
     app.show_view("Memory", views.memory_view(agent.memory))
 
 
+@handlers.bind("skills")
+async def _skills(app: CommandSurface, args: str) -> None:
+    agent = await app.host.ready()
+    app.show_view("Skills", views.skills_view(agent.skills))
+
+
 @handlers.bind("todo")
 async def _todo(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
@@ -237,12 +229,13 @@ async def _model(app: CommandSurface, args: str) -> None:
 @handlers.bind("mcp")
 async def _mcp(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import mcp_commands
+    from hermeslite.commands.mcp_view import mcp_view
 
     agent = await app.host.ready()
     word, _, name = args.partition(" ")
     if not args:
         reports = mcp_commands.server_reports(agent)
-        app.show_view("MCP servers", views.mcp_view(reports, mcp_commands.logs_folder()))
+        app.show_view("MCP servers", mcp_view(reports, mcp_commands.logs_folder()))
     elif word == "restart" and name.strip():
         await app.chat.add_note(f"Restarting MCP server {name.strip()}…")
         ready, line = await mcp_commands.restart_server(agent, name.strip())
@@ -251,31 +244,9 @@ async def _mcp(app: CommandSurface, args: str) -> None:
         await app.chat.add_note("Usage: /mcp shows the MCP servers, /mcp restart NAME restarts one.", kind="warning")
 
 
-@handlers.bind("mcp__<server>__<prompt>")
-async def _mcp_prompt(app: CommandSurface, args: str) -> None:
-    """`/mcp__github__review 12`: the prompt's text (fetched from the server) becomes the message."""
-    from hermeslite.agent import mcp_commands
-    from hermeslite.tools.mcp.status import Unavailable
-
-    rest, _, arguments = args.partition(" ")
-    if "__" not in rest:  # the family's own name, typed as it is listed
-        await app.chat.add_note(views.USAGE_PROMPT, kind="warning")
-        return
-    command = f"mcp__{rest}"
-    agent = await app.host.ready()
-    try:
-        text = await mcp_commands.prompt_text(agent, command, arguments)
-    except Unavailable as exc:
-        await app.report_error(str(exc))
-        return
-    await app.chat.add_user(f"/{command} {arguments}".strip())
-    app.turns.start_turn(text)
-
-
 @handlers.bind("help")
 async def _help(app: CommandSurface, args: str) -> None:
-    prompts = [f"  /{p.name} {p.args}".rstrip() + (f" — {p.help}" if p.help else "") for p in _prompts(app)]
-    app.show_view("Help", help_view(prompts))
+    app.show_view("Help", help_view(app.commands))
 
 
 @handlers.bind("quit")

@@ -187,7 +187,9 @@ async def test_context_has_a_row_per_server_and_the_meter_counts_its_schemas(mcp
 async def test_a_prompt_becomes_the_message_and_a_missing_argument_is_one_line(mcp_agent, scripted_server):
     agent, _ = mcp_agent({"t": stdio_entry()})
     await agent.run_turn("hello")
-    assert [(p.name, p.args) for p in mcp_commands.prompt_commands(agent)] == [("mcp__t__review", "<path> [focus]")]
+    assert [(p.name, p.args, p.server) for p in mcp_commands.prompt_commands(agent)] == [
+        ("mcp__t__review", "<path> [focus]", "t")
+    ]
     text = await mcp_commands.prompt_text(agent, "mcp__t__review", "src/app.py 'race conditions'")
     assert text == "Please review src/app.py, looking for race conditions."
     assert await mcp_commands.prompt_text(agent, "mcp__t__review", "focus=style path=a.py") == (
@@ -196,7 +198,7 @@ async def test_a_prompt_becomes_the_message_and_a_missing_argument_is_one_line(m
     try:
         await mcp_commands.prompt_text(agent, "mcp__t__review", "")
     except Unavailable as exc:
-        assert str(exc) == "usage: /mcp__t__review <path> [focus] (path is required)"
+        assert str(exc) == "path is required (<path> [focus])"
     else:
         raise AssertionError("a missing argument must be refused")
 

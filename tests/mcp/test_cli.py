@@ -149,6 +149,21 @@ def test_a_prompt_run_waits_for_its_servers_calls_one_and_ends_them(scripted_ser
     assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)]
 
 
+def test_a_prompt_run_that_names_a_server_prompt_sends_its_text(scripted_server, home, workdir):
+    write_home_config(home, {"t": stdio_entry()})
+    done = hermeslite(["-p", "/mcp__t__review lib.py style", *model_args(scripted_server)], home, workdir)
+    assert done.returncode == 0, done.stderr
+    assert scripted_server.requests[0]["messages"][-1] == {
+        "role": "user",
+        "content": "Please review lib.py, looking for style.",
+    }
+    missing = hermeslite(["-p", "/mcp__t__review", *model_args(scripted_server)], home, workdir)
+    assert missing.returncode == 1 and missing.stderr.endswith(
+        "hermeslite: /mcp__t__review: path is required (<path> [focus])\n"
+    )
+    assert len(scripted_server.requests) == 1  # nothing was sent
+
+
 def test_the_line_chat_shows_the_servers_restarts_one_and_sends_a_prompt(scripted_server, home, workdir):
     write_home_config(home, {"t": stdio_entry(), "nope": {"command": "no-such-mcp-program"}})
     lines = "hello\n/mcp\n/mcp restart t\n/mcp__t__review src/app.py\n/mcp restart nope\n"

@@ -100,10 +100,10 @@ async def test_a_server_prompt_is_a_command_in_the_dropdown_and_sent_as_the_mess
         assert [entry[0] for entry in app.prompt.completer._shown] == ["/mcp__t__review"]
         app.prompt.text = ""
         await send(pilot, "/mcp__t__review src/app.py")
-        assert [m.text for m in app.chat.query(UserMessage)] == ["/mcp__t__review src/app.py"]
-        assert scripted_server.requests[-1]["messages"][-1] == {
-            "role": "user",
-            "content": "Please review src/app.py, looking for bugs.",
-        }
+        sent = "Please review src/app.py, looking for bugs."
+        assert [m.text for m in app.chat.query(UserMessage)] == [sent]
+        assert scripted_server.requests[-1]["messages"][-1] == {"role": "user", "content": sent}
         await send(pilot, "/mcp__t__review")
-        assert "usage: /mcp__t__review <path> [focus] (path is required)" in screen_text(app)
+        assert "/mcp__t__review: path is required (<path> [focus])" in screen_text(app)
+        await send(pilot, "/help")
+        assert "/mcp__t__review <path> [focus]" in app.screen.body

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
@@ -12,7 +11,7 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.agent.request_size import RequestTokens
 from hermeslite.commands import views
-from hermeslite.commands.registry import TUI, UnknownCommand, is_command, parse
+from hermeslite.commands.registry import TUI, CommandRegistry, UnknownCommand, is_command, parse
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.context.result import CompressionResult
@@ -120,9 +119,7 @@ def test_commands_parse_and_suggest():
 
 
 def test_every_command_has_help_and_appears_everywhere():
-    before_the_agent = SimpleNamespace(host=SimpleNamespace(agent=None))
-    entries = commands.entries(before_the_agent)  # type: ignore[arg-type]
-    names = {name for name, _, _ in entries}
+    names = {name for name, _, _ in commands.entries(CommandRegistry())}
     assert names == {
         "/compress",
         "/uncompress",
@@ -135,17 +132,17 @@ def test_every_command_has_help_and_appears_everywhere():
         "/sessions",
         "/mcp",
         "/memory",
+        "/skills",
         "/todo",
         "/model",
         "/help",
         "/quit",
     }
-    assert all(help for _, _, help in entries)
+    assert all(help for _, _, help in commands.entries(CommandRegistry()))
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
-    prompts = "/mcp__<server>__<prompt>"  # in /help, not the dropdown: it offers each prompt by name
-    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model", prompts}
+    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/model"}
     assert "!command" in text and "does not call tools" in text
 
 
