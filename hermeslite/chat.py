@@ -129,7 +129,13 @@ def _reader_gone() -> BrokenPipeError:
 
 
 async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry) -> TurnFinished:
+    from hermeslite.agent.mcp_commands import wait_for_servers
+    from hermeslite.commands.mcp_prompts import McpPromptProvider, names_a_server_prompt
+
+    commands.add(McpPromptProvider(lambda: agent))
     try:
+        if names_a_server_prompt(prompt):
+            await wait_for_servers(agent)
         text = await expanded(prompt, commands)
     except UserFacingError:
         agent.discard_if_unused()  # nothing was sent: a new session stays out of --continue
@@ -169,7 +175,10 @@ async def _repl(
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
+    from hermeslite.commands.mcp_prompts import McpPromptProvider
+
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr, commands)
+    commands.add(McpPromptProvider(lambda: chat.agent))  # the agent after /new too
     lines = StdinLines(sys.stdin.fileno())
     number = 0
     try:

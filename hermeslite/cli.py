@@ -2,8 +2,8 @@
 
 Every command is a function `(args, loaded) -> exit code` attached with
 `set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
-or an interactive chat) is the default command, `config`, `sessions` and
-`trust` are subcommands. Errors reach the user as one line on stderr, never a traceback;
+or an interactive chat) is the default command, `config`, `sessions`,
+`trust` and `mcp` (mcp_cli.py) are subcommands. Errors reach the user as one line on stderr, never a traceback;
 an unexpected one (a bug) too, naming where the open session stands, with the
 traceback only under `--verbose`.
 When the reader of our output goes away (`hermeslite -p ... | head`), the
@@ -18,9 +18,10 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from hermeslite import __version__
+from hermeslite import __version__, mcp_cli
 from hermeslite.config import (
     PROJECT_FILE,
     ConfigError,
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
     trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
+    mcp_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
     return parser
 
 
@@ -143,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
+        argv, program = mcp_cli.split_program(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(argv)
+        if program is not None:
+            args.command = program
         if args.run is not _run_chat and (args.prompt is not None or args.continue_latest or args.resume is not None):
             # `hermeslite -p TEXT sessions` would otherwise list sessions and drop the prompt unsaid.
             parser.error("-p, --continue and --resume start a chat; they do not go with a command")

@@ -31,6 +31,8 @@ from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
 from hermeslite.tools.allow_list import AllowList
 from hermeslite.tools.hooks.settings import HooksConfig
+from hermeslite.tools.mcp.config import SECTION as MCP_SECTION
+from hermeslite.tools.mcp.config import McpServerConfig, parse_servers
 from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -60,6 +62,7 @@ GUARDED_KEYS = (
     "memory.dir",
     "instructions.files",
     "hooks",
+    MCP_SECTION,  # the whole block: a server is a program hermeslite runs, or an endpoint it sends data to
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
 HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny"), "instructions.files": ([],)}
@@ -324,6 +327,9 @@ class Settings:
     skills: SkillsConfig = field(
         default_factory=SkillsConfig, metadata={"help": "skills (SKILL.md folders) the model loads on demand"}
     )
+    mcp_servers: dict[str, McpServerConfig] = field(
+        default_factory=dict, metadata={"help": "MCP servers whose tools the model may call, by name"}
+    )
 
 
 @dataclass
@@ -395,10 +401,12 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
     trust = store.check(source.path, data)
     if store.problem:
         warnings.append(store.problem)
-    ignored = [] if trust is Trust.TRUSTED else list(guarded_values(settings))
+    guarded = {} if trust is Trust.TRUSTED else guarded_values(settings)
+    ignored = list(guarded)
     if ignored:
         settings = _with_defaults(settings, ignored)
-        warnings.append(_untrusted_warning(source.path, ignored, trust))
+        named = [f"{key} ({guarded[key]})" if key == MCP_SECTION else key for key in ignored]
+        warnings.append(_untrusted_warning(source.path, named, trust))
     settings, user_hooks = _with_user_hooks(settings, warnings)
     return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored, user_hooks=user_hooks)
 
@@ -422,14 +430,23 @@ def _with_user_hooks(settings: Settings, warnings: list[str]) -> tuple[Settings,
 
 def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
     """The guarded keys the config file `path` (with bytes `data`) would set, with their values."""
-    return guarded_values(_settings_from(parse_yaml(path, data, []), path, []))
+    return guarded_values(settings_from_bytes(path, data))
+
+
+def settings_from_bytes(path: Path, data: bytes) -> Settings:
+    """The settings the config file `path` would give if it held `data`; raises ConfigError."""
+    return _settings_from(parse_yaml(path, data, []), path, [])
 
 
 def guarded_values(settings: Settings) -> dict[str, Any]:
     """Guarded keys whose values differ from the default and are not harmless, by dotted name."""
     defaults = Settings()
     found: dict[str, Any] = {}
+    if settings.mcp_servers:
+        found[MCP_SECTION] = ", ".join(settings.mcp_servers)
     for dotted in GUARDED_KEYS:
+        if dotted == MCP_SECTION:  # a mapping of entries, not a section: handled above
+            continue
         section, _, key = dotted.partition(".")
         values, default_values = asdict(getattr(settings, section)), asdict(getattr(defaults, section))
         if not key:  # a whole section: the keys of it that are set
@@ -477,10 +494,15 @@ def format_settings(settings: Settings) -> str:
 
 
 def _section_classes() -> dict[str, type]:
-    """Section name -> section dataclass, read off `Settings` so there is no second list to update."""
-    return {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]  # every Settings field is a section with a default_factory
+    """Section name -> section dataclass, read off `Settings` so there is no second list to update;
+    `mcp_servers`, a mapping of entries named by the user, is read by its own parser."""
+    return {f.name: f.default_factory for f in fields(Settings) if f.name != MCP_SECTION}  # type: ignore[misc]  # every other Settings field is a section with a default_factory
 
 
 def _settings_from(data: Any, path: Path, warnings: list[str]) -> Settings:
-    """Build Settings from parsed YAML (see `config_file.sections_from`)."""
-    return Settings(**sections_from(data, _section_classes(), path, warnings))
+    """Build Settings from parsed YAML (see `config_file.sections_from`, `tools.mcp.config.parse_servers`)."""
+    if not isinstance(data, dict) or MCP_SECTION not in data:
+        return Settings(**sections_from(data, _section_classes(), path, warnings))
+    rest = {key: value for key, value in data.items() if key != MCP_SECTION}
+    sections = sections_from(rest, _section_classes(), path, warnings)
+    return Settings(**sections, mcp_servers=parse_servers(data[MCP_SECTION], path, warnings))

@@ -142,7 +142,7 @@ def sections_from(data: Any, sections: dict[str, type], path: Path, warnings: li
         return {}
     if not isinstance(data, dict):
         raise ConfigError(
-            f"{path}: the top level must be a mapping of sections such as `compression:`, got {_describe(data)}"
+            f"{path}: the top level must be a mapping of sections such as `compression:`, got {describe(data)}"
         )
     warnings.extend(_unknown_key_warning(path, str(key), str(key), sections) for key in data if key not in sections)
     built: dict[str, Any] = {}
@@ -152,9 +152,9 @@ def sections_from(data: Any, sections: dict[str, type], path: Path, warnings: li
         if raw is None:  # absent, or `compression:` with every key commented out
             continue
         if not isinstance(raw, dict):
-            problems.append(f"{name} must be a mapping of keys, got {_describe(raw)}")
+            problems.append(f"{name} must be a mapping of keys, got {describe(raw)}")
             continue
-        section, section_problems = _build_section(name, cls, raw, path, warnings)
+        section, section_problems = build_section(name, cls, raw, path, warnings)
         built[name] = section
         problems.extend(section_problems)
     if problems:
@@ -162,7 +162,7 @@ def sections_from(data: Any, sections: dict[str, type], path: Path, warnings: li
     return built
 
 
-def _build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[str]) -> tuple[Any, list[str]]:
+def build_section(name: str, cls: type, raw: dict, path: Path, warnings: list[str]) -> tuple[Any, list[str]]:
     """One section from its mapping: unknown keys warn, bad values become `<section>.<key> ...` problems.
 
     The values are first set on a default instance and checked with the
@@ -203,6 +203,6 @@ _YAML_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
     """What the user wrote, in YAML words rather than Python type names."""
     return next((word for kind, word in _YAML_KINDS if isinstance(value, kind)), type(value).__name__)

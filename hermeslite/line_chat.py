@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
+from hermeslite.commands.mcp_prompts import names_a_server_prompt
 from hermeslite.commands.registry import LINE, CommandRegistry, PromptCommand, UnknownCommand, is_command
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.context.user_command import shell_command_in
@@ -58,6 +59,10 @@ class LineChat:
         self.failed = self.failed or not finished.ok or not finished.saved
 
     async def _command(self, text: str) -> None:
+        if names_a_server_prompt(text):  # nobody sees the servers' prompts join here: wait for them
+            from hermeslite.agent.mcp_commands import wait_for_servers
+
+            await wait_for_servers(self.agent)
         try:
             spec, args = self.commands.parse(text, LINE)
         except UnknownCommand as exc:

@@ -237,6 +237,24 @@ async def _model(chat: LineSurface, args: str) -> None:
         chat.say(line)
 
 
+@handlers.bind("mcp")
+async def _mcp(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import mcp_commands
+    from hermeslite.commands.mcp_view import mcp_view
+
+    word, _, name = args.partition(" ")
+    if not args:
+        chat.show(mcp_view(mcp_commands.server_reports(chat.agent), mcp_commands.logs_folder()))
+    elif word == "restart" and name.strip():
+        ready, line = await mcp_commands.restart_server(chat.agent, name.strip())
+        if ready:
+            chat.say(line)
+        else:
+            chat.fail(line)
+    else:
+        chat.fail("usage: /mcp shows the MCP servers, /mcp restart NAME restarts one")
+
+
 @handlers.bind("help")
 async def _help(chat: LineSurface, args: str) -> None:
     chat.say(help_text(chat.commands))

@@ -14,6 +14,7 @@ from platformdirs import PlatformDirs
 from hermeslite import paths
 from hermeslite.config import ConfigError, Settings, format_settings, load_settings
 from hermeslite.context.settings import CompressionConfig
+from hermeslite.tools.mcp.config import McpServerConfig
 from tests.cli_process import hermeslite, model_args
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.yaml"
@@ -289,8 +290,24 @@ def test_example_file_documents_every_key_with_a_comment() -> None:
     lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
     for section in fields(Settings):
         _assert_commented(lines, section.name, indent="")
+        if section.name == "mcp_servers":  # entries named by the user: see the test below
+            continue
         for key in fields(section.default_factory):  # type: ignore[arg-type]
             _assert_commented(lines, key.name, indent="  ")
+
+
+def test_example_file_shows_every_mcp_server_key_commented_out_in_an_entry_that_loads() -> None:
+    """The example's servers are commented out (the file loads to the defaults); uncommented,
+    they load without a warning, and every key of a server appears once with a comment above."""
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    start = lines.index("mcp_servers: {}")
+    block = [line.removeprefix("#") for line in lines[start + 1 :] if line.startswith("#  ")]
+    for key in fields(McpServerConfig):
+        _assert_commented(block, key.name, indent="    ")
+    write(paths.config_dir() / "config.yaml", "mcp_servers:\n" + "\n".join(block) + "\n")
+    loaded = load_settings()
+    assert sorted(loaded.settings.mcp_servers) == ["docs", "github"]
+    assert loaded.warnings == []
 
 
 def _assert_commented(lines: list[str], key: str, indent: str) -> None:

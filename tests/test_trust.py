@@ -184,6 +184,7 @@ LOOSENING = {
     "memory.dir": "/tmp/x",
     "instructions.files": [".env"],
     "hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]},  # a whole section: it runs commands
+    "mcp_servers": {"x": {"command": "/bin/evil"}},  # a whole block: servers are programs hermeslite runs
 }
 
 
@@ -200,7 +201,7 @@ def test_every_guarded_key_of_this_version_is_enforced(workdir: Path) -> None:
         elif key in {f.name for f in fields(getattr(Settings(), section))}:
             sections.setdefault(section, {})[key] = value
             present.append(dotted)
-    assert len(present) >= 7
+    assert len(present) >= 8
     project_file(workdir, yaml.safe_dump(sections))
     loaded = load_settings()
     assert sorted(loaded.ignored) == sorted(present) and loaded.settings == Settings()

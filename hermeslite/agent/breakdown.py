@@ -49,9 +49,10 @@ class ContextBreakdown:
 
 
 def context_breakdown(agent: Agent) -> ContextBreakdown:
-    """System prompt, project instructions, memory, tool schemas, conversation, tool results and
-    summary, in tokens. The instructions are measured in the system prompt itself, which a resumed
-    session may have saved with older ones than the files on disk."""
+    """System prompt, project instructions, memory, tool schemas (the built-in tools', then a row per
+    MCP server whose tools the next request carries), conversation, tool results and summary, in
+    tokens. The instructions are measured in the system prompt itself, which a resumed session may
+    have saved with older ones than the files on disk."""
     deps = agent.deps
     request = agent.request_size()
     scale = request.calibration.scale
@@ -71,11 +72,15 @@ def context_breakdown(agent: Agent) -> ContextBreakdown:
             tool_results += tokens
         else:
             conversation += tokens
+    servers = [r for r in deps.mcp.reports(deps.registry) if r.offered] if deps.mcp is not None else []
+    schemas = agent.schema_tokens()
+    mcp_parts = [Part(f"mcp {r.status.name}", scale(r.tokens)) for r in servers]
     parts = [
         Part("system prompt", scale(max(0, system - memory - instructions))),
         Part("project instructions", scale(instructions)),
         Part("memory", scale(memory)),
-        Part("tool schemas", scale(agent.schema_tokens())),
+        Part("tool schemas", scale(max(0, schemas - sum(r.tokens for r in servers)))),
+        *mcp_parts,
         Part("conversation", scale(conversation)),
         Part("tool results", scale(tool_results)),
         Part("summary", scale(summary)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
@@ -21,6 +22,9 @@ from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
+if TYPE_CHECKING:
+    from .mcp import McpTools
+
 
 @dataclass
 class AgentDeps:
@@ -37,6 +41,7 @@ class AgentDeps:
     usage: UsageMeter
     hooks: Hooks  # the user's hooks; with none configured, every event returns at once
     skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
+    mcp: McpTools | None = None  # the MCP servers' tools, when any server is configured
     # The instruction files as last read: when the system prompt was built (a resumed session's saved
     # prompt is kept, and may hold older ones: see `ProjectDocs.in_prompt`).
     instructions: ProjectDocs = field(default_factory=ProjectDocs)

@@ -17,6 +17,7 @@ from hermeslite.store.sessions import SessionStore, StoreError, default_sessions
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.hooks.settings import table_of
+from hermeslite.tools.mcp.manager import McpServers
 from hermeslite.tools.memory import MemoryTool
 from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
@@ -29,6 +30,7 @@ from hermeslite.tools.workplace import risky_workplace
 from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
+from .mcp import McpTools
 from .project_docs import STALE_NOTE
 from .request_size import learned_calibration
 from .saving import SessionSaver
@@ -90,6 +92,16 @@ def open_store() -> SessionStore:
     return SessionStore(default_sessions_path())
 
 
+def start_mcp(settings: Settings, cwd: Path) -> McpServers | None:
+    """The configured MCP servers, starting in the background (None when none is configured)."""
+    if not settings.mcp_servers:
+        return None
+    servers = McpServers(settings.mcp_servers, cwd)
+    if any(server.enabled for server in settings.mcp_servers.values()):
+        servers.start()
+    return servers
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -98,21 +110,48 @@ def build_agent(
     session_id: str | None = None,
     llm: LLMClient | None = None,
     store: SessionStore | None = None,
+    mcp: McpServers | None = None,
 ) -> Agent:
     """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
 
     A new session that could not be set up (its system prompt reads the user's
     memory files) is deleted again, so `--continue` never finds an empty one.
+    `mcp`: servers already started (by an earlier agent of the process, or a
+    front end that starts them early); without it they are started here, first,
+    so they start while the model's client loads.
     """
     store = store or open_store()
+    servers = mcp or start_mcp(settings, cwd)
+    try:
+        return _build_on(
+            settings, cwd=cwd, interactive=interactive, session_id=session_id, llm=llm, store=store, mcp=servers
+        )
+    except BaseException:
+        if mcp is None and servers is not None:  # started here for an agent that could not be built
+            servers.close()
+        raise
+
+
+def _build_on(
+    settings: Settings,
+    *,
+    cwd: Path,
+    interactive: bool,
+    session_id: str | None,
+    llm: LLMClient | None,
+    store: SessionStore,
+    mcp: McpServers | None,
+) -> Agent:
     if session_id is not None:
         return _build(
-            settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False, llm=llm, store=store
+            settings, cwd=cwd, interactive=interactive, session_id=session_id, new=False, llm=llm, store=store, mcp=mcp
         )
     model = resolve_model(settings.model)
     created = store.create_session(model=model.name, cwd=str(cwd), api_base=model.api_base)
     try:
-        return _build(settings, cwd=cwd, interactive=interactive, session_id=created, new=True, llm=llm, store=store)
+        return _build(
+            settings, cwd=cwd, interactive=interactive, session_id=created, new=True, llm=llm, store=store, mcp=mcp
+        )
     except BaseException:
         with suppress(StoreError):  # the fault that stopped the set-up is the one to report
             store.delete_session(created)
@@ -128,6 +167,7 @@ def _build(
     new: bool,
     llm: LLMClient | None,
     store: SessionStore,
+    mcp: McpServers | None = None,
 ) -> Agent:
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
@@ -187,6 +227,7 @@ def _build(
             opened="startup" if new else "resume",
         ),
         skills=skills,
+        mcp=McpTools(mcp, store, session_id) if mcp is not None else None,
     )
     if loaded is None:
         messages = [deps.system_message()]
@@ -205,7 +246,13 @@ def build_successor(old: Agent, settings: Settings, *, session_id: str | None, s
     """An agent on `session_id` (None: a new session) with `old`'s model, working directory and
     interactivity: what a front end switches to after /new, /resume or /handoff."""
     return build_agent(
-        settings, cwd=old.deps.cwd, interactive=old.interactive, session_id=session_id, llm=old.deps.llm, store=store
+        settings,
+        cwd=old.deps.cwd,
+        interactive=old.interactive,
+        session_id=session_id,
+        llm=old.deps.llm,
+        store=store,
+        mcp=old.deps.mcp.servers if old.deps.mcp is not None else None,
     )
 
 

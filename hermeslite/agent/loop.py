@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
@@ -64,7 +65,7 @@ class Agent:
         self._subscribers: list[ev.Subscriber] = []
         self.size = RequestSize(self.estimate_request)  # the one count the meter, /context and preflight read
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
-        self._schema_cache: tuple[Any, int] | None = None
+        self._schema_cache: tuple[tuple[Any, int], int] | None = None
         self.compaction = Compaction(deps, self.emit)
         self.tool_runner = ToolRunner(deps, self.emit)
         deps.llm.on_retry = self._retrying
@@ -118,9 +119,10 @@ class Agent:
         return self.deps.registry.schemas()
 
     def schema_tokens(self) -> int:
-        """Tokens the tool schemas add to every request, computed once per model."""
-        if self._schema_cache is None or self._schema_cache[0] is not self.deps.llm:
-            self._schema_cache = (self.deps.llm, schema_tokens(self.tool_schemas()))
+        """Tokens the tool schemas add to every request, computed once per model and tool set."""
+        key = (self.deps.llm, self.deps.registry.generation)
+        if self._schema_cache is None or self._schema_cache[0] != key:
+            self._schema_cache = (key, schema_tokens(self.tool_schemas()))
         return self._schema_cache[1]
 
     def estimate_request(self) -> int:
@@ -206,6 +208,7 @@ class Agent:
                 finished = ev.TurnFinished(ok=False, reason=f"blocked by a UserPromptSubmit hook: {gate.block}")
             else:
                 self.append({"role": "user", "content": gate.content})
+                await self._offer_mcp_tools()
                 await self._preflight()
                 finished = await self._loop(turn)
         except asyncio.CancelledError:
@@ -297,13 +300,57 @@ class Agent:
 
     # -- tools -----------------------------------------------------------------
 
+    async def _offer_mcp_tools(self) -> None:
+        """Fix the MCP tools of the turn that starts (see agent/mcp.py); a run with nobody watching
+        waits for servers still starting, while the model's client loads (litellm, ~3 s), so the
+        wait costs the first request nothing when the servers are quicker. Failures not yet told
+        are told now, a line each."""
+        mcp = self.deps.mcp
+        if mcp is None:
+            return
+        if self.interactive:
+            await mcp.offer(self.deps.registry, wait=False)
+        else:
+            loading = asyncio.ensure_future(self.deps.llm.prepare())
+            try:
+                await mcp.offer(self.deps.registry, wait=True)
+                await asyncio.wait({loading})
+            finally:
+                if not loading.done():
+                    loading.cancel()  # the turn was cancelled
+                elif not loading.cancelled():
+                    loading.exception()  # a failure here is the request's to report, in its own words
+        self._tell_mcp_news()
+        self.emit(ev.PressureChanged(self.pressure()))
+
+    def _tell_mcp_news(self) -> None:
+        if self.deps.mcp is not None:
+            for line in self.deps.mcp.servers.take_news():
+                self.emit(ev.Notice(line, "warning"))
+
+    def listen_for_mcp_news(self) -> None:
+        """Tell MCP server failures as they happen, between turns too (the app calls this on its
+        loop for the agent it shows); otherwise they are told at the start of the next turn."""
+        mcp = self.deps.mcp
+        if mcp is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def wake() -> None:  # on the servers' thread
+            with suppress(RuntimeError):  # the loop has closed: the app is gone
+                loop.call_soon_threadsafe(self._tell_mcp_news)
+
+        mcp.servers.set_reporter(wake)
+        self._tell_mcp_news()
+
     async def _run_tools(self, calls: list[dict[str, Any]], turn: Turn) -> None:
         """Run the calls of one assistant message (see `ToolRunner.run_all`) and add their results
         in call order, each marked answered so a cancellation answers only the rest."""
         turn.pending_calls, turn.answered = calls, set()
         results = await self.tool_runner.run_all(calls)
+        images = self.deps.llm.takes_tool_images()
         for call, result in zip(calls, results, strict=True):  # run_all keeps one result per call
-            self.append(self.tool_runner.result_message(call, result))
+            self.append(self.tool_runner.result_message(call, result, images=images))
             turn.answered.add(call["id"])
         turn.pending_calls = None
 

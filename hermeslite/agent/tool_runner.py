@@ -76,14 +76,24 @@ class ToolRunner:
         )
         return result
 
-    def result_message(self, call: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+    def result_message(self, call: dict[str, Any], result: ToolResult, *, images: bool = False) -> dict[str, Any]:
         """The transcript's answer to `call`: the text for the model, the exit code as data, and what
-        hooks appended to the text, if they did."""
-        message = {
+        hooks appended to the text, if they did. A result's images go with the text as image parts
+        when the model takes `images` in tool results; otherwise the text says they were left out."""
+        content: str | list[dict[str, Any]] = result.content
+        if result.images and images:
+            content = [{"type": "text", "text": result.content}, *result.images]
+        elif result.images:
+            count = len(result.images)
+            content = (
+                f"{result.content}\n[{count} image{'s' if count != 1 else ''} not shown: "
+                "this model takes no images in tool results]"
+            )
+        message: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": call["id"],
             "name": tool_call_name(call),
-            "content": result.content,
+            "content": content,
             EXIT_CODE_KEY: result.exit_code,
         }
         notes = self._hook_notes.pop(call["id"], None)

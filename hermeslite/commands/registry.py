@@ -114,6 +114,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "resume", "[id]", "resume a saved session, by id or from a list", known_as=("continue", "load"), waits=True
     ),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
+    CommandSpec(
+        "mcp",
+        "[restart NAME]",
+        "MCP servers: state, tools and what their schemas cost in tokens, the last error",
+        variants=(Variant("restart", "NAME", "stop an MCP server and start it again"),),
+    ),
     CommandSpec("memory", "", "show MEMORY.md and USER.md"),
     CommandSpec("skills", "", "list the skills the model can load, and any that could not be loaded"),
     CommandSpec("todo", "", "show the todo list"),

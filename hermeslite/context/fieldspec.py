@@ -31,6 +31,8 @@ KIND_WORDS = {
     "file_names": "a list of file names (no folders)",
     "env_names": "a list of environment variable names",
     "hosts": "a list of host names (pypi.org, *.example.org, 10.0.0.5:8080) or socket paths",
+    "strings": "a list of strings",
+    "string_map": "a mapping of names to strings",
     "choice": "one of",
 }
 
@@ -62,6 +64,12 @@ def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
         return isinstance(value, list) and all(isinstance(v, str) and _is_host_entry(v) for v in value)
     if kind == "file_names":
         return isinstance(value, list) and all(_is_file_name(v) for v in value)
+    if kind == "strings":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == "string_map":
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and k and isinstance(v, str) for k, v in value.items()
+        )
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))
     if kind == "url_or_null":
@@ -110,9 +118,28 @@ def _is_number(value: Any) -> bool:
 
 
 def from_yaml(meta: Mapping[str, Any], value: Any) -> Any:
-    """YAML 1.1 reads a bare `off` as false: for a choice offering "off", that is what was meant."""
-    if meta.get("kind") == "choice" and value is False and "off" in meta.get("choices", ()):
+    """YAML 1.1 reads a bare `off` as false: for a choice offering "off", that is what was meant.
+    In a mapping of strings (environment variables, headers) `PORT: 8080` means the string "8080"."""
+    kind = meta.get("kind")
+    if kind == "choice" and value is False and "off" in meta.get("choices", ()):
         return "off"
+    if kind in ("string_map", "strings"):
+        return _scalars_as_text(value)
+    return value
+
+
+def _scalars_as_text(value: Any) -> Any:
+    """Numbers and booleans inside a list or mapping as the text YAML showed (true, 8080, 1.5)."""
+
+    def text(item: Any) -> Any:
+        if isinstance(item, bool):
+            return "true" if item else "false"
+        return str(item) if _is_number(item) else item
+
+    if isinstance(value, dict):
+        return {key: text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [text(item) for item in value]
     return value
 
 

@@ -176,6 +176,8 @@ def prune(
         role = msg.get("role")
         if role == "tool":
             new = _prune_result(msg, i < old_end, calls, never_prune, seen_outputs, roles)
+            if new is None and i < old_end and image_parts(msg.get("content")):  # an MCP tool's picture
+                new = _strip_images(msg, reference_id(msg))
         elif i < old_end and role == "assistant" and tool_calls_of(msg):
             new = shrink_arguments(msg)
         elif role == "user" and i < keep_image_at and image_parts(msg.get("content")):

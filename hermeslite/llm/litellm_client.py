@@ -77,6 +77,7 @@ class LiteLLMClient(LLMClient):
         self._window: int | None = None
         self._checked: set[str] = set()
         self._cache_plans: dict[str, CachePlan] = {}
+        self._tool_images: bool | None = None
 
     # -- context window ---------------------------------------------------
 
@@ -223,6 +224,20 @@ class LiteLLMClient(LLMClient):
                 name, setting=self.model_cfg.prompt_caching, ttl=self.model_cfg.cache_ttl, litellm=load_litellm()
             )
         return self._cache_plans[name]
+
+    def takes_tool_images(self) -> bool:
+        """Claude on Anthropic's API reads images in a tool result (litellm turns the image parts
+        into image blocks of the `tool_result`); OpenAI's chat format allows only text in a tool
+        message, so every other provider gets the text alone. Imports litellm, which a turn that
+        ran a tool has loaded already."""
+        if self._tool_images is None:
+            litellm = load_litellm()
+            try:
+                provider = litellm.get_llm_provider(self.model)[1]
+                self._tool_images = provider == "anthropic" and bool(litellm.supports_vision(self.model))
+            except Exception:  # noqa: BLE001 - a model litellm does not know takes no images here
+                self._tool_images = False
+        return self._tool_images
 
     # -- internals ------------------------------------------------------------
 

@@ -118,6 +118,11 @@ class LLMClient(Protocol):
         """
         return self.context_window()
 
+    def takes_tool_images(self) -> bool:
+        """Whether image parts may go in a tool result (an MCP tool's screenshot): a backend says
+        yes only where its provider reads them there."""
+        return False
+
     def adopt_context_window(self, tokens: int) -> None:
         """Use the window the provider stated (`ContextOverflow.limit`) from now on.
 

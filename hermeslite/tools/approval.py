@@ -173,6 +173,17 @@ async def check_path(ctx: ToolContext, tool: str, path: Path, *, write: bool) ->
     )
 
 
+async def check_outside_call(ctx: ToolContext, request: ApprovalRequest, hint: str) -> str | None:
+    """None when a call the sandbox cannot see into (an MCP server's tool, run by another
+    program) may go ahead, else the refusal the model reads. It is judged as UNCONTAINED:
+    asked under ask and auto, run under allow, refused under deny; headless, `hint` says how
+    to permit it."""
+    decided = plan(Risk.UNCONTAINED, ctx.approval_policy, sandbox=False)
+    if decided.action is Action.RUN:
+        return None
+    return await _ask_or_refuse(ctx, request, decided.action, "this call", hint)
+
+
 async def path_refusal(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
     """`check_path` for a file tool: None when it may go ahead, else the error result it returns."""
     refusal = await check_path(ctx, tool, path, write=write)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.sandbox import Sandbox, temp_dir
@@ -67,6 +67,9 @@ class ToolResult:
     content: str  # what the model reads
     is_error: bool = False
     exit_code: int | None = None  # a command's exit code, as data (the text says it too, for the model)
+    # Image parts (OpenAI format) that go with the text to a model that takes images in tool
+    # results (an MCP tool's screenshot); the text names each, for a model that does not.
+    images: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def error(cls, text: str) -> ToolResult:
@@ -77,8 +80,13 @@ class ToolResult:
 class Tool(Protocol):
     name: str
     description: str
-    parameters: ClassVar[dict[str, Any]]  # JSON schema of the arguments object, one per tool class
     role: ToolRole | None  # what the compaction engine should know it does (context/tool_roles.py)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """JSON schema of the arguments object: a class attribute of a built-in tool, the server's
+        schema of an MCP tool."""
+        ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

@@ -27,8 +27,13 @@ _INTEGER = re.compile(r"^\s*-?\d+\s*$")
 
 
 class ToolRegistry:
+    """The built-in tools, registered once, then the offered ones (MCP servers' tools), which the
+    agent replaces between turns; `generation` counts those changes."""
+
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._offered: dict[str, Tool] = {}
+        self.generation = 0
         for tool in tools:
             self.register(tool)
 
@@ -38,25 +43,43 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def offer(self, tools: Iterable[Tool]) -> None:
+        """Replace the offered tools with `tools`, kept after the built-in ones in name order, so
+        the schemas a request carries (a prefix the provider caches) depend only on which are
+        offered. A name a built-in tool has is left out."""
+        offered = {tool.name: tool for tool in sorted(tools, key=lambda t: t.name) if tool.name not in self._tools}
+        if [function_schema(t) for t in offered.values()] != [function_schema(t) for t in self._offered.values()]:
+            self.generation += 1
+        self._offered = offered
+
+    @property
+    def offered(self) -> list[Tool]:
+        return list(self._offered.values())
+
+    @property
+    def _all(self) -> dict[str, Tool]:
+        return {**self._tools, **self._offered}
+
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        return self._tools.get(name) or self._offered.get(name)
 
     def names(self) -> list[str]:
-        return list(self._tools)
+        return list(self._all)
 
     def tool_roles(self) -> ToolRoles:
         """The table the compaction engine is handed: each registered tool's declared role."""
         return ToolRoles({name: tool.role for name, tool in self._tools.items() if tool.role is not None})
 
     def schemas(self, only: set[str] | None = None) -> list[dict[str, Any]]:
-        """OpenAI function-tool definitions, in registration order; `only` narrows them (e.g. memory flush)."""
-        return [function_schema(tool) for name, tool in self._tools.items() if only is None or name in only]
+        """OpenAI function-tool definitions, built-in tools in registration order then the offered
+        ones; `only` narrows them (e.g. memory flush)."""
+        return [function_schema(tool) for name, tool in self._all.items() if only is None or name in only]
 
     async def execute(self, name: str, arguments: str | dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call; only cancellation escapes, every other failure is an error result."""
-        tool = self._tools.get(name)
+        tool = self.get(name)
         if tool is None:
-            return ToolResult.error(f"unknown tool {name!r}; available tools: {', '.join(self._tools) or 'none'}")
+            return ToolResult.error(f"unknown tool {name!r}; available tools: {', '.join(self._all) or 'none'}")
         args = _parse(name, arguments)
         if isinstance(args, ToolResult):
             return args

@@ -30,6 +30,7 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from hermeslite.commands.custom import load_commands
+from hermeslite.commands.mcp_prompts import McpPromptProvider
 from hermeslite.commands.registry import TUI, CommandSpec, PromptCommand, UnknownCommand
 from hermeslite.config import Settings
 from hermeslite.display import neutralize, short_path
@@ -101,6 +102,7 @@ class HermesApp(App[int]):
         loaded = load_commands(self.cwd)  # a few small files: read before the first frame, for the dropdown
         self.commands = loaded.registry
         self._command_problems = loaded.problems
+        self.commands.add(McpPromptProvider(lambda: self.host.agent))  # the MCP servers' prompts, once ready
         self.motion = motion  # False: no spinners, no cursor blink (snapshots, screenshots)
         self.gc = GcPause(tune_gc)
         self.feed = EventFeed()

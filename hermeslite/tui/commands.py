@@ -240,6 +240,24 @@ async def _model(app: CommandSurface, args: str) -> None:
         await app.show_notice(warning)
 
 
+@handlers.bind("mcp")
+async def _mcp(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent import mcp_commands
+    from hermeslite.commands.mcp_view import mcp_view
+
+    agent = await app.host.ready()
+    word, _, name = args.partition(" ")
+    if not args:
+        reports = mcp_commands.server_reports(agent)
+        app.show_view("MCP servers", mcp_view(reports, mcp_commands.logs_folder()))
+    elif word == "restart" and name.strip():
+        await app.chat.add_note(f"Restarting MCP server {name.strip()}…")
+        ready, line = await mcp_commands.restart_server(agent, name.strip())
+        await app.chat.add_note(line, kind="information" if ready else "warning")
+    else:
+        await app.chat.add_note("Usage: /mcp shows the MCP servers, /mcp restart NAME restarts one.", kind="warning")
+
+
 @handlers.bind("help")
 async def _help(app: CommandSurface, args: str) -> None:
     app.show_view("Help", help_view(app.commands))

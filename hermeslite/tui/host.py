@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
     from hermeslite.agent.loop import Agent
     from hermeslite.llm.types import LLMClient
     from hermeslite.store.sessions import SessionStore
+    from hermeslite.tools.mcp.manager import McpServers
 
 Deliver = Callable[["Event"], None]
 Booted = Callable[[asyncio.Task], None]
@@ -62,6 +63,7 @@ class AgentHost:
         self._closing = threading.Lock()
         self._closed = False
         self._newest: Agent | None = None  # the last agent built, current or not yet handed over
+        self._mcp: McpServers | None = None  # the MCP servers, started once for every agent of the app
 
     @property
     def model_name(self) -> str:
@@ -90,11 +92,13 @@ class AgentHost:
     async def _boot(self) -> Agent:
         from hermeslite.llm.select import make_client
 
+        factory = await self._factory()
+        if self._mcp is None:  # first, so the servers start while litellm loads
+            self._mcp = factory.start_mcp(self.settings, self.cwd)
         if self._llm is None:
             self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
         await self._llm.prepare()  # litellm imported and the window looked up off the loop
         if self._store is None:
-            factory = await self._factory()
             self._store = await asyncio.to_thread(factory.open_store)
         return await self.build(self.session_id)
 
@@ -119,6 +123,7 @@ class AgentHost:
         if previous is not None:
             agent.carry_calibration(previous)
         self.agent, self.session_id = agent, agent.session_id
+        agent.listen_for_mcp_news()  # the one shown now: a server that fails says so at once
         if previous is not None and previous.session_id != agent.session_id:
             previous.discard_if_unused()
             self._opened_store.release(previous.session_id)  # another process may continue it now
@@ -129,7 +134,13 @@ class AgentHost:
         (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
         settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
         agent = factory.build_agent(
-            settings, cwd=self.cwd, interactive=True, session_id=session_id, llm=self._llm, store=self._store
+            settings,
+            cwd=self.cwd,
+            interactive=True,
+            session_id=session_id,
+            llm=self._llm,
+            store=self._store,
+            mcp=self._mcp,
         )
         with self._closing:
             if self._closed:
@@ -172,5 +183,7 @@ class AgentHost:
             self._closed = True
             if self._newest is not None:
                 self._newest.discard_if_unused()
+        if self._mcp is not None:
+            self._mcp.close()
         if self._owns_store and self._store is not None:
             self._store.close()

@@ -97,6 +97,30 @@ def test_old_images_are_stripped_but_the_newest_image_turn_kept():
     assert r.messages[3]["content"] == msgs[3]["content"]
 
 
+def test_an_old_tool_results_images_are_stripped_and_a_recent_ones_kept():
+    """A tool result with image parts (an MCP tool's screenshot, for a model that takes them) is text
+    plus images: old, its images give way to a line with the recall id; recent, it stays whole."""
+    img = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 50_000}}
+    shot = [{"type": "text", "text": "the page"}, img]
+    t = Transcript().user("look at the page")
+    t.tool("mcp__browser__screenshot", {}, "placeholder")
+    t.messages[-1]["content"] = shot
+    t.assistant("seen")
+    for _ in range(4):
+        t.user("next").assistant("ok")
+    t.user("and now")
+    t.tool("mcp__browser__screenshot", {}, "placeholder")
+    t.messages[-1]["content"] = shot
+    msgs = t.assistant("done").build()
+    r = run(msgs, protect=2_000)
+    old = r.messages[3]
+    assert old["content"][0] == {"type": "text", "text": "the page"}
+    assert old["content"][1]["text"] == f"[image removed to save context; recall id {old[ARCHIVE_KEY]}]"
+    assert r.archived[old[ARCHIVE_KEY]] is msgs[3]
+    assert r.messages[-2]["content"] == shot  # the recent one is protected
+    assert_valid(r.messages)
+
+
 def test_big_arguments_shrink_to_valid_json_and_bad_json_is_left_alone():
     t = Transcript().user("write it")
     t.tool("write_file", {"path": "big.py", "content": "x = 1\n" * 2000}, "ok")

@@ -130,6 +130,7 @@ def test_every_command_has_help_and_appears_everywhere():
         "/new",
         "/resume",
         "/sessions",
+        "/mcp",
         "/memory",
         "/skills",
         "/todo",

@@ -1,0 +1,107 @@
+"""An MCP server's tool as a tool of the registry: `mcp__<server>__<tool>`.
+
+The model sees the server's description and input schema; the registry
+checks the arguments against that schema as it does for built-in tools.
+A call runs in another program, out of the sandbox's sight, so it is judged
+as the terminal's uncontained commands are: it asks until the user allows
+that tool for the session, unless the config lists it in `approved_tools`
+(or `tools.approval` is allow); headless, it is refused with how to allow it.
+
+The result is capped like other tool output. A longer one is kept whole
+(secrets redacted first, as the runner would) in the session archive, and the
+model reads its head and tail with the recall id that brings it back. A
+failure of any kind is an error result, never an exception: the turn goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hermeslite.context.redact import redact_secrets
+from hermeslite.context.tool_roles import ToolRole
+from hermeslite.tools.approval import check_outside_call
+from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult
+from hermeslite.tools.output import cap_output
+
+from .config import McpServerConfig
+from .manager import McpServers
+from .names import tool_name
+from .status import ToolInfo, Unavailable
+
+# Keeps a result whole where `recall` finds it: (tool name, whole text) -> recall id.
+Archive = Callable[[str, str], Awaitable[str]]
+SHOWN_ARGUMENTS = 300  # characters of the arguments the approval dialog shows
+MARKER_ROOM = 40  # what cap_output's "…[N chars omitted]…" line takes, so the whole fits the limit
+
+
+class McpTool:
+    role: ToolRole | None = None
+
+    def __init__(
+        self, server: str, info: ToolInfo, config: McpServerConfig, servers: McpServers, archive: Archive | None
+    ) -> None:
+        self.server = server
+        self.tool = info.name  # the server's own name for it
+        self.name = tool_name(server, info.name)
+        self.description = info.description or f"The {info.name} tool of the MCP server {server}."
+        self._parameters = info.input_schema
+        self.read_only = config.read_only(info.name)  # for a mode that offers only tools that change nothing
+        self.approved = config.approved(info.name)
+        self._servers = servers
+        self._archive = archive
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._parameters
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if not self.approved:
+            refusal = await check_outside_call(ctx, self._request(args), self._hint())
+            if refusal:
+                return ToolResult(refusal, is_error=True)
+        try:
+            outcome = await self._servers.call_tool(self.server, self.tool, args)
+        except Unavailable as exc:
+            return ToolResult.error(str(exc))
+        text = outcome.text
+        if len(text) > ctx.output_limit:
+            text = await self._fit(text, ctx.output_limit)
+        if outcome.is_error:
+            return ToolResult(f"error: {text}", is_error=True)
+        return ToolResult(text, images=tuple(image.part() for image in outcome.images))
+
+    def _request(self, args: dict[str, Any]) -> ApprovalRequest:
+        shown = json.dumps(args, ensure_ascii=False)
+        if len(shown) > SHOWN_ARGUMENTS:
+            shown = shown[: SHOWN_ARGUMENTS - 1] + "…"
+        return ApprovalRequest(
+            tool=self.name,
+            command=f"{self.name} {shown}",
+            reason=f"{self.name} is a tool of the MCP server {self.server}",
+            scope=f"calls of {self.name}",
+        )
+
+    def _hint(self) -> str:
+        return (
+            f'add "{self.tool}" to mcp_servers.{self.server}.approved_tools in the config file, '
+            "or set tools.approval: allow"
+        )
+
+    async def _fit(self, text: str, limit: int) -> str:
+        """`text` cut to its head and tail within `limit`, saying where the whole of it is kept."""
+        redacted = await asyncio.to_thread(redact_secrets, text)
+        try:
+            if self._archive is None:
+                raise LookupError("there is no session archive")
+            ref = await self._archive(self.name, redacted)
+        except Exception as exc:  # noqa: BLE001 - the capped result still reaches the model
+            note = f"\n[{len(text):,} characters in all; the whole result could not be archived: {exc}]"
+        else:
+            note = (
+                f"\n[{len(text):,} characters in all; the whole result is in the session archive under recall id "
+                f'{ref}: recall(query="some words") finds a passage]'
+            )
+        return cap_output(redacted, max(limit - len(note) - MARKER_ROOM, 1_000)) + note
