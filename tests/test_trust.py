@@ -14,6 +14,7 @@ from hermeslite.cli import main
 from hermeslite.config import GUARDED_KEYS, Settings, load_settings
 from hermeslite.trust import Trust
 from tests.cli_process import env_for, hermeslite, model_args
+from tests.envelope import sent_tool_results
 from tests.server import Reply
 
 HOSTILE = """\
@@ -272,7 +273,7 @@ def test_a_project_file_rewritten_by_a_command_is_not_trusted_in_the_next_run(
     first = hermeslite(["-p", "go", *model_args(scripted_server)], home, project)
     assert first.returncode == 0, first.stderr
     assert "ignored" not in first.stderr, "the file was trusted as it was"
-    terminal, write = (m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool")
+    terminal, write = sent_tool_results(scripted_server)
     assert not terminal.startswith("error"), terminal
     assert write.startswith("error: refused: ") and "neither approval nor tools.writable_paths" in write
     assert trust_list.read_bytes() == trusted_bytes
