@@ -14,6 +14,7 @@ from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
+from .checkpoints import Checkpoints
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
@@ -31,6 +32,7 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    checkpoints: Checkpoints  # the turn log and file snapshots (/rewind, /undo, /diff)
 
     def system_message(self, *, compacted: bool = False) -> dict:
         """A fresh system prompt with the current memory snapshot."""

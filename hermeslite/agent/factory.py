@@ -22,6 +22,7 @@ from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.todo import TodoTool
 
+from .checkpoints import Checkpoints
 from .deps import AgentDeps
 from .loop import Agent
 from .request_size import learned_calibration
@@ -152,6 +153,7 @@ def _build(
         compressor=compressor,
         cwd=cwd,
         usage=usage,
+        checkpoints=Checkpoints(settings.checkpoints, store, session_id, cwd, lambda event: agent.emit(event)),
     )
     if loaded is None:
         messages = [deps.system_message()]

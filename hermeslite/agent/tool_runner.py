@@ -45,7 +45,14 @@ class ToolRunner:
     async def run(self, call: dict[str, Any], *, by_user: bool = False) -> ToolResult:
         name, arguments = tool_call_name(call), (call.get("function") or {}).get("arguments") or "{}"
         self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
-        result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+        writes = self.deps.registry.writes(name)  # its changes are snapshotted (file checkpoints)
+        if writes:
+            await self.deps.checkpoints.before_write()
+        try:
+            result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+        finally:
+            if writes:
+                await self.deps.checkpoints.after_write(name)
         # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
         result = replace(result, content=redact_secrets(result.content))
         self.emit(

@@ -28,6 +28,7 @@ KIND_WORDS = {
     "names": "a list of tool names",
     "fractions": "a mapping of model-name parts to numbers",
     "paths": "a list of paths",
+    "patterns": "a list of gitignore patterns",
     "env_names": "a list of environment variable names",
     "choice": "one of",
 }
@@ -43,7 +44,7 @@ def spec(
 def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
     if kind == "bool":
         return isinstance(value, bool)
-    if kind in ("names", "paths", "env_names"):
+    if kind in ("names", "paths", "env_names", "patterns"):
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if kind in ("model", "text_or_null"):
         return value is None or (isinstance(value, str) and bool(value.strip()))

@@ -78,6 +78,9 @@ class Tool(Protocol):
     description: str
     parameters: ClassVar[dict[str, Any]]  # JSON schema of the arguments object, one per tool class
     role: ToolRole | None  # what the compaction engine should know it does (context/tool_roles.py)
+    # Whether it can change files in the project: the agent snapshots the files around every call of
+    # such a tool (file checkpoints, for /rewind and /undo). A tool that cannot tell says True.
+    writes: bool
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

@@ -48,6 +48,7 @@ BLOCKED_NOTE = (
 class TerminalTool:
     name = "terminal"
     role: ToolRole | None = ToolRole.RUNS_COMMANDS
+    writes = True  # a command can change any file (sed -i, a formatter, mv, rm)
     description = (
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
