@@ -165,7 +165,9 @@ async def preview_rewind(agent: Agent, turn: int, what: str) -> Preview:
     snaps = records[1]
     target = next((s for s in snaps if s.kind == BEFORE and s.turn >= turn), None)
     if target is None:
-        return Preview(turn, what, record.text, note=f"Files: none changed since turn {turn}.", chat=chat)
+        off = agent.deps.checkpoints.off_reason
+        note = f"Files: cannot be restored, file checkpoints are off ({off})." if off else ""
+        return Preview(turn, what, record.text, note=note or f"Files: none changed since turn {turn}.", chat=chat)
     edited = {p for s in snaps if s.kind == BEFORE and s.turn > target.turn for p in s.paths}
     plan, note = await _plan(agent, target, edited=edited)
     undone = tuple(sorted({s.turn for s in snaps if s.turn >= turn and s.kind == AFTER}))
@@ -181,6 +183,8 @@ async def preview_undo(agent: Agent) -> Preview:
         if snap.kind == AFTER and snap.paths and snap.turn not in undone:
             changed.setdefault(snap.turn, set()).update(snap.paths)
     if not changed:
+        if off := agent.deps.checkpoints.off_reason:
+            raise CannotRewind(f"file checkpoints are off ({off})")
         raise CannotRewind("nothing to undo: no turn of this session changed files (or all were undone)")
     last = max(changed)
     target = next(s for s in snaps if s.turn == last and s.kind == BEFORE)
@@ -276,6 +280,8 @@ async def session_diff(agent: Agent, since: int | None = None) -> DiffReport:
     base = next((s for s in snaps if s.kind == BEFORE and s.turn >= start), None)
     title = f"Changes since turn {since}" if since else "Changes in this session"
     if base is None:
+        if off := agent.deps.checkpoints.off_reason:
+            return DiffReport(title, f"No diff: file checkpoints are off ({off}).")
         return DiffReport(title, "No file changes: no tool has written since then.")
     try:
         repo = await agent.deps.checkpoints.repo()

@@ -185,15 +185,17 @@ class ShadowRepo:
                 f"the project has more than {self.limits.max_files:,} files (checkpoints.max_files); "
                 "exclude generated folders with checkpoints.exclude or .gitignore"
             )
-        adds, untrack, skipped = self._sort(status)
-        if untrack:
-            self.git.run("rm", "--cached", "-q", "--ignore-unmatch", *_pathspec_file(), stdin=_nul(untrack))
-        if adds:
-            self.git.run("add", "-A", *_pathspec_file(), stdin=_nul(adds))
-        if self._rules_changed or any(Path(p).name == ".gitignore" for p in adds):
-            self._untrack_ignored()
+        adds, gone, skipped = self._sort(status)
+        if self._rules_changed or any(Path(p).name == ".gitignore" for p in [*adds, *gone]):
+            ignored = self._ignored_tracked()  # the rules changed: what they now ignore leaves the snapshots
+            adds = [p for p in adds if p not in ignored]
+            gone += sorted(ignored)
             self._rules_changed = False
-        if not (adds or untrack) and self._index_sig == self._index_stat() and self._index_tree:
+        if adds:  # before the removals: a nested repository's placeholder must still be in the index
+            self.git.run("add", "-A", *_pathspec_file(), stdin=_nul(adds))
+        if gone:
+            self.git.run("update-index", "-z", "--force-remove", "--stdin", stdin=_nul(gone))
+        if not (adds or gone) and self._index_sig == self._index_stat() and self._index_tree:
             return self._index_tree, skipped
         tree = self.git.run("write-tree").decode().strip()
         self._index_sig, self._index_tree = self._index_stat(), tree
@@ -212,29 +214,31 @@ class ShadowRepo:
         self.git.run("update-index", "-z", "--index-info", stdin=lines)
 
     def _sort(self, status: _Status) -> tuple[list[str], list[str], tuple[str, ...]]:
-        """(paths to add, tracked paths to drop for size, files left out) and the mode manifest updated."""
+        """(paths to add, tracked paths to drop: gone, or grown past the size limit, files left out), and
+        the mode manifest updated. A path gone from disk is dropped by name, not added: `git add` refuses
+        one whose folder is now a symlink."""
         adds: list[str] = []
-        untrack: list[str] = []
+        gone: list[str] = []
         skipped: list[str] = []
         tracked = set(status.changed)
         for path in [*status.changed, *status.untracked]:
             try:
                 info = os.lstat(self.root / path)
             except OSError:
-                adds.append(path)  # gone: `add -A` records the deletion
+                gone.append(path)
                 self._modes.pop(path, None)
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_size > self.limits.max_file_bytes:
                 self._modes.pop(path, None)
                 if path in tracked:
-                    untrack.append(path)
+                    gone.append(path)
                 if path not in self._reported:
                     self._reported.add(path)
                     skipped.append(path)
                 continue
             adds.append(path)
             self._note_mode(path, info.st_mode)
-        return adds, untrack, tuple(skipped)
+        return adds, gone, tuple(skipped)
 
     def _note_mode(self, path: str, mode: int) -> None:
         if not stat.S_ISREG(mode):
@@ -246,14 +250,13 @@ class ShadowRepo:
         else:
             self._modes[path] = bits
 
-    def _untrack_ignored(self) -> None:
-        """A .gitignore changed: files it now ignores leave the snapshots (and so are never restored)."""
-        ignored = self.git.run("ls-files", "-z", "-ci", "--exclude-standard")
-        paths = [os.fsdecode(p) for p in ignored.split(b"\0") if p]
-        if paths:
-            self.git.run("rm", "--cached", "-q", "--ignore-unmatch", *_pathspec_file(), stdin=_nul(paths))
-            for path in paths:
-                self._modes.pop(path, None)
+    def _ignored_tracked(self) -> set[str]:
+        """Snapshotted files the ignore rules (as they are on disk now) cover."""
+        raw = self.git.run("ls-files", "-z", "-ci", "--exclude-standard")
+        paths = {os.fsdecode(p) for p in raw.split(b"\0") if p}
+        for path in paths:
+            self._modes.pop(path, None)
+        return paths
 
     def _commit(self, tree: str, parents: list[str], session_id: str | None) -> str:
         message = f"{TITLE}\n\n{json.dumps({'modes': self._modes}, sort_keys=True)}\n"

@@ -23,7 +23,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .shadow_git import CheckpointError
 from .shadow_repo import ShadowRepo
@@ -152,14 +154,30 @@ def _numstat(repo: ShadowRepo, old: str, new: str) -> dict[str, tuple[int | None
 
 
 def _present_or_ignored(repo: ShadowRepo, paths: list[str]) -> set[str]:
-    """Paths a restore must not create: a file is there that is not snapshotted, or the rules ignore it now."""
-    present = {p for p in paths if os.path.lexists(repo.root / p)}
-    rest = [p for p in paths if p not in present]
+    """Paths a restore must not create: a file is there that is not snapshotted, or the rules ignore it now.
+    A path under a link or a file that stands where its folder was is neither (that stand-in was created
+    since, and the restore deletes it first)."""
+    displaced = {p for p in paths if _displaced(repo.root / p, repo.root)}
+    present = {p for p in paths if p not in displaced and os.path.lexists(repo.root / p)}
+    rest = [p for p in paths if p not in present and p not in displaced]
     if not rest:
         return present
     stdin = b"".join(os.fsencode(p) + b"\0" for p in rest)
     raw = repo.git.run("check-ignore", "-z", "--stdin", "--no-index", stdin=stdin, ok=(0, 1), globs=True)
     return present | {os.fsdecode(p) for p in raw.split(b"\0") if p}
+
+
+def _displaced(path: Path, root: Path) -> bool:
+    """Whether a folder on the way to `path` is a symlink or a file now."""
+    for folder in reversed(path.parents):
+        if folder == root or root not in folder.parents:
+            continue
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return True
+        except FileNotFoundError:
+            return False
+    return False
 
 
 def _blobs(repo: ShadowRepo, ids: list[str]) -> dict[str, bytes]:
