@@ -26,6 +26,7 @@ from hermeslite.commands.registry import LINE, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
+    from hermeslite.agent.rewind import Preview
 
 
 class LineSurface(Protocol):
@@ -183,7 +184,11 @@ async def _rewind(chat: LineSurface, args: str) -> None:
     if turn is None:
         chat.show(views.turns_view(rewind.turn_rows(chat.agent)))
         return
-    preview = await rewind.preview_rewind(chat.agent, turn, choice or rewind.BOTH)
+    try:
+        preview = await rewind.preview_rewind(chat.agent, turn, choice or rewind.BOTH)
+    except rewind.CannotRewind as exc:
+        chat.fail(f"Cannot rewind: {exc}.")
+        return
     chat.show("\n".join(preview.lines()))
     if choice is None:
         chat.say(f"Nothing changed yet: /rewind {turn} both|code|chat restores the files and/or the conversation.")
@@ -198,12 +203,16 @@ async def _undo(chat: LineSurface, args: str) -> None:
     if args.strip() not in ("", "--force"):
         chat.fail("usage: /undo [--force]")
         return
-    preview = await rewind.preview_undo(chat.agent)
+    try:
+        preview = await rewind.preview_undo(chat.agent)
+    except rewind.CannotRewind as exc:
+        chat.fail(f"Nothing undone: {exc}.")
+        return
     chat.show("\n".join(preview.lines()))
     await _restore(chat, preview, args.strip() == "--force", "/undo --force")
 
 
-async def _restore(chat: LineSurface, preview, force: bool, forced: str) -> None:
+async def _restore(chat: LineSurface, preview: Preview, force: bool, forced: str) -> None:
     from hermeslite.agent import rewind
 
     if preview.hand_changed and not force:

@@ -185,7 +185,7 @@ async def preview_undo(agent: Agent) -> Preview:
     if not changed:
         if off := agent.deps.checkpoints.off_reason:
             raise CannotRewind(f"file checkpoints are off ({off})")
-        raise CannotRewind("nothing to undo: no turn of this session changed files (or all were undone)")
+        raise CannotRewind("no turn of this session changed files, or their changes were all undone")
     last = max(changed)
     target = next(s for s in snaps if s.turn == last and s.kind == BEFORE)
     text = next(t.text for t in turns if t.turn == last)

@@ -259,7 +259,7 @@ async def test_bad_turn_numbers_are_one_line(build, scripted_server, tmp_path):
     agent, _ = build(project)
     with pytest.raises(rewind.CannotRewind, match="there is no turn 5"):
         await rewind.preview_rewind(agent, 5, rewind.BOTH)
-    with pytest.raises(rewind.CannotRewind, match="nothing to undo"):
+    with pytest.raises(rewind.CannotRewind, match="no turn of this session changed files"):
         await rewind.preview_undo(agent)
     assert rewind.parse_args("3 code --force") == (3, "code", True)
     with pytest.raises(ValueError, match="'sideways' is not a turn number"):
