@@ -189,7 +189,7 @@ async def _rewind(chat: LineSurface, args: str) -> None:
     except rewind.CannotRewind as exc:
         chat.fail(f"Cannot rewind: {exc}.")
         return
-    chat.show("\n".join(preview.lines()))
+    chat.show("\n".join([f"{preview.title}:", *preview.lines()]))
     if choice is None:
         chat.say(f"Nothing changed yet: /rewind {turn} both|code|chat restores the files and/or the conversation.")
         return
@@ -208,7 +208,7 @@ async def _undo(chat: LineSurface, args: str) -> None:
     except rewind.CannotRewind as exc:
         chat.fail(f"Nothing undone: {exc}.")
         return
-    chat.show("\n".join(preview.lines()))
+    chat.show("\n".join([f"{preview.title}:", *preview.lines()]))
     await _restore(chat, preview, args.strip() == "--force", "/undo --force")
 
 

@@ -74,14 +74,18 @@ class Preview:
         """Nothing would change (no file differs, and no conversation part)."""
         return self.chat is None and not (self.plan and self.plan.changes)
 
+    @property
+    def title(self) -> str:
+        return f"Undo the file changes of turn {self.turn}" if self.undo else f"Rewind to before turn {self.turn}"
+
     def lines(self) -> list[str]:
-        """The preview for the user: what goes back, the diffstat, the files changed by hand."""
-        head = f"/undo: the file changes of turn {self.turn}" if self.undo else f"Rewind to before turn {self.turn}"
-        out = [f"{head}: {_quote(self.text)}"]
+        """The preview for the user (under `title`): the turn, what goes back, the diffstat, the files
+        changed by hand."""
+        out = [f"Turn {self.turn}: {_quote(self.text)}"]
         if not self.undo:
             out.append(f"Restores {CHOICES[self.what]}.")
         if self.chat is not None:
-            out.append(f"Conversation: {len(self.chat.messages)} messages ({self.chat.from_archive} from the archive).")
+            out.append(self.chat.summary())
         if self.note:
             out.append(self.note)
         if self.plan is not None:

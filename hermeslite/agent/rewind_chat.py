@@ -39,6 +39,18 @@ class ChatRewind:
     dropped: dict[str, Message]  # messages of the transcript now that it drops, to archive
     from_archive: int  # messages brought back from the archive
     missing: int  # references found neither in the transcript nor in the archive
+    taken_back: int  # messages of the transcript now that are not in the rewound one
+
+    def summary(self) -> str:
+        """The preview's line about the conversation."""
+        parts = [
+            f"Conversation: {self.taken_back} messages from this turn on are taken back (/recall still finds them)"
+        ]
+        if self.from_archive:
+            parts.append(f"{self.from_archive} compacted messages come back from the archive")
+        if self.missing:
+            parts.append(f"{self.missing} earlier messages cannot be found and are left out")
+        return "; ".join(parts) + "."
 
     def describe(self, before: int) -> str:
         parts = [f"the conversation is back to before turn {self.turn}: {before} -> {len(self.messages)} messages"]
@@ -77,7 +89,8 @@ def rebuild(agent: Agent, turn: int) -> ChatRewind:
     system = agent.deps.system_message(compacted=any(has_handoff(m) for m in rest))
     kept = {message_ref(m) for m in rest}
     dropped = {ref: m for ref, m in live.items() if ref not in kept}
-    return ChatRewind(turn, [system, *rest], dropped, from_archive, missing)
+    taken_back = sum(1 for m in agent.messages[1:] if message_ref(m) not in kept)
+    return ChatRewind(turn, [system, *rest], dropped, from_archive, missing, taken_back)
 
 
 def adopt(agent: Agent, rewind: ChatRewind) -> str:

@@ -47,6 +47,7 @@ CONFIG = (
     "core.quotePath=false",
     "core.excludesFile=" + os.devnull,  # not the user's global ignore file: only the project's and ours
     "core.attributesFile=" + os.devnull,
+    "core.looseCompression=1",  # a snapshot is written fast; `gc` (pruning) packs it smaller later
     "gc.auto=0",
     "maintenance.auto=false",
     "commit.gpgSign=false",

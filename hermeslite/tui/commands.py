@@ -189,7 +189,7 @@ async def _rewind(app: CommandSurface, args: str) -> None:
     except rewind.CannotRewind as exc:
         await app.chat.add_note(f"Cannot rewind: {exc}.", kind="warning")
         return
-    await confirm_restore(app, agent, preview, f"Rewind to before turn {turn}?", force)
+    await confirm_restore(app, agent, preview, force)
 
 
 @handlers.bind("undo")
@@ -202,19 +202,19 @@ async def _undo(app: CommandSurface, args: str) -> None:
     except rewind.CannotRewind as exc:
         await app.chat.add_note(f"Nothing undone: {exc}.", kind="warning")
         return
-    await confirm_restore(app, agent, preview, f"Undo the file changes of turn {preview.turn}?", args == "--force")
+    await confirm_restore(app, agent, preview, args == "--force")
 
 
 def _send(app: CommandSurface, text: str) -> None:
     app.call_later(app.turns.send, text)
 
 
-async def confirm_restore(app: CommandSurface, agent, preview, title: str, force: bool = False) -> None:
+async def confirm_restore(app: CommandSurface, agent, preview, force: bool = False) -> None:
     """The preview in a dialog; restored only when confirmed (files changed by hand only with `o`)."""
     from .screens.rewind import OVERWRITE, RestoreConfirm
 
     if preview.empty and not preview.undo:
-        await app.chat.add_note(" ".join(preview.lines()[1:]) or "Nothing to restore.")
+        await app.chat.add_note(" ".join(preview.lines()[2:]) or "Nothing to restore.")
         return
     if force:
         await apply_restore(app, agent, preview, overwrite=True)
@@ -226,7 +226,7 @@ async def confirm_restore(app: CommandSurface, agent, preview, title: str, force
         else:
             app.run_worker(app.chat.add_note("Nothing restored."), group="ui")
 
-    app.push_screen(RestoreConfirm(title, preview.lines(), preview.hand_changed), decided)
+    app.push_screen(RestoreConfirm(f"{preview.title}?", preview.lines(), preview.hand_changed), decided)
 
 
 async def apply_restore(app: CommandSurface, agent, preview, *, overwrite: bool) -> None:
