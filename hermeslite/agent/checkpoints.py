@@ -23,7 +23,7 @@ from hermeslite.config import CheckpointsConfig
 from hermeslite.context.messages import ARCHIVE_KEY, Message, reference_id
 from hermeslite.store.checkpoints import open_repo, prune_due
 from hermeslite.store.errors import StoreError
-from hermeslite.store.sessions import SessionBusy, SessionStore
+from hermeslite.store.sessions import SessionStore
 from hermeslite.store.shadow_git import CheckpointError
 from hermeslite.store.shadow_repo import Limits, ShadowRepo
 from hermeslite.store.turn_log import AFTER, BEFORE
@@ -58,7 +58,8 @@ class Checkpoints:
         self.turn: int | None = None  # the running (or last) turn's number
         self.off_reason: str | None = None if config.enabled else "checkpoints.enabled is false"
         self._repo: ShadowRepo | None = None
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # one snapshot at a time: calls of one reply run at once
+        self._opening = asyncio.Lock()
         self._before_taken = False
         self._listed: tuple[list[Message], int, int] | None = None  # (transcript, length, turn) last logged
         self._prune: asyncio.Task[None] | None = None
@@ -112,13 +113,14 @@ class Checkpoints:
         """The project's shadow repository, opened on first use; CheckpointError when checkpoints are off."""
         if self.off_reason is not None:
             raise CheckpointError(self.off_reason)
-        if self._repo is None:
-            try:
-                self._repo = await asyncio.to_thread(open_repo, self.cwd, self._limits())
-            except CheckpointError as exc:
-                self._turn_off(str(exc))
-                raise
-        return self._repo
+        async with self._opening:
+            if self._repo is None:
+                try:
+                    self._repo = await asyncio.to_thread(open_repo, self.cwd, self._limits())
+                except CheckpointError as exc:
+                    self._turn_off(str(exc))
+                    raise
+            return self._repo
 
     def _limits(self) -> Limits:
         c = self.config
@@ -164,18 +166,6 @@ class Checkpoints:
             self.emit(ev.Notice(f"Old file checkpoints could not be pruned: {exc}.", "warning"))
 
     def _prune_now(self, repo: ShadowRepo) -> None:
-        if not prune_due(repo):
-            return
-        keep = {self.session_id} | {sid for sid, _ in repo.sessions() if self._in_use(sid)}
-        repo.prune(keep_days=self.config.keep_days, max_bytes=int(self.config.max_store_mb * MB), keep=keep)
-
-    def _in_use(self, session_id: str) -> bool:
-        """Whether another process has the session open (its snapshots must stay)."""
-        if session_id == self.session_id:
-            return True
-        try:
-            self.store.claim(session_id)
-        except SessionBusy:
-            return True
-        self.store.release(session_id)
-        return False
+        if prune_due(repo):
+            c = self.config
+            repo.prune(keep_days=c.keep_days, max_bytes=int(c.max_store_mb * MB), keep={self.session_id})

@@ -43,6 +43,7 @@ SESSION_REFS = "refs/hermeslite/sessions/"
 PLACEHOLDER = ".hermeslite-nested-repo"
 TITLE = "hermeslite snapshot"
 GIT_FILE = "100644"
+RECENT_S = 86_400  # a session snapshotted this recently keeps its snapshots whatever the store's size
 
 
 def _umask() -> int:
@@ -386,8 +387,9 @@ class ShadowRepo:
         return (int(sizes.get("size", 0)) + int(sizes.get("size-pack", 0))) * 1024
 
     def prune(self, *, keep_days: float, max_bytes: int, keep: set[str], now: float | None = None) -> list[str]:
-        """Drop the snapshots of sessions last snapshotted more than `keep_days` ago, then the oldest
-        others while the store is over `max_bytes`; never those in `keep`. Returns the sessions dropped."""
+        """Drop the snapshots of sessions last snapshotted more than `keep_days` ago, then, while the
+        store is over `max_bytes`, the oldest others but those of the last day (another process may be
+        working in them); never those in `keep`. Returns the sessions dropped."""
         now = time.time() if now is None else now
         with self.git.locked():
             rows = [row for row in self.sessions() if row[0] not in keep]
@@ -395,7 +397,7 @@ class ShadowRepo:
             dropped = list(old)
             if old:
                 self._drop(old)
-            rest = [sid for sid, _ in rows if sid not in old]
+            rest = [sid for sid, when in rows if sid not in old and now - when > RECENT_S]
             while rest and self.size_bytes() > max_bytes:
                 oldest = rest.pop(0)
                 self._drop([oldest])

@@ -43,7 +43,6 @@ def test_without_git_one_line_says_checkpoints_are_off_and_the_run_goes_on(scrip
     assert done.stdout.strip() == "written"
     off = [line for line in done.stderr.splitlines() if "checkpoints are off" in line]
     assert off == [
-        "note: File checkpoints are off: git is not installed. "
-        "/rewind can still take back the conversation."
+        "note: File checkpoints are off: git is not installed. /rewind can still take back the conversation."
     ], done.stderr
     assert (project / "a.txt").read_text() == "a\n" and (project / "b.txt").read_text() == "b\n"

@@ -228,8 +228,11 @@ def test_old_sessions_are_pruned_by_age_then_by_size(project: Path):
     assert [sid for sid, _ in repo.sessions()] == ["new"]
     write(project / "more.bin", os.urandom(200_000))
     repo.snapshot("newer")
-    dropped = repo.prune(keep_days=365, max_bytes=1, keep={"newer"})
-    assert dropped == ["new"] and [sid for sid, _ in repo.sessions()] == ["newer"]
+    write(project / "most.bin", os.urandom(200_000))
+    repo.snapshot("today")
+    assert repo.prune(keep_days=365, max_bytes=1, keep={"newer"}) == []  # "new" and "today" are recent
+    dropped = repo.prune(keep_days=365, max_bytes=1, keep={"newer"}, now=now)
+    assert dropped == ["new", "today"] and [sid for sid, _ in repo.sessions()] == ["newer"]
 
 
 def test_the_shadow_git_runs_no_hook_and_reads_no_user_config(project: Path, tmp_path: Path, monkeypatch):
