@@ -98,7 +98,11 @@ def diffstat(plan: RestorePlan) -> list[str]:
     if not plan.changes:
         return ["Files: none differ, nothing to write."]
     width = min(60, max(len(c.path) for c in plan.changes[:SHOWN_FILES]))
-    out = [f"Files that change ({len(plan.changes)}):"]
+    out = []
+    if plan.hand_changed:  # first, where it is read before the list scrolls
+        names = ", ".join(plan.hand_changed[:10]) + (" …" if len(plan.hand_changed) > 10 else "")
+        out.append(f"! Changed by hand since hermeslite last saw them (restoring overwrites that): {names}")
+    out.append(f"Files that change ({len(plan.changes)}):")
     for change in plan.changes[:SHOWN_FILES]:
         counts = "binary" if change.added is None else f"+{change.added} -{change.removed}"
         why = {DELETE: "  (created since: deleted)", RECREATE: "  (deleted since: restored)"}.get(change.action, "")
@@ -106,9 +110,6 @@ def diffstat(plan: RestorePlan) -> list[str]:
         out.append(f" {mark} {change.path:<{width}}  {counts}{why}")
     if len(plan.changes) > SHOWN_FILES:
         out.append(f"   … and {len(plan.changes) - SHOWN_FILES} more")
-    if plan.hand_changed:
-        names = ", ".join(plan.hand_changed[:10]) + (" …" if len(plan.hand_changed) > 10 else "")
-        out.append(f"! Changed by hand since hermeslite last saw them (restoring overwrites that): {names}")
     if plan.left_alone:
         names = ", ".join(plan.left_alone[:10]) + (" …" if len(plan.left_alone) > 10 else "")
         out.append(f"Left alone (ignored, excluded or too large now): {names}")
