@@ -8,8 +8,9 @@ What is measured, on real files in a temporary project (folders of 100 files of
   it (a turn that runs, say, `ls` through the terminal tool);
 - a snapshot after a 1 MB file changed (a new 1 MB file each run: hashed, compressed, committed);
 - a rewind: preview (plan) and restore of that 1 MB change, back to the snapshot before it.
-Each figure is the median of RUNS runs, with the fastest run beside it: on a shared machine
-the median follows the load average (printed), the fastest run shows the cost itself.
+Each figure is the median wall time of RUNS runs, with the median CPU time (this process and the
+git processes it ran) beside it: on a shared machine wall time follows the load average (printed),
+CPU time much less.
 
 Target: under 50 ms per turn at 10,000 files when nothing changed.
 
@@ -19,6 +20,7 @@ Run: python benchmarks/checkpoint_bench.py
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -43,15 +45,23 @@ def make_project(root: Path, files: int) -> None:
         (folder / f"mod{n % 100:03d}.py").write_text(f"# module {n}\n" + "value = 'x' * 40\n" * 60)
 
 
+def cpu_s() -> float:
+    """CPU seconds used so far by this process and the child processes it waited for (git)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def timed(runs: int, step: Callable[[], object], before: Callable[[], object] = lambda: None) -> tuple[float, float]:
-    """(median ms, fastest ms) of `step`, with `before` run (untimed) ahead of each."""
-    times = []
+    """(median wall ms, median CPU ms) of `step`, with `before` run (untimed) ahead of each."""
+    walls, cpus = [], []
     for _ in range(runs):
         before()
-        started = time.perf_counter()
+        cpu, started = cpu_s(), time.perf_counter()
         step()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times), min(times)
+        walls.append((time.perf_counter() - started) * 1000)
+        cpus.append((cpu_s() - cpu) * 1000)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def fmt(pair: tuple[float, float]) -> str:
@@ -99,7 +109,7 @@ def main() -> int:
         ).stdout.strip()
         git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
         print(f"commit {commit or '?'} · {git} · load average {os.getloadavg()[0]:.2f} · {RUNS} runs each")
-        print("ms: median (fastest)\n")
+        print("ms: median wall time (median CPU time)\n")
         print(
             "| files | first snapshot | snapshot, nothing changed | turn, nothing changed | snapshot, 1 MB changed | rewind of the 1 MB change |"
         )
@@ -109,10 +119,10 @@ def main() -> int:
             rows, turn = measure(files, scratch)
             print(*rows, sep="\n", flush=True)
             if files == SIZES[-1]:
-                verdict = 0 if turn[1] < TARGET_MS else 1
+                verdict = 0 if turn[0] < TARGET_MS else 1
                 print(
-                    f"\nturn at {files:,} files, nothing changed: {turn[0]:.1f} ms median, {turn[1]:.1f} ms fastest "
-                    f"(target {TARGET_MS:g} ms): {'ok' if verdict == 0 else 'over target'}"
+                    f"\nturn at {files:,} files, nothing changed: {turn[0]:.1f} ms wall, {turn[1]:.1f} ms CPU "
+                    f"(target {TARGET_MS:g} ms): {'ok' if verdict == 0 else 'over target (see the load average)'}"
                 )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
         return verdict

@@ -25,6 +25,7 @@ from hermeslite.store.checkpoints import open_repo, prune_due
 from hermeslite.store.errors import StoreError
 from hermeslite.store.sessions import SessionStore
 from hermeslite.store.shadow_git import CheckpointError
+from hermeslite.store.shadow_prune import prune
 from hermeslite.store.shadow_repo import Limits, ShadowRepo
 from hermeslite.store.turn_log import AFTER, BEFORE
 
@@ -168,4 +169,4 @@ class Checkpoints:
     def _prune_now(self, repo: ShadowRepo) -> None:
         if prune_due(repo):
             c = self.config
-            repo.prune(keep_days=c.keep_days, max_bytes=int(c.max_store_mb * MB), keep={self.session_id})
+            prune(repo, keep_days=c.keep_days, max_bytes=int(c.max_store_mb * MB), keep={self.session_id})

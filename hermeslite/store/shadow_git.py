@@ -21,6 +21,7 @@ import contextlib
 import os
 import re
 import shutil
+import struct
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,6 +180,39 @@ class ShadowGit:
                 return False
         path.write_text(text, encoding="utf-8")
         return True
+
+    def read_ref(self, name: str) -> str | None:
+        """A ref's commit from the files backend (a loose ref, else packed-refs), without a process."""
+        try:
+            return (self.git_dir / name).read_text(encoding="ascii").strip() or None
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        try:
+            packed = (self.git_dir / "packed-refs").read_text(encoding="ascii")
+        except FileNotFoundError:
+            return None
+        for line in packed.splitlines():
+            sha, _, ref = line.partition(" ")
+            if ref == name:
+                return sha
+        return None
+
+    def index_signature(self) -> tuple[int, int, int] | None:
+        """The index file's (mtime, size, inode): unchanged means no git process rewrote it."""
+        try:
+            info = os.stat(self.index)
+        except FileNotFoundError:
+            return None
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def index_entries(self) -> int:
+        """How many files the index holds, from its header ("DIRC", version, count)."""
+        try:
+            with open(self.index, "rb") as handle:
+                header = handle.read(12)
+        except FileNotFoundError:
+            return 0
+        return struct.unpack(">I", header[8:12])[0] if len(header) == 12 and header[:4] == b"DIRC" else 0
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:

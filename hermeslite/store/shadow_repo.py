@@ -8,7 +8,7 @@ hashed. The project's `.gitignore` files apply, and so do our own patterns
 project); a file over the size limit is left out and named once.
 
 Each session's snapshots form a chain under `refs/hermeslite/sessions/<id>`,
-so pruning a session is deleting its ref. `HEAD` follows the last commit
+so pruning a session is deleting its ref (shadow_prune.py). `HEAD` follows the last commit
 written from the index, whoever wrote it: the shared index is one cache of
 the work tree, used under a lock (see `ShadowGit.locked`).
 
@@ -31,8 +31,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import struct
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +41,6 @@ SESSION_REFS = "refs/hermeslite/sessions/"
 PLACEHOLDER = ".hermeslite-nested-repo"
 TITLE = "hermeslite snapshot"
 GIT_FILE = "100644"
-RECENT_S = 86_400  # a session snapshotted this recently keeps its snapshots whatever the store's size
 
 
 def _umask() -> int:
@@ -161,7 +158,7 @@ class ShadowRepo:
     def head(self, session_id: str) -> str | None:
         """The last snapshot of `session_id`, or None before its first."""
         if session_id not in self._heads:
-            self._heads[session_id] = self._read_ref(SESSION_REFS + session_id)
+            self._heads[session_id] = self.git.read_ref(SESSION_REFS + session_id)
         return self._heads[session_id]
 
     def advance(self, session_id: str, parents: list[str]) -> str:
@@ -181,7 +178,7 @@ class ShadowRepo:
             for folder in nested:
                 if not any(p.startswith(folder) for p in status.untracked):
                     self._empty_nested.add(folder)  # nothing to keep in it: not seeded again in this process
-        if self._index_count() + len(status.untracked) > self.limits.max_files:
+        if self.git.index_entries() + len(status.untracked) > self.limits.max_files:
             raise CheckpointError(
                 f"the project has more than {self.limits.max_files:,} files (checkpoints.max_files); "
                 "exclude generated folders with checkpoints.exclude or .gitignore"
@@ -196,10 +193,10 @@ class ShadowRepo:
             self.git.run("add", "-A", *_pathspec_file(), stdin=_nul(adds))
         if gone:
             self.git.run("update-index", "-z", "--force-remove", "--stdin", stdin=_nul(gone))
-        if not (adds or gone) and self._index_sig == self._index_stat() and self._index_tree:
+        if not (adds or gone) and self._index_sig == self.git.index_signature() and self._index_tree:
             return self._index_tree, skipped
         tree = self.git.run("write-tree").decode().strip()
-        self._index_sig, self._index_tree = self._index_stat(), tree
+        self._index_sig, self._index_tree = self.git.index_signature(), tree
         return tree, skipped
 
     def _status(self) -> _Status:
@@ -288,7 +285,7 @@ class ShadowRepo:
             self._modes_at = head
 
     def _head(self) -> str | None:
-        return self._read_ref(HEAD_REF)
+        return self.git.read_ref(HEAD_REF)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -338,39 +335,7 @@ class ShadowRepo:
             [*lines[:max_lines], f"… {len(lines) - max_lines:,} more lines (the diff is cut at {max_lines:,})"]
         )
 
-    def _read_ref(self, name: str) -> str | None:
-        """A ref's commit from the files backend (a loose ref, else packed-refs): no process."""
-        try:
-            return (self.git.git_dir / name).read_text(encoding="ascii").strip() or None
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        try:
-            packed = (self.git.git_dir / "packed-refs").read_text(encoding="ascii")
-        except FileNotFoundError:
-            return None
-        for line in packed.splitlines():
-            sha, _, ref = line.partition(" ")
-            if ref == name:
-                return sha
-        return None
-
-    def _index_stat(self) -> tuple[int, int, int] | None:
-        try:
-            info = os.stat(self.git.index)
-        except FileNotFoundError:
-            return None
-        return (info.st_mtime_ns, info.st_size, info.st_ino)
-
-    def _index_count(self) -> int:
-        """Entries in the index, from its header ("DIRC", version, count)."""
-        try:
-            with open(self.git.index, "rb") as handle:
-                header = handle.read(12)
-        except FileNotFoundError:
-            return 0
-        return struct.unpack(">I", header[8:12])[0] if len(header) == 12 and header[:4] == b"DIRC" else 0
-
-    # -- pruning ----------------------------------------------------------------------
+    # -- pruning (the policy is in shadow_prune.py) -------------------------------------
 
     def sessions(self) -> list[tuple[str, float]]:
         """(session id, time of its last snapshot), oldest first."""
@@ -386,25 +351,9 @@ class ShadowRepo:
         sizes = dict(line.split(": ", 1) for line in raw.splitlines() if ": " in line)
         return (int(sizes.get("size", 0)) + int(sizes.get("size-pack", 0))) * 1024
 
-    def prune(self, *, keep_days: float, max_bytes: int, keep: set[str], now: float | None = None) -> list[str]:
-        """Drop the snapshots of sessions last snapshotted more than `keep_days` ago, then, while the
-        store is over `max_bytes`, the oldest others but those of the last day (another process may be
-        working in them); never those in `keep`. Returns the sessions dropped."""
-        now = time.time() if now is None else now
-        with self.git.locked():
-            rows = [row for row in self.sessions() if row[0] not in keep]
-            old = [sid for sid, when in rows if now - when > keep_days * 86_400]
-            dropped = list(old)
-            if old:
-                self._drop(old)
-            rest = [sid for sid, when in rows if sid not in old and now - when > RECENT_S]
-            while rest and self.size_bytes() > max_bytes:
-                oldest = rest.pop(0)
-                self._drop([oldest])
-                dropped.append(oldest)
-            return dropped
-
-    def _drop(self, sessions: list[str]) -> None:
+    def drop(self, sessions: list[str]) -> None:
+        """Delete these sessions' snapshots: their refs, then every object no other ref reaches. The
+        caller holds the lock: nothing is half-written while `gc --prune=now` runs."""
         updates = "".join(f"delete {SESSION_REFS}{sid}\n" for sid in sessions)
         self.git.run("update-ref", "--stdin", stdin=updates.encode())
         for sid in sessions:

@@ -125,7 +125,10 @@ def apply_restore(repo: ShadowRepo, session_id: str, plan: RestorePlan) -> Resto
     finally:
         os.close(root)
     head = repo.head(session_id)
-    repo.advance(session_id, [p for p in (head, plan.current) if p])
+    try:
+        repo.advance(session_id, [p for p in (head, plan.current) if p])
+    except CheckpointError as exc:  # the files are restored; only the record of it failed
+        done.problems.append(f"the restored files were not snapshotted ({exc})")
     return done
 
 

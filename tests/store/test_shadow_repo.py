@@ -14,6 +14,7 @@ import pytest
 from hermeslite.paths import data_dir
 from hermeslite.store.checkpoints import open_repo, store_dir
 from hermeslite.store.shadow_git import CheckpointError, ShadowGit, find_git
+from hermeslite.store.shadow_prune import prune
 from hermeslite.store.shadow_repo import PLACEHOLDER, Limits, ShadowRepo
 from hermeslite.store.shadow_restore import DELETE, RECREATE, TreeChanged, apply_restore, plan_restore
 from tests.checkpoint_files import changed, dir_hash, git, git_project, plain_project, tree_state, write
@@ -223,15 +224,15 @@ def test_old_sessions_are_pruned_by_age_then_by_size(project: Path):
         write(project / f"{sid}.bin", os.urandom(200_000))
         repo.snapshot(sid)
     now = time.time() + 10 * 86_400
-    dropped = repo.prune(keep_days=5, max_bytes=10**9, keep={"new"}, now=now)
+    dropped = prune(repo, keep_days=5, max_bytes=10**9, keep={"new"}, now=now)
     assert set(dropped) == {"old", "mid"}
     assert [sid for sid, _ in repo.sessions()] == ["new"]
     write(project / "more.bin", os.urandom(200_000))
     repo.snapshot("newer")
     write(project / "most.bin", os.urandom(200_000))
     repo.snapshot("today")
-    assert repo.prune(keep_days=365, max_bytes=1, keep={"newer"}) == []  # "new" and "today" are recent
-    dropped = repo.prune(keep_days=365, max_bytes=1, keep={"newer"}, now=now)
+    assert prune(repo, keep_days=365, max_bytes=1, keep={"newer"}) == []  # "new" and "today" are recent
+    dropped = prune(repo, keep_days=365, max_bytes=1, keep={"newer"}, now=now)
     assert dropped == ["new", "today"] and [sid for sid, _ in repo.sessions()] == ["newer"]
 
 
