@@ -264,3 +264,26 @@ async def test_bad_turn_numbers_are_one_line(build, scripted_server, tmp_path):
     assert rewind.parse_args("3 code --force") == (3, "code", True)
     with pytest.raises(ValueError, match="'sideways' is not a turn number"):
         rewind.parse_args("3 sideways")
+
+
+async def test_a_rewind_after_editing_the_checkpoint_keeps_the_edited_checkpoint(build, scripted_server, tmp_path):
+    from hermeslite.agent import controls
+    from tests.summary_requests import checkpoint
+
+    answer_summaries(scripted_server)
+    project = plain_project(tmp_path / "proj")
+    agent, _ = build(project, context_window=16_000)
+    for n in range(8):
+        assert (await agent.run_turn(f"turn {n}: {FILLER}")).ok
+    assert (await agent.compress_now()).changed
+    assert (await agent.run_turn("a turn on the compacted transcript")).ok  # logs it whole
+    assert controls.edit_checkpoint(agent, checkpoint("Edited by the user.")).accepted
+    assert (await agent.run_turn("after the edit")).ok
+    assert (await agent.run_turn("one more")).ok
+    last = rewind.turn_rows(agent)[-1].number
+    preview = await rewind.preview_rewind(agent, last, rewind.CHAT)
+    assert preview.chat.missing == 0
+    assert (await rewind.apply(agent, preview)).done
+    [summary] = [m for m in agent.messages if is_summary(m)]
+    assert "Edited by the user." in str(summary["content"])
+    assert agent.messages[-2]["content"] == "after the edit"
