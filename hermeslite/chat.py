@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermeslite.agent.session_list import session_rows
+from hermeslite.commands.registry import CommandRegistry, is_command
 from hermeslite.commands.session_table import session_lines
 from hermeslite.config import Settings
 from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UserFacingError
@@ -21,6 +22,7 @@ from hermeslite.stdin_lines import StdinLines
 from hermeslite.store.sessions import SessionStore, default_sessions_path
 
 if TYPE_CHECKING:
+    from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
@@ -59,11 +61,13 @@ def run_chat(
 def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent
+    from hermeslite.commands.custom import load_commands
     from hermeslite.headless import HeadlessPrinter
     from hermeslite.llm.errors import LLMError
     from hermeslite.tools.sandbox import unavailable_reason
 
     settings = choice.settings
+    commands = load_commands(Path.cwd())
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
     except LLMError as exc:
@@ -75,7 +79,7 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         raise Unexpected(exc, where) from exc
     for note in choice.notes:
         sys.stderr.write(f"hermeslite: {note}\n")
-    for note in agent.notes:
+    for note in (*agent.notes, *commands.problems):
         sys.stderr.write(f"hermeslite: warning: {note}\n")
     printer = HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
@@ -85,13 +89,13 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         printer.startup(agent.startup_notes())
     try:
         if prompt is not None:
-            finished = asyncio.run(agent.run_turn(prompt))
+            finished = asyncio.run(_one_prompt(agent, prompt, commands.registry))
             if not finished.ok and choice.session_id is None:
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
                 return EXIT_INTERRUPTED
             return 0 if finished.ok and finished.saved else 1
-        return asyncio.run(_repl(agent, settings, store))
+        return asyncio.run(_repl(agent, settings, store, commands.registry))
     except EXPECTED:
         raise
     except Exception as exc:
@@ -111,7 +115,34 @@ def _where(agent: Agent, *, new_one_shot: bool = False) -> str:
     return f"session {sid} is {state} (hermeslite --resume {sid} continues it)"
 
 
-async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
+async def _one_prompt(agent: Agent, prompt: str, commands: CommandRegistry) -> TurnFinished:
+    try:
+        text = await expanded(prompt, commands)
+    except UserFacingError:
+        agent.discard_if_unused()  # nothing was sent: a new session stays out of --continue
+        raise
+    return await agent.run_turn(text)
+
+
+async def expanded(prompt: str, commands: CommandRegistry) -> str:
+    """A `-p` prompt as sent: one that starts with a custom command's name is what the command
+    expands to, as Claude Code's `-p "/name args"` does (text piped after it is part of its
+    arguments); anything else, built-in command names included, is sent as it is."""
+    if not is_command(prompt):
+        return prompt
+    head, rest = prompt.strip(), ""
+    if (cut := next((i for i, c in enumerate(head) if c.isspace()), None)) is not None:
+        head, rest = head[:cut], head[cut:]
+    command = commands.prompt_command(head[1:])
+    if command is None:
+        return prompt
+    try:
+        return await command.expand(rest.strip())
+    except Exception as exc:  # e.g. a server that cannot give its prompt: one line, exit 1
+        raise UserFacingError(f"{command.spec.slash}: {exc}") from None
+
+
+async def _repl(agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 
     The exit code is 1 when any turn or command failed, or a turn could not be saved, as
@@ -123,7 +154,7 @@ async def _repl(agent: Agent, settings: Settings, store: SessionStore) -> int:
     interactive = sys.stdin.isatty()
     if interactive:
         sys.stderr.write(f"hermeslite: session {agent.session_id} ({agent.model_name}). /help for commands.\n")
-    chat = LineChat(agent, settings, store, sys.stdout, sys.stderr)
+    chat = LineChat(agent, settings, store, sys.stdout, sys.stderr, commands)
     lines = StdinLines(sys.stdin.fileno())
     number = 0
     try:

@@ -110,9 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     trust = commands.add_parser(
         "trust",
         allow_abbrev=False,
-        help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions",
+        help=f"let ./{PROJECT_FILE} choose the model, endpoint, key and tool permissions, and run its hooks",
         description=f"Trust ./{PROJECT_FILE} as it is now. Until then, the keys in it that choose where "
-        "the conversation and your key go, or let tools do more without asking, are ignored. "
+        "the conversation and your key go, or let tools do more without asking, are ignored, and its hooks do not run. "
         "A changed file needs trusting again.",
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
@@ -246,6 +246,8 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(neutralize(f"# settings from {loaded.source}"))
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
+    if loaded.user_hooks is not None:
+        print(neutralize(f"# hooks: also the ones in {loaded.user_hooks}, which run before the project's"))
     tools = loaded.settings.tools
     print(neutralize(f"# sandbox: {status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd())}"))
     print(format_settings(loaded.settings), end="")
@@ -289,12 +291,21 @@ def _run_trust(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         raise UserFacingError(str(exc)) from None
     store.trust(path, data)
     if guarded:
-        settings = ", ".join(f"{key}: {value}" for key, value in guarded.items())
+        settings = ", ".join(f"{key}: {_guarded_value(key, value)}" for key, value in guarded.items())
         print(neutralize(f"trusted {shown}; from now on it sets {settings}"))
     else:
         print(f"trusted {shown} (it sets nothing that needs trust yet)")
     print("a changed file needs `hermeslite trust` again; `hermeslite trust --revoke` undoes this")
     return 0
+
+
+def _guarded_value(key: str, value: object) -> object:
+    """A guarded key's value as `hermeslite trust` names it; for hooks, the commands they run."""
+    if key == "hooks" and isinstance(value, dict):
+        from hermeslite.tools.hooks.settings import HooksConfig, describe
+
+        return f"({describe(HooksConfig(**value))})"
+    return value
 
 
 def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:

@@ -10,6 +10,9 @@ section is one dataclass plus one field here. Every key is documented in
 A `./hermeslite.yaml` found by looking (not named with `--config` or
 `$HERMESLITE_CONFIG`) may have come with a cloned repository: the keys in
 `GUARDED_KEYS` are taken from it only once the user trusts it (see trust.py).
+Hooks are the one thing two files give: with a project file in use, the
+`hooks:` of the user's own config.yaml run too, so a guard the user set up
+does not vanish in a folder that has its own settings.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
+from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -37,6 +41,7 @@ USER_FILE = "config.yaml"
 # the files tools read and the user's key are sent (a model name picks the
 # provider, so a repository could move a user of a local model onto a cloud one
 # whose key is in the environment), or widen what tools may do without asking.
+# A name without a dot guards a whole section: `hooks` run commands as the user.
 GUARDED_KEYS = (
     "model.name",
     "model.api_base",
@@ -48,6 +53,7 @@ GUARDED_KEYS = (
     "tools.readable_paths",
     "tools.pass_env",
     "memory.dir",
+    "hooks",
 )
 # Values of guarded keys that loosen nothing, so an untrusted file may still set them.
 HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")}
@@ -258,6 +264,30 @@ class CheckpointsConfig:
 
 
 @dataclass
+class SkillsConfig:
+    """Skills (SKILL.md folders) the model loads on demand."""
+
+    shared: bool = field(
+        default=True,
+        metadata=spec(
+            "bool", "also read ~/.agents/skills and ./.agents/skills, the folders other agents share skills in"
+        ),
+    )
+    catalog_chars: int = field(
+        default=8_000,
+        metadata=spec(
+            "whole",
+            "most characters the skills list takes in the system prompt; the skills past it are counted in one line",
+            lo=500,
+            hi=200_000,
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -268,6 +298,13 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig, metadata={"help": "the turn loop"})
     tools: ToolsConfig = field(default_factory=ToolsConfig, metadata={"help": "what tools may do without asking"})
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata={"help": "MEMORY.md and USER.md"})
+    hooks: HooksConfig = field(
+        default_factory=HooksConfig,
+        metadata={"help": "your commands, run before and after tool calls and at other events"},
+    )
+    skills: SkillsConfig = field(
+        default_factory=SkillsConfig, metadata={"help": "skills (SKILL.md folders) the model loads on demand"}
+    )
     checkpoints: CheckpointsConfig = field(
         default_factory=CheckpointsConfig, metadata={"help": "file snapshots for /rewind, /undo and /diff"}
     )
@@ -279,7 +316,8 @@ class LoadedSettings:
 
     `trust` is None unless the source is a project file found in the
     directory; `ignored` lists the guarded keys left at their defaults
-    because that file is not trusted.
+    because that file is not trusted; `user_hooks` is the user's config.yaml
+    when its hooks run beside a project file's settings.
     """
 
     settings: Settings
@@ -287,6 +325,7 @@ class LoadedSettings:
     warnings: list[str] = field(default_factory=list)
     trust: Trust | None = None
     ignored: list[str] = field(default_factory=list)
+    user_hooks: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -342,7 +381,25 @@ def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> Lo
     if ignored:
         settings = _with_defaults(settings, ignored)
         warnings.append(_untrusted_warning(source.path, ignored, trust))
-    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored)
+    settings, user_hooks = _with_user_hooks(settings, warnings)
+    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored, user_hooks=user_hooks)
+
+
+def _with_user_hooks(settings: Settings, warnings: list[str]) -> tuple[Settings, Path | None]:
+    """`settings` (from a project file) with the hooks of the user's config.yaml first, and that
+    file when it has any. A user file that cannot be read is one warning; its hooks do not run."""
+    path = config_dir() / USER_FILE
+    if not path.is_file():
+        return settings, None
+    try:
+        mine = _settings_from(parse_yaml(path, read_file(path), []), path, []).hooks
+    except ConfigError as exc:
+        warnings.append(f"{exc}; the hooks in it do not run here")
+        return settings, None
+    if mine == HooksConfig():
+        return settings, None
+    both = {f.name: [*getattr(mine, f.name), *getattr(settings.hooks, f.name)] for f in fields(HooksConfig)}
+    return replace(settings, hooks=HooksConfig(**both)), path
 
 
 def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
@@ -355,12 +412,16 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
     defaults = Settings()
     found: dict[str, Any] = {}
     for dotted in GUARDED_KEYS:
-        section, key = dotted.split(".")
-        values = asdict(getattr(settings, section))
+        section, _, key = dotted.partition(".")
+        values, default_values = asdict(getattr(settings, section)), asdict(getattr(defaults, section))
+        if not key:  # a whole section: the keys of it that are set
+            if changed := {name: v for name, v in values.items() if v != default_values[name]}:
+                found[dotted] = changed
+            continue
         if key not in values:  # a key this version of the settings does not have
             continue
         value = values[key]
-        if value != asdict(getattr(defaults, section))[key] and value not in HARMLESS_VALUES.get(dotted, ()):
+        if value != default_values[key] and value not in HARMLESS_VALUES.get(dotted, ()):
             found[dotted] = value
     return found
 
@@ -368,7 +429,10 @@ def guarded_values(settings: Settings) -> dict[str, Any]:
 def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
     defaults = Settings()
     for dotted in dotted_keys:
-        section, key = dotted.split(".")
+        section, _, key = dotted.partition(".")
+        if not key:
+            settings = replace(settings, **{section: getattr(defaults, section)})
+            continue
         default = getattr(getattr(defaults, section), key)
         settings = replace(settings, **{section: replace(getattr(settings, section), **{key: default})})
     return settings

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from hermeslite.commands.registry import LINE, UnknownCommand, is_command, parse
+from hermeslite.commands.registry import LINE, CommandRegistry, PromptCommand, UnknownCommand, is_command
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
@@ -26,8 +26,17 @@ if TYPE_CHECKING:
 
 
 class LineChat:
-    def __init__(self, agent: Agent, settings: Settings, store: SessionStore, out: TextIO, err: TextIO) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        settings: Settings,
+        store: SessionStore,
+        out: TextIO,
+        err: TextIO,
+        commands: CommandRegistry | None = None,
+    ) -> None:
         self.agent = agent
+        self.commands = commands or CommandRegistry()  # the built-in commands and the custom ones
         self.settings = settings
         self.store = store
         self.out, self.err = out, err
@@ -42,19 +51,34 @@ class LineChat:
         elif is_command(text):
             await self._command(text)
         else:
-            finished = await self.agent.run_turn(text)
-            self.failed = self.failed or not finished.ok or not finished.saved
+            await self._turn(text)
+
+    async def _turn(self, text: str) -> None:
+        finished = await self.agent.run_turn(text)
+        self.failed = self.failed or not finished.ok or not finished.saved
 
     async def _command(self, text: str) -> None:
         try:
-            spec, args = parse(text, LINE)
+            spec, args = self.commands.parse(text, LINE)
         except UnknownCommand as exc:
             self.say(str(exc))
+            return
+        if isinstance(spec, PromptCommand):
+            await self._prompt(spec, args)
             return
         try:
             await line_commands.handlers.for_command(spec)(self, args)
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
             self.fail(f"{spec.slash}: {exc}")
+
+    async def _prompt(self, command: PromptCommand, args: str) -> None:
+        """A custom command: the text it expands to goes to the model as the user's message."""
+        try:
+            text = await command.expand(args)
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+            self.fail(f"{command.spec.slash}: {exc}")
+            return
+        await self._turn(text)
 
     async def _user_command(self, command: str) -> None:
         """`!command`: its output on stdout, as the user would see it in a shell."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import LINE, Handlers
+from hermeslite.commands.registry import LINE, CommandRegistry, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
@@ -33,6 +33,7 @@ class LineSurface(Protocol):
     """The line chat as a handler sees it (implemented by `line_chat.LineChat`)."""
 
     agent: Agent
+    commands: CommandRegistry
 
     def show(self, text: str) -> None: ...  # stdout: what was asked for
 
@@ -54,9 +55,10 @@ handlers: Handlers[Handler] = Handlers(LINE)
 CHAT_HELP = ("Anything else is sent to the model.", *views.SHELL_HELP)
 
 
-def help_text() -> str:
-    """/help in the line chat: the commands it has, those it lacks, then `!command`."""
-    return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False), "", *CHAT_HELP])
+def help_text(registry: CommandRegistry | None = None) -> str:
+    """/help in the line chat: the commands it has, the custom ones, those it lacks, then `!command`."""
+    prompts = [c.spec for c in registry.prompt_commands()] if registry else []
+    return "\n".join(["Commands", *views.command_lines(LINE, mark_waits=False, prompts=prompts), "", *CHAT_HELP])
 
 
 @handlers.bind("compress")
@@ -274,6 +276,11 @@ async def _memory(chat: LineSurface, args: str) -> None:
     chat.show(views.memory_view(chat.agent.memory))
 
 
+@handlers.bind("skills")
+async def _skills(chat: LineSurface, args: str) -> None:
+    chat.show(views.skills_view(chat.agent.skills))
+
+
 @handlers.bind("todo")
 async def _todo(chat: LineSurface, args: str) -> None:
     chat.show(chat.agent.todo_text())
@@ -298,7 +305,7 @@ async def _model(chat: LineSurface, args: str) -> None:
 
 @handlers.bind("help")
 async def _help(chat: LineSurface, args: str) -> None:
-    chat.say(help_text())
+    chat.say(help_text(chat.commands))
 
 
 @handlers.bind("quit")

@@ -18,6 +18,7 @@ from hermeslite.agent.factory import build_agent
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.hooks.settings import HooksConfig
 from tests.recorder import Recorder
 from tests.server import MODEL, ScriptedServer
 
@@ -90,6 +91,8 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
         memory: dict | None = None,
         tools: dict | None = None,
         agent: dict | None = None,
+        hooks: dict | None = None,
+        skills: dict | None = None,
     ):
         settings = Settings()
         model = ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=context_window)
@@ -100,6 +103,8 @@ def make_agent(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[...,
             memory=replace(settings.memory, dir=str(tmp_path / "memory"), **(memory or {})),
             tools=replace(settings.tools, **(tools or {})),
             agent=replace(settings.agent, **(agent or {})),
+            hooks=HooksConfig(**(hooks or {})),
+            skills=replace(settings.skills, **(skills or {})),
         )
         llm = LiteLLMClient(model, max_retries=3, retry_base_delay=0.01)
         built = build_agent(

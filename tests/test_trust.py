@@ -180,6 +180,7 @@ LOOSENING = {
     "tools.readable_paths": ["/"],
     "tools.pass_env": ["X_KEY"],
     "memory.dir": "/tmp/x",
+    "hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]},  # a whole section: it runs commands
 }
 
 
@@ -187,12 +188,16 @@ def test_every_guarded_key_of_this_version_is_enforced(workdir: Path) -> None:
     """Each guarded key the settings have, set to a value that loosens, is ignored from an untrusted file."""
     assert set(LOOSENING) == set(GUARDED_KEYS)
     sections: dict[str, dict] = {}
+    present = []
     for dotted, value in LOOSENING.items():
-        section, key = dotted.split(".")
-        if key in {f.name for f in fields(getattr(Settings(), section))}:
+        section, _, key = dotted.partition(".")
+        if not key and section in {f.name for f in fields(Settings)}:
+            sections[section] = value
+            present.append(section)
+        elif key in {f.name for f in fields(getattr(Settings(), section))}:
             sections.setdefault(section, {})[key] = value
-    present = [f"{section}.{key}" for section, keys in sections.items() for key in keys]
-    assert len(present) >= 6
+            present.append(dotted)
+    assert len(present) >= 7
     project_file(workdir, yaml.safe_dump(sections))
     loaded = load_settings()
     assert sorted(loaded.ignored) == sorted(present) and loaded.settings == Settings()

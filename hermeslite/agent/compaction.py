@@ -94,6 +94,13 @@ class Compaction:
         rebuilt = self.refresh(result.messages) if result.changed and not result.aborted else None
         return Compacted(trigger, result, spent, rebuilt, now.tokens)
 
+    def blocked(self, trigger: str, reason: str, request: BuiltRequest) -> CompressionResult:
+        """A PreCompact hook said no: the transcript stays as it is, and the user reads why."""
+        self.emit(ev.Notice(f"A PreCompact hook stopped the {trigger} compaction: {reason}", "warning"))
+        kept = list(request.messages)
+        error = f"stopped by a PreCompact hook: {reason}"
+        return CompressionResult(kept, request.tokens, request.tokens, len(kept), aborted=True, error=error)
+
     def report(self, done: Compacted, tokens_after: int, pressure: Pressure) -> None:
         """The end of a compaction the agent has adopted, as events: the card (before and after in the
         meter's count), advice, the new pressure."""

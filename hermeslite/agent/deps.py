@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
+from hermeslite.extensions.skills import Skills
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionStore
@@ -15,6 +16,7 @@ from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
 from .checkpoints import Checkpoints
+from .hooks import Hooks
 from .prompt import build_system_prompt
 from .usage import UsageMeter
 
@@ -32,7 +34,9 @@ class AgentDeps:
     compressor: ContextCompressor
     cwd: Path
     usage: UsageMeter
+    hooks: Hooks  # the user's hooks; with none configured, every event returns at once
     checkpoints: Checkpoints  # the turn log and file snapshots (/rewind, /undo, /diff)
+    skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
 
     def system_message(self, *, compacted: bool = False) -> dict:
         """A fresh system prompt with the current memory snapshot."""
@@ -41,4 +45,5 @@ class AgentDeps:
             memory_snapshot=self.memory.snapshot(),
             instructions=self.settings.agent.instructions,
             compacted=compacted,
+            skills=self.skills.catalog(self.settings.skills.catalog_chars),
         )

@@ -9,21 +9,25 @@ from hermeslite.config import Settings
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
+from hermeslite.extensions.skills import Skills, load_skills
 from hermeslite.llm.select import make_client, resolve_model
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.hooks.settings import table_of
 from hermeslite.tools.memory import MemoryTool
 from hermeslite.tools.recall import RecallTool
 from hermeslite.tools.registry import default_registry
 from hermeslite.tools.sandbox import expand_paths, sandbox_for, temp_dir
 from hermeslite.tools.shell_policy import Boundary
+from hermeslite.tools.skill import SkillTool
 from hermeslite.tools.todo import TodoTool
 
 from .checkpoints import Checkpoints
 from .deps import AgentDeps
+from .hooks import Hooks
 from .loop import Agent
 from .request_size import learned_calibration
 from .saving import SessionSaver
@@ -48,8 +52,11 @@ def configured_threshold(settings: Settings) -> tuple[str, Threshold, str | None
     return model.name or "", resolve_threshold(settings.compression, window, model.name), warning
 
 
-def tool_context(settings: Settings, cwd: Path) -> ToolContext:
-    """The boundary, sandbox and limits every tool call of this agent runs with, built once."""
+def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) -> ToolContext:
+    """The boundary, sandbox and limits every tool call of this agent runs with, built once.
+
+    The user's skill folders are readable like tools.readable_paths: the skill tool lists their
+    files for the model to read."""
     tools = settings.tools
     writable = expand_paths(tools.writable_paths, cwd)
     return ToolContext(
@@ -60,7 +67,11 @@ def tool_context(settings: Settings, cwd: Path) -> ToolContext:
         output_limit=tools.output_limit,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
         sandbox=sandbox_for(tools.sandbox, tools.writable_paths, cwd),
-        readable_paths=(*expand_paths(tools.readable_paths, cwd), *writable),
+        readable_paths=(
+            *expand_paths(tools.readable_paths, cwd),
+            *writable,
+            *(skills.readable_roots() if skills else ()),
+        ),
         pass_env=tuple(tools.pass_env),
         hidden_env=(settings.model.api_key_env,) if settings.model.api_key_env else (),
     )
@@ -122,14 +133,17 @@ def _build(
     todos = TodoList.from_json(store.load_todos(session_id))
     memory = MemoryStore.from_config(settings.memory)
     memory_tool = MemoryTool(memory)
+    skills = load_skills(cwd, shared=settings.skills.shared)
+    notes = [*notes, *skills.problems]
     registry = default_registry(
         extra_tools=[
             memory_tool,
             TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
             RecallTool(store, lambda: session_id),
+            *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
         ]
     )
-    tool_ctx = tool_context(settings, cwd)
+    tool_ctx = tool_context(settings, cwd, skills)
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
     settle_window(llm, saver, settings.compression)
@@ -154,6 +168,17 @@ def _build(
         cwd=cwd,
         usage=usage,
         checkpoints=Checkpoints(settings.checkpoints, store, session_id, cwd, lambda event: agent.emit(event)),
+        hooks=Hooks(
+            table_of(settings.hooks),
+            session_id=session_id,
+            cwd=cwd,
+            approval=settings.tools.approval,
+            hidden_env=tool_ctx.hidden_env,
+            pass_env=tool_ctx.pass_env,
+            model=lambda: deps.llm.model,
+            opened="startup" if new else "resume",
+        ),
+        skills=skills,
     )
     if loaded is None:
         messages = [deps.system_message()]

@@ -18,6 +18,7 @@ from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
+from hermeslite.extensions.skills import Skills
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.memory import MemoryStore
@@ -70,6 +71,7 @@ class Agent:
         self.saver = saver  # every write to the session store goes through it
         if interactive:
             deps.tool_ctx.approve = self._ask_approval
+        deps.hooks.emit = self.emit
 
     # -- events ----------------------------------------------------------------
 
@@ -172,7 +174,12 @@ class Agent:
                 return
 
     async def _compact(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
-        """One compaction (see `Compaction`): its rewrite adopted and saved, then reported."""
+        """One compaction (see `Compaction`), unless a PreCompact hook stops it: its rewrite adopted
+        and saved, then reported."""
+        gate = await self.deps.hooks.pre_compact(trigger, focus)
+        if gate.block is not None:
+            return self.compaction.blocked(trigger, gate.block, self.build_request())
+        focus = gate.focus
         self.measure_for(self.deps.compressor)
         request = NextRequest(self.build_request(), self.last_sent)
         done = await self.compaction.run(trigger, request, focus=focus, force=force)
@@ -184,6 +191,8 @@ class Agent:
         else:
             self.saver.record(CompactionRecord.from_result(result, trigger))
         self.compaction.report(done, self.request_tokens(), self.pressure())
+        if not result.aborted:
+            await self.deps.hooks.post_compact(trigger, result.summary)
         return result
 
     # -- the turn --------------------------------------------------------------
@@ -193,9 +202,13 @@ class Agent:
         turn = Turn()
         self.deps.checkpoints.begin_turn(text, self.messages)
         try:
-            self.append({"role": "user", "content": text})
-            await self._preflight()
-            finished = await self._loop(turn)
+            gate = await self.deps.hooks.admit_prompt(text)
+            if gate.block is not None:
+                finished = ev.TurnFinished(ok=False, reason=f"blocked by a UserPromptSubmit hook: {gate.block}")
+            else:
+                self.append({"role": "user", "content": gate.content})
+                await self._preflight()
+                finished = await self._loop(turn)
         except asyncio.CancelledError:
             self._close_turn(turn, CANCELLED_REPLY)
             finished = ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user")
@@ -218,8 +231,15 @@ class Agent:
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)
             if not calls:
-                return ev.TurnFinished(ok=True)
-            await self._run_tools(calls, turn)
+                # A Stop hook may send the model back to work, with its reason as a message of ours.
+                if (more := await self.deps.hooks.stop(message.get("content") or "")) is None:
+                    return ev.TurnFinished(ok=True)
+                self.append({"role": "user", "content": more})
+            else:
+                await self._run_tools(calls, turn)
+                if (halt := self.deps.hooks.take_halt()) is not None:
+                    self.emit(ev.Notice(f"A hook stopped the turn: {halt}", "warning"))
+                    return ev.TurnFinished(ok=False, reason=f"stopped by a hook: {halt}")
             await self._preflight()
         self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
         return ev.TurnFinished(ok=False, reason="max iterations")
@@ -375,3 +395,8 @@ class Agent:
     def memory(self) -> MemoryStore:
         """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""
         return self.deps.memory
+
+    @property
+    def skills(self) -> Skills:
+        """The skills found when the session started, and those that could not be loaded, for /skills."""
+        return self.deps.skills

@@ -39,8 +39,12 @@ def build_system_prompt(
     instructions: str | None = None,
     compacted: bool = False,
     today: str | None = None,
+    skills: str = "",
 ) -> dict:
-    """The system message for a session; `compacted` adds the one-time compaction note."""
+    """The system message for a session; `compacted` adds the one-time compaction note.
+
+    `skills` is the skills list (extensions/skills.py `Skills.catalog`), built once per session
+    from the names and descriptions only, so it stays byte-stable from turn to turn."""
     parts = [
         BASE_INSTRUCTIONS,
         f"Environment: working directory {cwd}; {platform.system()}; today is {today or date.today().isoformat()}.",
@@ -49,5 +53,7 @@ def build_system_prompt(
         parts.append(f"Instructions from the user's configuration:\n{instructions.strip()}")
     if memory_snapshot:
         parts.append(memory_snapshot)
+    if skills:
+        parts.append(skills)
     message = {"role": "system", "content": "\n\n".join(parts)}
     return with_system_note(message) if compacted else message

@@ -45,16 +45,23 @@ class ToolRunner:
     async def run(self, call: dict[str, Any], *, by_user: bool = False) -> ToolResult:
         name, arguments = tool_call_name(call), (call.get("function") or {}).get("arguments") or "{}"
         self.emit(ev.ToolStarted(call_id=call["id"], name=name, arguments=arguments, by_user=by_user))
-        writes = self.deps.registry.writes(name)  # its changes are snapshotted (file checkpoints)
+
+        async def execute() -> ToolResult:
+            result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+            # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
+            return replace(result, content=redact_secrets(result.content))
+
+        # Hooks watch the model's calls; the user's own `!command` runs without them. A tool that can
+        # write is snapshotted around both (file checkpoints): what a hook's formatter changes is the call's.
+        hooks, ctx = self.deps.hooks, self.deps.tool_ctx
+        writes = self.deps.registry.writes(name)
         if writes:
             await self.deps.checkpoints.before_write()
         try:
-            result = await self.deps.registry.execute(name, arguments, self.deps.tool_ctx)
+            result = await execute() if by_user else await hooks.around_tool(call["id"], name, arguments, ctx, execute)
         finally:
             if writes:
                 await self.deps.checkpoints.after_write(name)
-        # Tool output is stored and re-sent with every request: a key that `env` or `cat .env` printed stops here.
-        result = replace(result, content=redact_secrets(result.content))
         self.emit(
             ev.ToolFinished(
                 call_id=call["id"],

@@ -8,16 +8,24 @@ keeps a list of its own, so a command added here reaches every front end
 or fails a test there. A command that one front end cannot offer says so
 in `front_ends`, and that front end's /help lists it as missing.
 
-`-p` (headless) takes one prompt and no commands: it is not a front end
-here. Scripts run commands by piping lines into the line chat.
+Commands whose text comes from outside the code (the user's command files,
+an MCP server's prompts) are `PromptCommand`s from `CommandProvider`s. Running
+one sends the text it expands to as the user's message; they need no handler.
+A `CommandRegistry` is one front end's whole list: the built-in table, then
+each provider's commands, with a built-in name never taken by a provider.
+
+`-p` (headless) takes one prompt and no built-in commands: it is not a
+front end here, but a prompt that starts with a prompt command's name is
+expanded, as Claude Code does. Scripts run the built-in commands by piping
+lines into the line chat.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 TUI = "tui"
 LINE = "line"
@@ -116,6 +124,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
     CommandSpec("memory", "", "show MEMORY.md and USER.md"),
+    CommandSpec("skills", "", "list the skills the model can load, and any that could not be loaded"),
     CommandSpec("todo", "", "show the todo list"),
     CommandSpec("model", "[name]", "show the model, or switch to the one named", waits=True),
     CommandSpec("help", "", "the commands (in the app, the keys too)"),
@@ -133,19 +142,22 @@ def lookup(name: str) -> CommandSpec | None:
     return REGISTRY.get(name) or next((c for c in COMMANDS if name in c.aliases), None)
 
 
-def closest(name: str) -> str | None:
+def closest(name: str, others: Iterable[str] = ()) -> str | None:
     """The command a mistyped `name` most likely meant: the one another agent calls `name`, the
-    only one it begins, else the nearest."""
-    synonym = next((c.name for c in COMMANDS if name.lower() in c.known_as), None)
+    only one it begins, else the nearest; `others` are more names to consider (prompt commands)."""
+    lowered = name.lower()
+    synonym = next((c.name for c in COMMANDS if lowered in c.known_as), None)
     if synonym:
         return synonym
-    prefixed = [n for n in REGISTRY if n.startswith(name.lower())] if name else []
+    names = [*REGISTRY, *others]
+    prefixed = [n for n in names if n.startswith(lowered)] if name else []
     if len(prefixed) == 1:
         return prefixed[0]
-    names = list(REGISTRY) + [a for c in COMMANDS for a in c.aliases]
-    match = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
-    found = lookup(match[0]) if match else None
-    return found.name if found else None
+    match = difflib.get_close_matches(lowered, names + [a for c in COMMANDS for a in c.aliases], n=1, cutoff=0.5)
+    if not match:
+        return None
+    found = lookup(match[0])
+    return found.name if found else match[0]
 
 
 def is_command(text: str) -> bool:
@@ -170,12 +182,15 @@ def parse(text: str, front_end: str) -> tuple[CommandSpec, str]:
     name = head[1:]
     found = lookup(name)
     if found is None:
-        guess = closest(name)
-        hint = f" Did you mean /{guess}?" if guess else ""
-        raise UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
+        raise unknown(head, closest(name))
     if not found.available_in(front_end):
         raise UnknownCommand(f"{elsewhere(found)}. Type /help for the list.")
     return found, rest.strip()
+
+
+def unknown(head: str, guess: str | None) -> UnknownCommand:
+    hint = f" Did you mean /{guess}?" if guess else ""
+    return UnknownCommand(f"Unknown command {head}.{hint} Type /help for the list.")
 
 
 def elsewhere(spec: CommandSpec) -> str:
@@ -222,3 +237,80 @@ class Handlers(Generic[H]):
 
     def for_command(self, spec: CommandSpec) -> H:
         return self._by_name[spec.name]
+
+
+@dataclass(frozen=True)
+class PromptCommand:
+    """A command whose text comes from outside the code: a command file, an MCP server's prompt.
+
+    Running it sends what `expand(args)` returns as the user's message, and the model answers it.
+    `origin` says where it comes from in a line (a file's path, "MCP server github")."""
+
+    spec: CommandSpec
+    origin: str
+    expand: Callable[[str], Awaitable[str]]
+
+
+class CommandProvider(Protocol):
+    """A source of prompt commands, asked each time the list is read, so a source that fills in
+    late (a server that starts in the background) offers its commands once it has them."""
+
+    def prompt_commands(self) -> Sequence[PromptCommand]: ...
+
+
+class CommandRegistry:
+    """One front end's commands: the built-in table, then the prompt commands of each provider in
+    the order they were added. A name a built-in command has (or an alias of one), or an earlier
+    provider's, is not offered; `refused` says so, one line each."""
+
+    def __init__(self, providers: Iterable[CommandProvider] = ()) -> None:
+        self._providers = list(providers)
+
+    def add(self, provider: CommandProvider) -> None:
+        self._providers.append(provider)
+
+    def _sorted_out(self) -> tuple[dict[str, PromptCommand], list[str]]:
+        offered: dict[str, PromptCommand] = {}
+        refused: list[str] = []
+        for provider in self._providers:
+            for command in provider.prompt_commands():
+                slash, name = command.spec.slash, command.spec.name.lower()
+                if lookup(name) is not None:
+                    refused.append(f"{slash} from {command.origin} is not offered: {slash} is a built-in command")
+                elif name in offered:
+                    refused.append(f"{slash} from {command.origin} is not offered: {offered[name].origin} has it")
+                else:
+                    offered[name] = command
+        return offered, refused
+
+    def prompt_commands(self) -> list[PromptCommand]:
+        return list(self._sorted_out()[0].values())
+
+    def refused(self) -> list[str]:
+        return self._sorted_out()[1]
+
+    def specs(self) -> tuple[CommandSpec, ...]:
+        """Every command: the built-in ones, then the prompt commands."""
+        return (*COMMANDS, *(c.spec for c in self.prompt_commands()))
+
+    def prompt_command(self, name: str) -> PromptCommand | None:
+        return self._sorted_out()[0].get(name.lower())
+
+    def closest(self, name: str) -> str | None:
+        """As `closest`, among the prompt commands too."""
+        return closest(name, (c.spec.name for c in self.prompt_commands()))
+
+    def parse(self, text: str, front_end: str) -> tuple[CommandSpec | PromptCommand, str]:
+        """As `parse`, finding the prompt commands too."""
+        head, _, rest = text.strip().partition(" ")
+        if (prompt := self.prompt_command(head[1:])) is not None:
+            return prompt, rest.strip()
+        if lookup(head[1:]) is None:
+            raise unknown(head, self.closest(head[1:]))
+        return parse(text, front_end)
+
+    def waits_for_turn(self, text: str) -> bool:
+        """As `waits_for_turn`; a prompt command sends a message, so it waits like one."""
+        if is_command(text) and self.prompt_command(text.strip().split(maxsplit=1)[0][1:]) is not None:
+            return True
+        return waits_for_turn(text)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hermeslite.agent.session_list import SessionRow
 from hermeslite.display import bar, format_cost, format_token_count, short_path
+from hermeslite.extensions.skills import Skills
 from hermeslite.store.usage import UsageTotals
 
 from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
@@ -30,6 +31,12 @@ SHELL_HELP = (
     "chats but does not call tools: !command is how to show it the output.",
 )
 WAITS_NOTE = "⏸ typed during a turn, these wait in the queue with messages; the others run at once."
+PROMPTS_HEADING = "Custom commands (what they expand to is sent as your message)"
+MAX_USAGE_WIDTH = 36
+SKILL_FOLDERS = (
+    "A skill is a folder holding a SKILL.md: in .hermeslite/skills or .agents/skills of the project, "
+    "or in skills/ of the config directory or ~/.agents/skills. They are read when a session starts."
+)
 
 
 def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str:
@@ -141,20 +148,48 @@ def session_view(session_id: str, resumed: bool, recorded_model: str | None, mod
     return note
 
 
-def command_lines(front_end: str, *, mark_waits: bool, commands: tuple[CommandSpec, ...] = COMMANDS) -> list[str]:
-    """The commands `front_end` has, one per line with their hints, then those it lacks and why.
+def command_lines(
+    front_end: str,
+    *,
+    mark_waits: bool,
+    commands: tuple[CommandSpec, ...] = COMMANDS,
+    prompts: Sequence[CommandSpec] = (),
+) -> list[str]:
+    """The commands `front_end` has, one per line with their hints, then the custom (prompt)
+    commands, then those it lacks and why.
 
     `mark_waits` puts ⏸ before the commands that wait for a running turn (the app runs
     turns in the background; the line chat reads the next line only after one ends).
     """
     here = available(front_end, commands)
-    width = max(len(c.usage) for c in commands) + 2
-    lines = [f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}" for c in here]
+    width = min(max(len(c.usage) for c in (*commands, *prompts)), MAX_USAGE_WIDTH) + 2
+
+    def row(c: CommandSpec) -> str:
+        return f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}"
+
+    lines = [row(c) for c in here]
+    if prompts:
+        lines += ["", PROMPTS_HEADING, *(row(c) for c in prompts)]
     if mark_waits:
         lines += ["", WAITS_NOTE]
     if absent := missing(front_end, commands):
         lines += ["", "Not here"] + [f"  {c.slash:<{width}}{elsewhere(c)}" for c in absent]
     return lines
+
+
+def skills_view(skills: Skills) -> str:
+    """/skills: each skill the model can load, where it is and what it is for; then those that
+    could not be loaded, and why."""
+    lines = []
+    if skills.skills:
+        lines.append("The model sees each skill's name and description, and loads one with the skill tool.")
+        for skill in skills.skills:
+            lines += ["", f"  {skill.name} ({skill.scope}) · {skill.location}", f"    {skill.description}"]
+    else:
+        lines.append("No skills.")
+    if skills.problems:
+        lines += ["", "Problems found when the session started"] + [f"  {problem}" for problem in skills.problems]
+    return "\n".join([*lines, "", SKILL_FOLDERS])
 
 
 def turn_files(files: Sequence[str], undone: bool) -> str:

@@ -8,7 +8,7 @@ table that could drift from the dataclass.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -33,12 +33,23 @@ KIND_WORDS = {
     "choice": "one of",
 }
 
+# A nested value (a list of mappings) checks itself: it returns its problems, each starting with
+# the place inside the value (`[0].command must be ...`) or with ` must be ...` for the whole.
+Check = Callable[[Any], list[str]]
+
 
 def spec(
-    kind: str, help_text: str, *, lo: float | None = None, hi: float | None = None, choices: tuple[str, ...] = ()
+    kind: str,
+    help_text: str,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] = (),
+    check: Check | None = None,
 ) -> dict[str, Any]:
-    """Field metadata: `kind` is a key of KIND_WORDS; `choices` only for kind "choice"."""
-    return {"kind": kind, "help": help_text, "min": lo, "max": hi, "choices": choices}
+    """Field metadata: `kind` is a key of KIND_WORDS, or "checked" with a `check` for a value too
+    nested for a one-word kind; `choices` only for kind "choice"."""
+    return {"kind": kind, "help": help_text, "min": lo, "max": hi, "choices": choices, "check": check}
 
 
 def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
@@ -97,6 +108,9 @@ def validate_fields(obj: Any) -> list[str]:
     for f in fields(obj):
         value = getattr(obj, f.name)
         meta = f.metadata
+        if (check := meta.get("check")) is not None:
+            problems.extend(f"{f.name}{problem}" for problem in check(value))
+            continue
         if not _type_ok(meta["kind"], value, meta.get("choices", ())):
             problems.append(f"{f.name} must be {_expected(meta)}, got {value!r}")
             continue

@@ -100,7 +100,8 @@ class CompressionConfig:
         ),
     )
     never_prune_tools: list[str] = field(
-        default_factory=lambda: ["memory", "todo"], metadata=spec("names", "tools whose outputs are never pruned")
+        default_factory=lambda: ["memory", "todo", "skill"],
+        metadata=spec("names", "tools whose outputs are never pruned"),
     )
     context_length: int | None = field(
         default=None,

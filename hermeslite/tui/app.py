@@ -29,7 +29,8 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
-from hermeslite.commands.registry import TUI, CommandSpec, UnknownCommand, parse
+from hermeslite.commands.custom import load_commands
+from hermeslite.commands.registry import TUI, CommandSpec, PromptCommand, UnknownCommand
 from hermeslite.config import Settings
 from hermeslite.display import neutralize, short_path
 from hermeslite.store.errors import StoreError
@@ -97,6 +98,9 @@ class HermesApp(App[int]):
         self._opening_notes = list(notes or [])  # how the session was chosen: shown after its transcript
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
+        loaded = load_commands(self.cwd)  # a few small files: read before the first frame, for the dropdown
+        self.commands = loaded.registry
+        self._command_problems = loaded.problems
         self.motion = motion  # False: no spinners, no cursor blink (snapshots, screenshots)
         self.gc = GcPause(tune_gc)
         self.feed = EventFeed()
@@ -137,14 +141,14 @@ class HermesApp(App[int]):
         for hangup in HANGUPS:
             asyncio.get_running_loop().add_signal_handler(hangup, self.exit)
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
-        self.prompt.completer = SlashComplete(self.prompt, commands.entries)
+        self.prompt.completer = SlashComplete(self.prompt, lambda: commands.entries(self.commands))
         await self.screen.mount(self.prompt.completer)
         self.prompt.cursor_blink = self.motion
         self.prompt.unqueue = self.queued.pop_last
         self.prompt.focus()
         self.watch(self.chat, "unseen", self.new_below.show)
         await self.chat.add_note(WELCOME, kind="welcome")
-        for notice in self.notices:
+        for notice in (*self.notices, *self._command_problems):
             await self.show_notice(f"⚠ {notice}")
         self._drawer = asyncio.create_task(self._draw_events(), name="hermeslite-draw")
         if self.gc.enabled:
@@ -273,10 +277,13 @@ class HermesApp(App[int]):
     def run_slash(self, text: str) -> None:
         """Run `/name args`; unknown names get a line with the closest match."""
         try:
-            cmd, args = parse(text, TUI)
+            cmd, args = self.commands.parse(text, TUI)
         except UnknownCommand as exc:
             self.notify(str(exc), severity="warning", markup=False)
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
+            return
+        if isinstance(cmd, PromptCommand):
+            self.turns.run_prompt(cmd, args)
             return
         self.run_worker(self._run_command(cmd, args), group="session" if cmd.waits else "command", exit_on_error=False)
 

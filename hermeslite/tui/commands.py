@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from hermeslite.commands import views
-from hermeslite.commands.registry import TUI, Handlers, available
+from hermeslite.commands.registry import TUI, CommandRegistry, Handlers, available
 
 from .views import help_view
 
@@ -32,15 +32,15 @@ Handler = Callable[["CommandSurface", str], Awaitable[None]]
 handlers: Handlers[Handler] = Handlers(TUI)
 
 
-def entries() -> list[tuple[str, str, str]]:
-    """(slash name, argument hint, help) for the dropdown."""
-    return [(c.slash, c.args, c.help) for c in available(TUI)]
+def entries(registry: CommandRegistry) -> list[tuple[str, str, str]]:
+    """(slash name, argument hint, help) for the dropdown: the built-in commands, then the custom ones."""
+    return [(c.slash, c.args, c.help) for c in available(TUI, registry.specs())]
 
 
 def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
     """The same commands in the Ctrl+P palette, run without arguments (queued during a turn if they wait);
     a variant (`/compress --preview`) is an entry of its own, since the palette passes no argument."""
-    for c in available(TUI):
+    for c in available(TUI, app.commands.specs()):
         yield SystemCommand(c.slash, c.help, partial(app.turns.send, c.slash))
     for c in available(TUI):
         for v in c.variants:
@@ -290,6 +290,12 @@ async def _memory(app: CommandSurface, args: str) -> None:
     app.show_view("Memory", views.memory_view(agent.memory))
 
 
+@handlers.bind("skills")
+async def _skills(app: CommandSurface, args: str) -> None:
+    agent = await app.host.ready()
+    app.show_view("Skills", views.skills_view(agent.skills))
+
+
 @handlers.bind("todo")
 async def _todo(app: CommandSurface, args: str) -> None:
     agent = await app.host.ready()
@@ -320,7 +326,7 @@ async def _model(app: CommandSurface, args: str) -> None:
 
 @handlers.bind("help")
 async def _help(app: CommandSurface, args: str) -> None:
-    app.show_view("Help", help_view())
+    app.show_view("Help", help_view(app.commands))
 
 
 @handlers.bind("quit")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from hermeslite.agent.loop import Agent
+    from hermeslite.commands.registry import CommandRegistry
 
     from .gcpause import GcPause
     from .host import AgentHost
@@ -40,6 +41,7 @@ class CommandSurface(Notifier, Protocol):
     chat: ChatView
     header_bar: HeaderBar
     turns: TurnRunner
+    commands: CommandRegistry
 
     async def show_agent(self, agent: Agent, *, replay_transcript: bool) -> None: ...
 

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hermeslite.commands.registry import is_command, waits_for_turn
+from hermeslite.commands.registry import CommandRegistry, PromptCommand, is_command
 from hermeslite.context.user_command import shell_command_in
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ class TurnSurface(Protocol):
     chat: ChatView
     queued: QueuedMessages
     activity: str
+    commands: CommandRegistry
 
     @property
     def workers(self) -> WorkerManager: ...
@@ -67,7 +68,7 @@ class TurnRunner:
         a turn runs, and also while others wait, so the order is always the
         order typed. Commands that only look (/help, /context...) run at once.
         """
-        if waits_for_turn(text) and (self.busy or self.app.queued.items):
+        if self.app.commands.waits_for_turn(text) and (self.busy or self.app.queued.items):
             self.app.queued.push(text)
             await self.send_queued()
             return
@@ -114,6 +115,21 @@ class TurnRunner:
             f"running {command}",
             "Cancelled before the model was ready; the command did not run.",
         )
+
+    def run_prompt(self, command: PromptCommand, args: str) -> None:
+        """A custom command: the text it expands to is sent as the user's message, shown as sent."""
+
+        async def send(agent: Agent) -> object:
+            try:
+                text = await command.expand(args)
+            except Exception as exc:  # noqa: BLE001 - e.g. a server that cannot give its prompt: one line
+                await self.app.report_error(f"{command.spec.slash}: {exc}")
+                return None
+            self.app.chat.jump_to_end()
+            await self.app.chat.add_user(text)
+            return await agent.run_turn(text)
+
+        self._agent_job(send, "thinking", "Cancelled before the model was ready; the command was not sent.")
 
     def start_compress(self, focus: str | None) -> None:
         self._agent_job(

@@ -6,7 +6,7 @@ live in hermeslite/commands/views.py; only the keys are the app's own.
 
 from __future__ import annotations
 
-from hermeslite.commands.registry import TUI
+from hermeslite.commands.registry import TUI, CommandRegistry
 from hermeslite.commands.views import SHELL_HELP, command_lines
 
 KEYS = (
@@ -24,9 +24,10 @@ KEYS = (
 )
 
 
-def help_view() -> str:
-    """Commands (⏸ marks those that wait for a running turn), `!command`, then the keys."""
-    lines = ["Commands", *command_lines(TUI, mark_waits=True)]
+def help_view(registry: CommandRegistry | None = None) -> str:
+    """Commands (⏸ marks those that wait for a running turn), the custom ones, `!command`, then the keys."""
+    prompts = [c.spec for c in registry.prompt_commands()] if registry else []
+    lines = ["Commands", *command_lines(TUI, mark_waits=True, prompts=prompts)]
     lines += ["", "Shell", *(f"  {line}" for line in SHELL_HELP)]
     lines += ["", "Keys"] + [f"  {key:<22}{what}" for key, what in KEYS]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from hermeslite.commands.registry import (
     FRONT_ENDS,
     LINE,
     TUI,
+    CommandRegistry,
     CommandSpec,
     Handlers,
     UnknownCommand,
@@ -41,7 +42,7 @@ def test_every_command_is_reachable_in_each_front_end_it_declares(spec: CommandS
     assert callable(HANDLERS[front_end].for_command(spec))
     assert spec.usage in HELP[front_end]()
     if front_end == TUI:
-        assert (spec.slash, spec.args, spec.help) in tui_commands.entries()  # the dropdown
+        assert (spec.slash, spec.args, spec.help) in tui_commands.entries(CommandRegistry())  # the dropdown
 
 
 def test_front_ends_bind_no_command_the_registry_lacks():

@@ -13,6 +13,7 @@ import pytest
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.tui.app import HermesApp
 from tests.server import MODEL, ScriptedServer
 
@@ -24,6 +25,7 @@ def make_settings(
     context_window: int = 100_000,
     compression: dict | None = None,
     tools: dict | None = None,
+    hooks: dict | None = None,
 ) -> Settings:
     settings = Settings()
     model = ModelConfig(name=MODEL, api_base=server.base_url, context_window=context_window)
@@ -34,6 +36,7 @@ def make_settings(
         compression=replace(settings.compression, memory_flush=False, **{"threshold": 0.5, **(compression or {})}),
         memory=replace(settings.memory, dir=str(memory_dir)),
         tools=replace(settings.tools, **(tools or {})),
+        hooks=HooksConfig(**(hooks or {})),
     )
 
 
@@ -58,10 +61,16 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
         cwd: Path | None = None,
         session_id: str | None = None,
         llm: Any = None,
+        hooks: dict | None = None,
         **kwargs: Any,
     ) -> HermesApp:
         settings = make_settings(
-            scripted_server, tmp_path / "memory", context_window=context_window, compression=compression, tools=tools
+            scripted_server,
+            tmp_path / "memory",
+            context_window=context_window,
+            compression=compression,
+            tools=tools,
+            hooks=hooks,
         )
         llm = llm or LiteLLMClient(settings.model, max_retries=3, retry_base_delay=0.01)
         workdir = cwd or tmp_path / "project"

@@ -11,7 +11,7 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import ContextBreakdown, Part
 from hermeslite.agent.request_size import RequestTokens
 from hermeslite.commands import views
-from hermeslite.commands.registry import TUI, UnknownCommand, is_command, parse
+from hermeslite.commands.registry import TUI, CommandRegistry, UnknownCommand, is_command, parse
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.context.result import CompressionResult
@@ -119,7 +119,7 @@ def test_commands_parse_and_suggest():
 
 
 def test_every_command_has_help_and_appears_everywhere():
-    names = {name for name, _, _ in commands.entries()}
+    names = {name for name, _, _ in commands.entries(CommandRegistry())}
     assert names == {
         "/compress",
         "/uncompress",
@@ -134,12 +134,13 @@ def test_every_command_has_help_and_appears_everywhere():
         "/resume",
         "/sessions",
         "/memory",
+        "/skills",
         "/todo",
         "/model",
         "/help",
         "/quit",
     }
-    assert all(help for _, _, help in commands.entries())
+    assert all(help for _, _, help in commands.entries(CommandRegistry()))
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
