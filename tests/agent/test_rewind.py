@@ -21,6 +21,7 @@ from hermeslite.config import ModelConfig, Settings
 from hermeslite.context.messages import is_summary, strip_private
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.hooks.settings import HooksConfig
 from tests.builders import FILLER, assert_valid
 from tests.checkpoint_files import dir_hash, git_project, plain_project, tree_state, write
 from tests.recorder import Recorder
@@ -33,12 +34,13 @@ def build(scripted_server, tmp_path):
     """`build(project, **checkpoints)` -> (agent, recorder) working in `project`, on the scripted server."""
     store = SessionStore(tmp_path / "sessions.db")
 
-    def make(project: Path, context_window: int = 100_000, **checkpoints):
+    def make(project: Path, context_window: int = 100_000, hooks: dict | None = None, **checkpoints):
         base = Settings()
         settings = replace(
             base,
             model=ModelConfig(name=MODEL, api_base=scripted_server.base_url, context_window=context_window),
             memory=replace(base.memory, dir=str(tmp_path / "memory")),
+            hooks=HooksConfig(**(hooks or {})),
             checkpoints=replace(base.checkpoints, **checkpoints),
         )
         llm = LiteLLMClient(settings.model, max_retries=0)
@@ -287,3 +289,19 @@ async def test_a_rewind_after_editing_the_checkpoint_keeps_the_edited_checkpoint
     [summary] = [m for m in agent.messages if is_summary(m)]
     assert "Edited by the user." in str(summary["content"])
     assert agent.messages[-2]["content"] == "after the edit"
+
+
+async def test_what_a_post_tool_hook_changes_belongs_to_the_call(build, scripted_server, tmp_path):
+    """A formatter run by a PostToolUse hook edits the file the call wrote: undoing the call takes back
+    both, and the hook's edit is not taken for the user's."""
+    from tests.hook_scripts import on, script
+
+    target = write(tmp_path / "proj" / "a.txt", "original\n")
+    formatter = script(tmp_path / "hooks", "fmt.sh", f"cat > /dev/null; echo formatted >> {target}")
+    agent, _ = build(tmp_path / "proj", hooks=on("PostToolUse", formatter, matcher="write_file"))
+    await turn(agent, scripted_server, "edit", ("write_file", {"path": "a.txt", "content": "agent\n"}))
+    assert target.read_text() == "agent\nformatted\n"
+    preview = await rewind.preview_undo(agent)
+    assert preview.hand_changed == ()
+    assert (await rewind.apply(agent, preview)).done
+    assert target.read_text() == "original\n"
