@@ -305,3 +305,24 @@ async def test_what_a_post_tool_hook_changes_belongs_to_the_call(build, scripted
     assert preview.hand_changed == ()
     assert (await rewind.apply(agent, preview)).done
     assert target.read_text() == "original\n"
+
+
+async def test_a_file_over_the_size_limit_is_named_in_one_line(build, scripted_server, tmp_path):
+    project = plain_project(tmp_path / "proj")
+    write(project / "dump.bin", b"x" * 3000)
+    agent, rec = build(project, max_file_mb=0.002)
+    await turn(agent, scripted_server, "one", ("write_file", {"path": "a.txt", "content": "a\n"}))
+    await turn(agent, scripted_server, "two", ("write_file", {"path": "b.txt", "content": "b\n"}))
+    said = [n.text for n in rec.of(ev.Notice) if "file checkpoints" in n.text]
+    assert said == ["Not in file checkpoints (over 0.002 MB, checkpoints.max_file_mb): dump.bin."]
+
+
+async def test_a_store_that_cannot_be_written_turns_checkpoints_off_in_one_line(build, scripted_server, tmp_path, home):
+    project = plain_project(tmp_path / "proj")
+    write(home / "data" / "checkpoints", "a file where the store's folder should be\n")
+    agent, rec = build(project)
+    await turn(agent, scripted_server, "one", ("write_file", {"path": "a.txt", "content": "a\n"}))
+    await turn(agent, scripted_server, "two", ("write_file", {"path": "b.txt", "content": "b\n"}))
+    [off] = [n.text for n in rec.of(ev.Notice) if "checkpoints are off" in n.text]
+    assert off.startswith("File checkpoints are off: cannot write the checkpoint store in ")
+    assert (project / "b.txt").read_text() == "b\n" and not rec.of(ev.ErrorEvent)
