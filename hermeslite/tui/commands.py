@@ -26,6 +26,9 @@ from hermeslite.commands.registry import TUI, CommandRegistry, Handlers, availab
 from .views import help_view
 
 if TYPE_CHECKING:
+    from hermeslite.agent.loop import Agent
+    from hermeslite.agent.rewind import Preview
+
     from .surface import CommandSurface
 
 Handler = Callable[["CommandSurface", str], Awaitable[None]]
@@ -209,7 +212,7 @@ def _send(app: CommandSurface, text: str) -> None:
     app.call_later(app.turns.send, text)
 
 
-async def confirm_restore(app: CommandSurface, agent, preview, force: bool = False) -> None:
+async def confirm_restore(app: CommandSurface, agent: Agent, preview: Preview, force: bool = False) -> None:
     """The preview in a dialog; restored only when confirmed (files changed by hand only with `o`)."""
     from .screens.rewind import OVERWRITE, RestoreConfirm
 
@@ -229,7 +232,7 @@ async def confirm_restore(app: CommandSurface, agent, preview, force: bool = Fal
     app.push_screen(RestoreConfirm(f"{preview.title}?", preview.lines(), preview.hand_changed), decided)
 
 
-async def apply_restore(app: CommandSurface, agent, preview, *, overwrite: bool) -> None:
+async def apply_restore(app: CommandSurface, agent: Agent, preview: Preview, *, overwrite: bool) -> None:
     """Restore, then show the conversation as it now is (if it went back) with the turn's text in the
     input, ready to edit and send again."""
     from hermeslite.agent import rewind

@@ -12,7 +12,7 @@ explicit `o`, never with Enter). /undo uses the same confirmation.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -26,6 +26,9 @@ from hermeslite.commands.session_table import when
 from hermeslite.commands.views import first_line, turn_files
 from hermeslite.display import neutralize
 
+if TYPE_CHECKING:
+    from hermeslite.agent.rewind import TurnRow
+
 RESTORE, OVERWRITE = "restore", "overwrite"
 CHOICE_LABELS = (
     ("both", "Files and conversation", "b"),
@@ -35,7 +38,7 @@ CHOICE_LABELS = (
 NO_TURNS = "No turns yet in this session: nothing to rewind."
 
 
-def turn_label(row, width: int = 70) -> Content:
+def turn_label(row: TurnRow, width: int = 70) -> Content:
     """`3  "the turn's text"` and under it, dimmed, when it ran and what it did to the files."""
     files = turn_files(row.files, row.undone) or "no file changes"
     facts = f"{when(row.at)} · {files}"
@@ -45,7 +48,7 @@ def turn_label(row, width: int = 70) -> Content:
 class TurnPicker(ModalScreen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
-    def __init__(self, rows: Sequence) -> None:
+    def __init__(self, rows: Sequence[TurnRow]) -> None:
         super().__init__()
         self.rows = rows
 
