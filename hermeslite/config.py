@@ -283,6 +283,47 @@ class InstructionsConfig:
 
 
 @dataclass
+class CheckpointsConfig:
+    """File checkpoints: snapshots of the project around every tool that can write, for /rewind, /undo, /diff."""
+
+    enabled: bool = field(
+        default=True,
+        metadata=spec(
+            "bool",
+            "snapshot the project's files (in hermeslite's own store, never the project's .git) before and "
+            "after each tool that can write; false: /rewind takes back only the conversation",
+        ),
+    )
+    exclude: list[str] = field(
+        default_factory=list,
+        metadata=spec(
+            "patterns", "gitignore-style patterns never snapshotted or restored, beside the project's .gitignore"
+        ),
+    )
+    max_file_mb: float = field(
+        default=10,
+        metadata=spec("number", "files larger than this (in MB) are left out, with a note", lo=0.001, hi=4096),
+    )
+    max_files: int = field(
+        default=100_000,
+        metadata=spec("whole", "a project with more files than this is not snapshotted", lo=1, hi=10_000_000),
+    )
+    keep_days: float = field(
+        default=30,
+        metadata=spec("number", "snapshots of sessions older than this many days are deleted", lo=0, hi=36_500),
+    )
+    max_store_mb: float = field(
+        default=2048,
+        metadata=spec(
+            "number", "per project: over this size, the oldest sessions' snapshots are deleted", lo=1, hi=10_000_000
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class SkillsConfig:
     """Skills (SKILL.md folders) the model loads on demand."""
 
@@ -329,6 +370,9 @@ class Settings:
     )
     mcp_servers: dict[str, McpServerConfig] = field(
         default_factory=dict, metadata={"help": "MCP servers whose tools the model may call, by name"}
+    )
+    checkpoints: CheckpointsConfig = field(
+        default_factory=CheckpointsConfig, metadata={"help": "file snapshots for /rewind, /undo and /diff"}
     )
 
 

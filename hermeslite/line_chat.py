@@ -97,6 +97,13 @@ class LineChat:
         self.out.write(neutralize(text) + "\n")
         self.out.flush()
 
+    def show_diff(self, text: str) -> None:
+        from hermeslite.commands.diff_view import ansi_diff
+
+        coloured = ansi_diff(text) if _is_terminal(self.out) else neutralize(text)
+        self.out.write(coloured + "\n")
+        self.out.flush()
+
     def say(self, text: str) -> None:
         self.err.write(neutralize(text) + "\n")
         self.err.flush()
@@ -129,3 +136,10 @@ class LineChat:
     def quit(self) -> None:
         self.agent.discard_if_unused()
         self.done = True
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -26,6 +26,7 @@ from hermeslite.commands.registry import LINE, CommandRegistry, Handlers
 
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
+    from hermeslite.agent.rewind import Preview
 
 
 class LineSurface(Protocol):
@@ -35,6 +36,8 @@ class LineSurface(Protocol):
     commands: CommandRegistry
 
     def show(self, text: str) -> None: ...  # stdout: what was asked for
+
+    def show_diff(self, text: str) -> None: ...  # stdout: a unified diff, in colour on a terminal
 
     def say(self, text: str) -> None: ...  # stderr: a report
 
@@ -166,6 +169,79 @@ async def _recall(chat: LineSurface, args: str) -> None:
         chat.show(report.text)
     else:
         chat.fail(report.text)
+
+
+@handlers.bind("rewind")
+async def _rewind(chat: LineSurface, args: str) -> None:
+    """No N: the turns. N alone: what going back to before it would do. N and a choice: do it; files
+    changed by hand since hermeslite last saw them are overwritten only with --force (a line chat has
+    no dialog, and its stdin may be a script)."""
+    from hermeslite.agent import rewind
+
+    try:
+        turn, choice, force = rewind.parse_args(args)
+    except ValueError as exc:
+        chat.fail(f"/rewind: {exc}. Usage: /rewind [N] [both|code|chat] [--force]")
+        return
+    if turn is None:
+        chat.show(views.turns_view(rewind.turn_rows(chat.agent)))
+        return
+    try:
+        preview = await rewind.preview_rewind(chat.agent, turn, choice or rewind.BOTH)
+    except rewind.CannotRewind as exc:
+        chat.fail(f"Cannot rewind: {exc}.")
+        return
+    chat.show("\n".join([f"{preview.title}:", *preview.lines()]))
+    if choice is None:
+        chat.say(f"Nothing changed yet: /rewind {turn} both|code|chat restores the files and/or the conversation.")
+        return
+    await _restore(chat, preview, force, f"/rewind {turn} {choice} --force")
+
+
+@handlers.bind("undo")
+async def _undo(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import rewind
+
+    if args.strip() not in ("", "--force"):
+        chat.fail("usage: /undo [--force]")
+        return
+    try:
+        preview = await rewind.preview_undo(chat.agent)
+    except rewind.CannotRewind as exc:
+        chat.fail(f"Nothing undone: {exc}.")
+        return
+    chat.show("\n".join([f"{preview.title}:", *preview.lines()]))
+    await _restore(chat, preview, args.strip() == "--force", "/undo --force")
+
+
+async def _restore(chat: LineSurface, preview: Preview, force: bool, forced: str) -> None:
+    from hermeslite.agent import rewind
+
+    if preview.hand_changed and not force:
+        chat.fail(
+            f"Nothing restored: {len(preview.hand_changed)} file(s) changed by hand (marked !); {forced} overwrites them."
+        )
+        return
+    report = await rewind.apply(chat.agent, preview, overwrite=force)
+    if report.done:
+        chat.say(report.text)
+    else:
+        chat.fail(report.text)
+
+
+@handlers.bind("diff")
+async def _diff(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent import rewind
+
+    if args and not args.strip().isdigit():
+        chat.fail("usage: /diff [N]  (N: a turn number, as /rewind lists them)")
+        return
+    report = await rewind.session_diff(chat.agent, int(args) if args else None)
+    if report.is_diff:
+        chat.say(report.title)
+        chat.show_diff(report.text)
+    else:
+        chat.say(report.text)
 
 
 @handlers.bind("new")

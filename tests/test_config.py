@@ -289,11 +289,13 @@ def test_example_file_loads_to_the_defaults() -> None:
 def test_example_file_documents_every_key_with_a_comment() -> None:
     lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
     for section in fields(Settings):
-        _assert_commented(lines, section.name, indent="")
+        start = _assert_commented(lines, section.name, indent="")
         if section.name == "mcp_servers":  # entries named by the user: see the test below
             continue
+        end = next((i for i in range(start + 1, len(lines)) if re.match(r"\S", lines[i])), len(lines))
+        block = lines[start:end]  # a key name may be used in two sections (enabled)
         for key in fields(section.default_factory):  # type: ignore[arg-type]
-            _assert_commented(lines, key.name, indent="  ")
+            _assert_commented(block, key.name, indent="  ")
 
 
 def test_example_file_shows_every_mcp_server_key_commented_out_in_an_entry_that_loads() -> None:
@@ -310,12 +312,13 @@ def test_example_file_shows_every_mcp_server_key_commented_out_in_an_entry_that_
     assert loaded.warnings == []
 
 
-def _assert_commented(lines: list[str], key: str, indent: str) -> None:
-    """`key` is set on exactly one line, and the line above it is a non-empty comment."""
+def _assert_commented(lines: list[str], key: str, indent: str) -> int:
+    """`key` is set on exactly one line, and the line above it is a non-empty comment; returns that line."""
     at = [i for i, line in enumerate(lines) if re.match(rf"{indent}{key}:", line)]
     assert len(at) == 1, f"{key} must appear once in config.example.yaml"
     above = lines[at[0] - 1]
     assert re.fullmatch(rf"{indent}# \S.*", above), f"{key} needs a one-line comment above it, found {above!r}"
+    return at[0]
 
 
 # --- duplicated keys ---------------------------------------------------------------

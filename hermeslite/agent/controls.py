@@ -127,6 +127,7 @@ def edit_checkpoint(agent: Agent, text: str) -> CheckpointEdit:
         return CheckpointEdit(text=edit.text, reason=f"the edit could not be saved: {exc}")
     agent.messages[current.index] = message
     agent.ledger.replace(current.index, message)
+    agent.deps.checkpoints.forget_transcript()  # the turn log's next entry lists the edited transcript whole
     compressor.adopt_transcript(agent.messages)
     agent.emit(ev.PressureChanged(agent.pressure()))
     return edit

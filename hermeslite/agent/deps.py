@@ -17,6 +17,7 @@ from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import Tool, ToolContext
 from hermeslite.tools.registry import ToolRegistry
 
+from .checkpoints import Checkpoints
 from .hooks import Hooks
 from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
@@ -40,6 +41,7 @@ class AgentDeps:
     cwd: Path
     usage: UsageMeter
     hooks: Hooks  # the user's hooks; with none configured, every event returns at once
+    checkpoints: Checkpoints  # the turn log and file snapshots (/rewind, /undo, /diff)
     skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
     mcp: McpTools | None = None  # the MCP servers' tools, when any server is configured
     # The instruction files as last read: when the system prompt was built (a resumed session's saved

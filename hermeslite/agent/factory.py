@@ -27,6 +27,7 @@ from hermeslite.tools.skill import SkillTool
 from hermeslite.tools.todo import TodoTool
 from hermeslite.tools.workplace import risky_workplace
 
+from .checkpoints import Checkpoints
 from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
@@ -216,6 +217,7 @@ def _build(
         compressor=compressor,
         cwd=cwd,
         usage=usage,
+        checkpoints=Checkpoints(settings.checkpoints, store, session_id, cwd, lambda event: agent.emit(event)),
         hooks=Hooks(
             table_of(settings.hooks),
             session_id=session_id,

@@ -202,6 +202,7 @@ class Agent:
     async def run_turn(self, text: str) -> ev.TurnFinished:
         """Answer one user message, running tools until the model replies with text."""
         turn = Turn()
+        self.deps.checkpoints.begin_turn(text, self.messages)
         try:
             gate = await self.deps.hooks.admit_prompt(text)
             if gate.block is not None:
@@ -397,6 +398,7 @@ class Agent:
         call would be (approval, output cap, sandbox), its output then added to the transcript as
         a user message for the next turn. No model call. Returns the result, None when cancelled
         (then nothing is added: the user stopped it before it said anything)."""
+        self.deps.checkpoints.begin_turn(f"!{command}", self.messages)
         try:
             result = await self.tool_runner.run(user_command_call(command), by_user=True)
         except asyncio.CancelledError:

@@ -60,9 +60,17 @@ class ToolRunner:
             output.append(redact_secrets(result.content))
             return replace(result, content=output[0])
 
-        # Hooks watch the model's calls; the user's own `!command` runs without them.
+        # Hooks watch the model's calls; the user's own `!command` runs without them. A tool that can
+        # write is snapshotted around both (file checkpoints): what a hook's formatter changes is the call's.
         hooks, ctx = self.deps.hooks, self.deps.tool_ctx
-        result = await execute() if by_user else await hooks.around_tool(call["id"], name, arguments, ctx, execute)
+        writes = self.deps.registry.writes(name)
+        if writes:
+            await self.deps.checkpoints.before_write()
+        try:
+            result = await execute() if by_user else await hooks.around_tool(call["id"], name, arguments, ctx, execute)
+        finally:
+            if writes:
+                await self.deps.checkpoints.after_write(name)
         if output and len(result.content) > len(output[0]) and result.content.startswith(output[0]):
             self._hook_notes[call["id"]] = result.content[len(output[0]) :]
         self.emit(

@@ -49,8 +49,8 @@ class CommandSpec:
     help: str  # one line for /help, the dropdown and the palette; it must read right
     # without the argument (the palette runs commands without one)
     aliases: tuple[str, ...] = ()
-    # what other chat agents call it (/undo, /clear, /status): only suggested, never run, since
-    # theirs may do something else (Codex's /undo reverts files; this one undoes a compaction)
+    # what other chat agents call it (/clear, /status, /rollback): only suggested, never run, since
+    # theirs may do something else
     known_as: tuple[str, ...] = ()
     waits: bool = False  # changes the session: typed during a turn, it waits for the turn to end
     front_ends: frozenset[str] = EVERYWHERE
@@ -85,7 +85,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "uncompress",
         "",
         "undo the latest compaction; messages added since are kept",
-        known_as=("undo", "uncompact"),
+        known_as=("uncompact",),
         waits=True,
     ),
     CommandSpec(
@@ -109,6 +109,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         known_as=("status", "cost", "usage", "tokens"),
     ),
     CommandSpec("recall", "<words|id>", "search what compaction removed from this session; an id shows one original"),
+    CommandSpec(
+        "rewind",
+        "[N] [both|code|chat]",
+        "take the files, the conversation or both back to just before a turn; without N, pick the turn",
+        known_as=("restore", "rollback", "checkpoint", "revert"),
+        waits=True,
+    ),
+    CommandSpec("undo", "", "take back the file changes of the last turn that made any", waits=True),
+    CommandSpec("diff", "[N]", "what this session changed in the files, since it started or since turn N"),
     CommandSpec("new", "", "start a new session (this one stays saved)", known_as=("clear", "reset"), waits=True),
     CommandSpec(
         "resume", "[id]", "resume a saved session, by id or from a list", known_as=("continue", "load"), waits=True

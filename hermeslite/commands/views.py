@@ -9,6 +9,7 @@ against the window, and where compaction fires.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hermeslite.agent.session_list import SessionRow
 from hermeslite.display import bar, format_cost, format_token_count, short_path
@@ -16,7 +17,10 @@ from hermeslite.extensions.skills import Skills
 from hermeslite.store.usage import UsageTotals
 
 from .registry import COMMANDS, CommandSpec, available, elsewhere, missing
-from .session_table import EMPTY, session_lines
+from .session_table import EMPTY, session_lines, when
+
+if TYPE_CHECKING:
+    from hermeslite.agent.rewind import TurnRow
 
 BAR = 20
 LABEL = 15  # the name column of /context's table; wider when a part's name needs it
@@ -197,3 +201,28 @@ def skills_view(skills: Skills) -> str:
     if skills.problems:
         lines += ["", "Problems found when the session started"] + [f"  {problem}" for problem in skills.problems]
     return "\n".join([*lines, "", SKILL_FOLDERS])
+
+
+def turn_files(files: Sequence[str], undone: bool) -> str:
+    """What a turn did to the files, in a few words: `2 files`, `1 file, undone`, or nothing."""
+    if not files:
+        return ""
+    count = f"{len(files)} file" + ("" if len(files) == 1 else "s")
+    return f"{count}, undone" if undone else count
+
+
+def first_line(text: str, width: int = 70) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def turns_view(rows: Sequence[TurnRow]) -> str:
+    """The line chat's /rewind: the session's turns, oldest first, and how to rewind to one."""
+    if not rows:
+        return "No turns yet in this session: nothing to rewind."
+    lines = ["Turns of this session, oldest first:"]
+    for row in rows:
+        files = turn_files(row.files, row.undone)
+        lines.append(f"  {row.number:>3}  {when(row.at)}  {files or '-':<16}  {first_line(row.text)}")
+    lines.append("/rewind N previews going back to just before turn N; /rewind N both|code|chat does it.")
+    return "\n".join(lines)

@@ -29,6 +29,7 @@ KIND_WORDS = {
     "fractions": "a mapping of model-name parts to numbers",
     "paths": "a list of paths",
     "file_names": "a list of file names (no folders)",
+    "patterns": "a list of gitignore patterns",
     "env_names": "a list of environment variable names",
     "hosts": "a list of host names (pypi.org, *.example.org, 10.0.0.5:8080) or socket paths",
     "strings": "a list of strings",
@@ -58,7 +59,7 @@ def spec(
 def _type_ok(kind: str, value: Any, choices: tuple[str, ...]) -> bool:
     if kind == "bool":
         return isinstance(value, bool)
-    if kind in ("names", "paths", "env_names"):
+    if kind in ("names", "paths", "env_names", "patterns"):
         return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     if kind == "hosts":
         return isinstance(value, list) and all(isinstance(v, str) and _is_host_entry(v) for v in value)

@@ -31,6 +31,18 @@ def fetch_original(query: RunSQL, session_id: str, ref: str) -> Message | None:
     return json.loads(rows[0][0]) if rows else None
 
 
+def originals_of(query: RunSQL, session_id: str, refs: list[str]) -> dict[str, Message]:
+    """The archived originals among `refs`, by reference id, read in batches (SQLite limits parameters)."""
+    wanted = sorted(set(refs))
+    found: dict[str, Message] = {}
+    for start in range(0, len(wanted), 500):
+        batch = wanted[start : start + 500]
+        marks = ", ".join("?" * len(batch))
+        rows = query(f"SELECT ref, json FROM archive WHERE session_id = ? AND ref IN ({marks})", (session_id, *batch))
+        found.update((ref, json.loads(text)) for ref, text in rows)
+    return found
+
+
 def tool_call_by_id(query: RunSQL, session_id: str, tool_call_id: str) -> dict | None:
     """The assistant tool call with this id, from the current transcript or the archive."""
     if not tool_call_id:

@@ -210,7 +210,40 @@ _V7 = [
     "ALTER TABLE usage ADD COLUMN estimated_tokens INTEGER",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+# v8: the session's turns as /rewind lists them, and the file snapshots taken around the tools of each
+# (see turn_log.py). A turn's messages are kept as references to the transcript and the archive, not
+# copied; the snapshots are commits in the project's shadow repository (shadow_repo.py).
+_V8 = [
+    """
+    CREATE TABLE turns (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn INTEGER NOT NULL,
+        at REAL NOT NULL,
+        text TEXT NOT NULL,
+        base INTEGER,
+        refs TEXT NOT NULL,
+        undone_at REAL,
+        PRIMARY KEY (session_id, turn)
+    )
+    """,
+    """
+    CREATE TABLE snapshots (
+        session_id TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('before', 'after')),
+        tool TEXT,
+        commit_id TEXT NOT NULL,
+        project TEXT NOT NULL,
+        paths TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (session_id, turn, seq),
+        FOREIGN KEY (session_id, turn) REFERENCES turns(session_id, turn) ON DELETE CASCADE
+    )
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -36,8 +36,8 @@ from pathlib import Path
 from hermeslite.context.messages import Message
 from hermeslite.paths import data_dir
 
-from . import archive_search, generations, listing, rewrites, undo, usage, windows
-from .archive import fetch_original, insert_originals, tool_call_by_id
+from . import archive_search, generations, listing, rewrites, turn_log, undo, usage, windows
+from .archive import fetch_original, insert_originals, originals_of, tool_call_by_id
 from .archive_search import ArchiveHit
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
@@ -98,6 +98,7 @@ class SessionStore:
         self.schema_version = self._db.schema_version
         self._tx = self._db.transaction
         self._query = self._db.query
+        self.turn_log = turn_log.TurnLog(self._db)  # turns and their file snapshots (/rewind, /undo, /diff)
 
     def close(self) -> None:
         self._db.close()
@@ -264,6 +265,21 @@ class SessionStore:
             rows, done = undo.restore(conn, session_id, current)
             generations.write(conn, session_id, current, rows, None, undoable=False)
         return done
+
+    def rewind_transcript(
+        self, session_id: str, messages: list[Message], dropped: dict[str, Message], turn: int
+    ) -> None:
+        """The conversation as it was before `turn`, in one transaction: `messages` become the transcript,
+        the messages it drops are archived (so recall still finds them), and turn `turn` and every later
+        one leave the turn log."""
+        with self._tx(session_id) as conn:
+            self._replace(conn, session_id, messages)
+            self._archive(conn, session_id, dropped)
+            turn_log.drop_from(conn, session_id, turn)
+
+    def originals(self, session_id: str, refs: list[str]) -> dict[str, Message]:
+        """The archived originals of `refs` that the archive holds, by reference id."""
+        return originals_of(self._query, session_id, refs)
 
     def undo_point(self, session_id: str) -> UndoPoint | None:
         with self._db.lock:

@@ -81,6 +81,9 @@ class Tool(Protocol):
     name: str
     description: str
     role: ToolRole | None  # what the compaction engine should know it does (context/tool_roles.py)
+    # Whether it can change files in the project: the agent snapshots the files around every call of
+    # such a tool (file checkpoints, for /rewind and /undo). A tool that cannot tell says True.
+    writes: bool
 
     @property
     def parameters(self) -> dict[str, Any]:

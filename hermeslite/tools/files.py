@@ -107,6 +107,7 @@ def _line_count(text: str) -> int:
 class ReadFileTool:
     name = "read_file"
     role: ToolRole | None = ToolRole.READS_FILES
+    writes = False
     description = (
         f"Read a text file, with line numbers. Returns at most {MAX_LINES} lines or about "
         f"{MAX_CHARS // 1000} KB per call; use offset to read further."
@@ -165,6 +166,7 @@ def _numbered(name: str, window: Window, offset: int) -> ToolResult:
 class WriteFileTool:
     name = "write_file"
     role: ToolRole | None = ToolRole.WRITES_FILES
+    writes = True
     description = (
         "Create or overwrite a file with the given content, creating parent directories. "
         "For small changes to an existing file prefer patch."
@@ -195,6 +197,7 @@ class WriteFileTool:
 class PatchTool:
     name = "patch"
     role: ToolRole | None = ToolRole.PATCHES_FILES
+    writes = True
     description = (
         "Edit a file by replacing an exact piece of text. `old` must match the file exactly, "
         "whitespace included, and occur once (include surrounding lines to make it unique), "

@@ -32,6 +32,7 @@ class MemoryTool:
 
     name = "memory"
     role: ToolRole | None = None  # nothing the compaction engine treats specially
+    writes = False  # MEMORY.md and USER.md live in the data dir, not in the project
     description = MEMORY_DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",

@@ -44,6 +44,7 @@ class RecallTool:
 
     name = "recall"
     role: ToolRole | None = ToolRole.RECALLS
+    writes = False
     description = RECALL_DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",

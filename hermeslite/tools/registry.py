@@ -66,6 +66,11 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._all)
 
+    def writes(self, name: str) -> bool:
+        """Whether the tool called `name` declares it can change files (an unknown name cannot run)."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.writes
+
     def tool_roles(self) -> ToolRoles:
         """The table the compaction engine is handed: each registered tool's declared role."""
         return ToolRoles({name: tool.role for name, tool in self._tools.items() if tool.role is not None})

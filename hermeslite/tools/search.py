@@ -42,6 +42,7 @@ PROC_FD = Path("/proc/self/fd")
 class SearchFilesTool:
     name = "search_files"
     role: ToolRole | None = ToolRole.SEARCHES_FILES
+    writes = False
     description = (
         "Search file contents for a regular expression under a directory (or in one file). "
         "Returns path:line:text lines and a match count. Skips .git, node_modules, virtualenvs and binary files."

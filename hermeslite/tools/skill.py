@@ -29,6 +29,7 @@ SKILL_DESCRIPTION = (
 class SkillTool:
     name = "skill"
     role: ToolRole | None = None
+    writes = False  # it reads a SKILL.md
     description = SKILL_DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",

@@ -41,6 +41,7 @@ CHUNK = 65536
 class TerminalTool:
     name = "terminal"
     role: ToolRole | None = ToolRole.RUNS_COMMANDS
+    writes = True  # a command can change any file (sed -i, a formatter, mv, rm)
     description = (
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "

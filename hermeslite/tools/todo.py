@@ -28,6 +28,7 @@ class TodoTool:
 
     name = "todo"
     role: ToolRole | None = None  # nothing the compaction engine treats specially
+    writes = False  # the list is kept in the session store
     description = TODO_DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",

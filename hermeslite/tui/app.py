@@ -312,6 +312,13 @@ class HermesApp(App[int]):
     def show_view(self, title: str, body: str, *, table: bool = False) -> None:
         self.push_screen(TextViewer(title, body, table=table))
 
+    def offer_draft(self, text: str) -> None:
+        """Put `text` in the input to edit and send (a rewound turn), unless the user is typing there."""
+        if not self.prompt.text.strip():
+            self.prompt.load_text(text)
+            self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()
+
     def get_system_commands(self, screen):  # the Ctrl+P palette
         yield from super().get_system_commands(screen)
         yield from commands.system_commands(self)

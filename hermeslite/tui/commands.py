@@ -26,6 +26,9 @@ from hermeslite.commands.registry import TUI, CommandRegistry, Handlers, availab
 from .views import help_view
 
 if TYPE_CHECKING:
+    from hermeslite.agent.loop import Agent
+    from hermeslite.agent.rewind import Preview
+
     from .surface import CommandSurface
 
 Handler = Callable[["CommandSurface", str], Awaitable[None]]
@@ -158,6 +161,104 @@ async def _recall(app: CommandSurface, args: str) -> None:
         app.show_view(report.title, report.text)
     else:
         await app.report_error(report.text)
+
+
+@handlers.bind("rewind")
+async def _rewind(app: CommandSurface, args: str) -> None:
+    """No N: the turn picker; N: what goes back; N and a choice: the preview to confirm. Each step
+    sends the next as a command, so a step typed by hand does the same."""
+    from hermeslite.agent import rewind
+
+    from .screens.rewind import RewindChoice, TurnPicker
+
+    try:
+        turn, choice, force = rewind.parse_args(args)
+    except ValueError as exc:
+        await app.chat.add_note(f"/rewind: {exc}. Usage: /rewind [N] [both|code|chat]", kind="warning")
+        return
+    agent = await app.host.ready()
+    if turn is None:
+        app.push_screen(TurnPicker(rewind.turn_rows(agent)), lambda n: _send(app, f"/rewind {n}") if n else None)
+        return
+    if choice is None:
+        text = next((row.text for row in rewind.turn_rows(agent) if row.number == turn), None)
+        if text is None:
+            await app.chat.add_note(f"There is no turn {turn}: /rewind lists them.", kind="warning")
+            return
+        app.push_screen(RewindChoice(turn, text), lambda what: _send(app, f"/rewind {turn} {what}") if what else None)
+        return
+    try:
+        preview = await rewind.preview_rewind(agent, turn, choice)
+    except rewind.CannotRewind as exc:
+        await app.chat.add_note(f"Cannot rewind: {exc}.", kind="warning")
+        return
+    await confirm_restore(app, agent, preview, force)
+
+
+@handlers.bind("undo")
+async def _undo(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent import rewind
+
+    agent = await app.host.ready()
+    try:
+        preview = await rewind.preview_undo(agent)
+    except rewind.CannotRewind as exc:
+        await app.chat.add_note(f"Nothing undone: {exc}.", kind="warning")
+        return
+    await confirm_restore(app, agent, preview, args == "--force")
+
+
+def _send(app: CommandSurface, text: str) -> None:
+    app.call_later(app.turns.send, text)
+
+
+async def confirm_restore(app: CommandSurface, agent: Agent, preview: Preview, force: bool = False) -> None:
+    """The preview in a dialog; restored only when confirmed (files changed by hand only with `o`)."""
+    from .screens.rewind import OVERWRITE, RestoreConfirm
+
+    if preview.empty and not preview.undo:
+        await app.chat.add_note(" ".join(preview.lines()[2:]) or "Nothing to restore.")
+        return
+    if force:
+        await apply_restore(app, agent, preview, overwrite=True)
+        return
+
+    def decided(answer: str | None) -> None:
+        if answer:
+            app.run_worker(apply_restore(app, agent, preview, overwrite=answer == OVERWRITE), group="session")
+        else:
+            app.run_worker(app.chat.add_note("Nothing restored."), group="ui")
+
+    app.push_screen(RestoreConfirm(f"{preview.title}?", preview.lines(), preview.hand_changed), decided)
+
+
+async def apply_restore(app: CommandSurface, agent: Agent, preview: Preview, *, overwrite: bool) -> None:
+    """Restore, then show the conversation as it now is (if it went back) with the turn's text in the
+    input, ready to edit and send again."""
+    from hermeslite.agent import rewind
+
+    report = await rewind.apply(agent, preview, overwrite=overwrite)
+    if report.prompt is not None:
+        await app.chat.clear()
+        await app.show_agent(agent, replay_transcript=True)
+        app.offer_draft(report.prompt)
+    await app.chat.add_note(report.text, kind="information" if report.done else "warning")
+
+
+@handlers.bind("diff")
+async def _diff(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent import rewind
+
+    from .screens.diff_viewer import DiffViewer
+
+    if args and not args.strip().isdigit():
+        await app.chat.add_note("Usage: /diff [N] (N: a turn number, as /rewind lists them)", kind="warning")
+        return
+    report = await rewind.session_diff(await app.host.ready(), int(args) if args else None)
+    if report.is_diff:
+        app.push_screen(DiffViewer(report.title, report.text))
+    else:
+        await app.chat.add_note(report.text)
 
 
 @handlers.bind("new")

@@ -57,6 +57,7 @@ class _Probe:
 
     name = "probe"
     description = "Waits briefly and echoes its number."
+    writes = False
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {"n": {"type": "integer"}},

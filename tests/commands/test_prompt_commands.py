@@ -81,7 +81,7 @@ def test_prompt_commands_are_suggested_and_wait_for_the_turn_like_messages():
     registry = CommandRegistry([Provider("files", "deploy")])
     with pytest.raises(UnknownCommand, match=r"^Unknown command /deplyo\. Did you mean /deploy\?"):
         registry.parse("/deplyo", TUI)
-    assert registry.closest("undo") == "uncompress"  # another agent's name still names ours
+    assert registry.closest("rollback") == "rewind"  # another agent's name still names ours
     assert registry.waits_for_turn("/deploy prod") and not registry.waits_for_turn("/context")
     assert not CommandRegistry().waits_for_turn("/deploy prod")  # unknown: runs at once, to say so
 

@@ -87,15 +87,24 @@ def test_suggestions_come_from_the_registry():
 
 
 def test_another_agents_name_for_a_command_suggests_ours_without_running_it():
-    assert [closest(n) for n in ("undo", "clear", "status", "cost", "compact")] == [
+    assert [closest(n) for n in ("uncompact", "clear", "status", "cost", "compact", "rollback", "restore")] == [
         "uncompress",
         "new",
         "context",
         "context",
         "compress",
+        "rewind",
+        "rewind",
     ]
-    with pytest.raises(UnknownCommand, match=r"^Unknown command /undo\. Did you mean /uncompress\?"):
-        parse("/undo", LINE)
+    with pytest.raises(UnknownCommand, match=r"^Unknown command /rollback\. Did you mean /rewind\?"):
+        parse("/rollback", LINE)
+
+
+def test_undo_is_the_file_undo_not_another_name_for_uncompress():
+    """/undo was once only suggested as /uncompress (another agent's name for it); now it is its own command."""
+    found, args = parse("/undo --force", LINE)
+    assert found.name == "undo" and args == "--force"
+    assert "undo" not in next(c for c in COMMANDS if c.name == "uncompress").known_as
 
 
 def readme_rows() -> dict[str, str]:

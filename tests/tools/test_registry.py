@@ -13,6 +13,7 @@ from hermeslite.tools.registry import ToolRegistry, default_registry, validate
 class Echo:
     name = "echo"
     description = "Return the arguments."
+    writes = False
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -36,6 +37,7 @@ class Echo:
 class Broken:
     name = "broken"
     description = "Always fails."
+    writes = True
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     def __init__(self, exc):

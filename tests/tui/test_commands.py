@@ -49,13 +49,16 @@ async def test_unknown_command_suggests_the_closest(make_app, scripted_server):
         assert scripted_server.requests == []  # nothing was sent to the model
 
 
-async def test_undo_points_at_uncompress_not_at_a_lookalike(make_app, scripted_server):
+async def test_undo_is_the_file_undo_and_another_agents_name_points_at_ours(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/undo")
         note = app.chat.query(NoteLine).last().text
-        assert note == "Unknown command /undo. Did you mean /uncompress? Type /help for the list."
+        assert note == "Nothing undone: no turn of this session changed files, or their changes were all undone."
+        await send(pilot, "/uncompact")
+        note = app.chat.query(NoteLine).last().text
+        assert note == "Unknown command /uncompact. Did you mean /uncompress? Type /help for the list."
         assert scripted_server.requests == []
 
 

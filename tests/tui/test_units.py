@@ -127,6 +127,9 @@ def test_every_command_has_help_and_appears_everywhere():
         "/handoff",
         "/context",
         "/recall",
+        "/rewind",
+        "/undo",
+        "/diff",
         "/new",
         "/resume",
         "/sessions",
@@ -143,7 +146,18 @@ def test_every_command_has_help_and_appears_everywhere():
     text = help_view()
     assert all(name in text for name in names) and "Esc" in text
     waiting = {line.split()[1] for line in text.splitlines() if line.startswith("⏸ /")}
-    assert waiting == {"/compress", "/uncompress", "/summary", "/handoff", "/new", "/resume", "/init", "/model"}
+    assert waiting == {
+        "/compress",
+        "/uncompress",
+        "/summary",
+        "/handoff",
+        "/rewind",
+        "/undo",
+        "/new",
+        "/resume",
+        "/init",
+        "/model",
+    }
     assert "!command" in text and "does not call tools" in text
 
 

@@ -49,6 +49,9 @@ class McpTool:
         self.description = info.description or f"The {info.name} tool of the MCP server {server}."
         self._parameters = info.input_schema
         self.read_only = config.read_only(info.name)  # for a mode that offers only tools that change nothing
+        # A server runs outside the sandbox and may change the project's files: its calls are snapshotted
+        # (file checkpoints) unless the user marked the tool as one that only reads.
+        self.writes = not self.read_only
         self.approved = config.approved(info.name)
         self._servers = servers
         self._archive = archive

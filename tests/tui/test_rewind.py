@@ -1,0 +1,104 @@
+"""/rewind, /undo and /diff in the app: the turn picker, the three choices, the preview to confirm
+(an explicit `o` for files changed by hand), the conversation redrawn with the turn's text back in the
+input, and the coloured diff view."""
+
+from __future__ import annotations
+
+from hermeslite.tui.screens.diff_viewer import DiffViewer
+from hermeslite.tui.screens.rewind import RestoreConfirm, RewindChoice, TurnPicker
+from hermeslite.tui.widgets.message import NoteLine
+from tests.checkpoint_files import plain_project, tree_state, write
+from tests.server import Reply
+from tests.tui.pilot import SIZE, ready, send, settle, until
+
+
+async def edit(pilot, server, text: str, path: str, content: str) -> None:
+    server.enqueue(Reply.tool_calls([("write_file", {"path": path, "content": content})]), Reply.text(f"did {text}"))
+    await send(pilot, text)
+
+
+def notes(app) -> list[str]:
+    return [n.text for n in app.chat.query(NoteLine)]
+
+
+async def test_the_picker_rewinds_files_and_conversation_and_offers_the_turn_again(make_app, scripted_server, tmp_path):
+    project = plain_project(tmp_path / "proj")
+    start = tree_state(project)
+    app = make_app(cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await edit(pilot, scripted_server, "make notes shorter", "notes.txt", "short\n")
+        await edit(pilot, scripted_server, "add a helper", "src/helper.py", "x = 1\n")
+
+        await send(pilot, "/rewind")
+        assert isinstance(app.screen, TurnPicker)
+        options = app.screen.query_one("#picker-list")
+        labels = [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
+        assert "make notes shorter" in labels[0] and "1 file" in labels[0] and "add a helper" in labels[1]
+        assert options.highlighted == 1  # the newest turn, the one usually wanted
+        await pilot.press("up", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RewindChoice))
+        assert app.screen.turn == 1
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, RestoreConfirm))
+        shown = app.screen.body
+        assert "notes.txt" in shown and "src/helper.py" in shown and "(created since: deleted)" in shown
+        assert tree_state(project) != start  # nothing restored before the confirmation
+        await pilot.press("y")
+        await settle(pilot)
+
+        assert tree_state(project) == start
+        assert app.prompt.text == "make notes shorter"
+        assert not [m for m in app.host.agent.messages if m["role"] == "user"]
+        assert any(n.startswith("Rewound to before turn 1: files: 1 written back, 1 deleted") for n in notes(app))
+
+
+async def test_a_file_changed_by_hand_needs_the_explicit_overwrite_key(make_app, scripted_server, tmp_path):
+    project = plain_project(tmp_path / "proj")
+    app = make_app(cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await edit(pilot, scripted_server, "edit notes", "notes.txt", "agent\n")
+        write(project / "notes.txt", "mine\n")
+        await send(pilot, "/undo")
+        assert isinstance(app.screen, RestoreConfirm)
+        assert app.screen.hand_changed == ("notes.txt",)
+        assert "Changed by hand" in app.screen.body
+        await pilot.press("y")  # not the answer here: only `o` overwrites
+        await pilot.pause()
+        assert isinstance(app.screen, RestoreConfirm) and (project / "notes.txt").read_text() == "mine\n"
+        await pilot.press("o")
+        await settle(pilot)
+        assert (project / "notes.txt").read_bytes() == b"line one\r\nline two\r\n"
+        assert any(n.startswith("Undid turn 1") for n in notes(app))
+
+
+async def test_cancelling_restores_nothing(make_app, scripted_server, tmp_path):
+    project = plain_project(tmp_path / "proj")
+    app = make_app(cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await edit(pilot, scripted_server, "edit notes", "notes.txt", "agent\n")
+        await send(pilot, "/rewind 1 code")
+        assert isinstance(app.screen, RestoreConfirm)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert (project / "notes.txt").read_text() == "agent\n"
+        assert "Nothing restored." in notes(app)
+
+
+async def test_the_diff_view_colours_added_and_removed_lines(make_app, scripted_server, tmp_path):
+    project = plain_project(tmp_path / "proj")
+    app = make_app(cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await edit(pilot, scripted_server, "change main", "src/app.py", "def main():\n    return 3\n")
+        await send(pilot, "/diff")
+        assert isinstance(app.screen, DiffViewer)
+        content = app.screen.query_one("#diff-text").render()
+        styled = {content.plain[span.start : span.end].rstrip("\n"): str(span.style) for span in content.spans}
+        assert styled["-    return 1"] == "red" and styled["+    return 3"] == "green"
+        assert styled["diff --git a/src/app.py b/src/app.py"] == "bold"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, DiffViewer)
