@@ -65,11 +65,14 @@ def help_text(registry: CommandRegistry | None = None) -> str:
 async def _compress(chat: LineSurface, args: str) -> None:
     from hermeslite.agent import controls
 
-    focus, preview = controls.compress_args(args)
-    if preview:
-        chat.say("\n".join(controls.preview(chat.agent, focus).lines()))
+    parsed = controls.compress_args(args)
+    if (error := parsed.error or controls.upto_error(chat.agent, parsed.upto)) is not None:
+        chat.fail(error)
         return
-    result = await chat.agent.compress_now(focus)
+    if parsed.preview:
+        chat.say("\n".join(controls.preview(chat.agent, parsed.focus, parsed.upto).lines()))
+        return
+    result = await chat.agent.compress_now(parsed.focus, parsed.upto)
     if result.aborted:
         chat.fail()  # the printer has said why, from the compaction's events
 

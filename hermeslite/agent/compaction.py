@@ -14,7 +14,9 @@ from typing import Any
 
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.pressure import Pressure
+from hermeslite.context.refill import REFILL_LIMIT, is_paused, refill_strikes, stamped_checkpoint
 from hermeslite.context.result import CompressionResult
+from hermeslite.context.summary_request import sent_prefix
 from hermeslite.llm.errors import LLMError
 from hermeslite.store.todos import attach_snapshot, strip_snapshots
 from hermeslite.store.usage import UsageTotals
@@ -31,6 +33,24 @@ THRASH_NOTICE = (
     "Compaction is not freeing enough space (two passes each saved under 10%). "
     "Try /compress <focus> to keep only what matters, or start a new session (with -p: run without --continue)."
 )
+PAUSE_HINT = "/handoff, a model with a bigger window, or /compress <focus> (automatic compaction resumes after it)"
+TURN_HINT = (
+    "Ask for less output at once (pipe it through head, tail or grep, or write it to a file and read "
+    "parts of it), or use a model with a bigger window"
+)
+TURN_STOPPED = "[turn stopped: its tool output does not fit the context window]"
+REFILL_NOTICE = (
+    f"Automatic compaction is paused: the last {REFILL_LIMIT} compactions were each full again within one turn, "
+    "so each one cost a summary and lost detail for nothing. This task needs more room than the window gives: "
+    "/handoff goes on in a new session from a fresh checkpoint, a model with a bigger window (or "
+    "model.context_window, if this one allows more) gives it room, and /compress <focus> compacts now keeping "
+    "only what matters (automatic compaction resumes after it)."
+)
+SMALL_WINDOW_NOTICE = (
+    "This context window leaves a checkpoint less than compression.min_summary_tokens ({floor:,} tokens), too "
+    "little for a useful summary: compactions here write the checkpoint from recorded facts, with no summary "
+    "or memory-flush request."
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +59,15 @@ class NextRequest:
 
     now: BuiltRequest  # its tokens are the one count (the meter's), tool schemas included
     last_sent: BuiltRequest | None  # a summary may extend it instead, read from the prompt cache
+
+
+@dataclass(frozen=True)
+class RefillCheck:
+    """What the refill guard says before an automatic compaction (see `Compaction.refill_check`)."""
+
+    paused: bool  # automatic compaction must not run
+    strikes: int  # refills in a row that a compaction now records
+    stamp: tuple[int, dict[str, Any]] | None = None  # the latest checkpoint, newly stamped as paused
 
 
 @dataclass(frozen=True)
@@ -59,9 +88,31 @@ class Compaction:
         self.deps = deps
         self.emit = emit
         self._told_thrash = False
+        self._told_small_window = False
+        self.paused = False  # the refill guard stopped automatic compaction (see `refill_check`)
+
+    def refill_check(self, messages: list[dict[str, Any]]) -> RefillCheck:
+        """Whether the refill guard lets an automatic compaction run now, asked once per trigger: its
+        count is the transcript's (see context/refill.py). When the guard stops it here for the first
+        time, the latest checkpoint is to be stamped so (`stamp`: the agent keeps and saves it), and
+        the user is told once per process."""
+        strikes = refill_strikes(messages)
+        paused = strikes >= REFILL_LIMIT
+        stamp = stamped_checkpoint(messages, REFILL_LIMIT) if paused and not is_paused(messages) else None
+        if paused and not self.paused:
+            self.emit(ev.Notice(REFILL_NOTICE, "warning"))
+        self.paused = paused
+        return RefillCheck(paused, strikes, stamp)
 
     async def run(
-        self, trigger: str, request: NextRequest, *, focus: str | None = None, force: bool = False
+        self,
+        trigger: str,
+        request: NextRequest,
+        *,
+        focus: str | None = None,
+        force: bool = False,
+        upto: int | None = None,
+        refills: int = 0,
     ) -> Compacted:
         """The engine's rewrite of `request.messages` with the memory flush before it; reports the start.
 
@@ -74,7 +125,9 @@ class Compaction:
         current request (the cut lies among turns no request carried yet) then
         reads from the cache the turns the flush has just written there. Sent
         at once, each would write them again (a cache entry is there only once
-        a response has begun).
+        a response has begun). A window that leaves the checkpoint too little
+        for a model summary gets neither request (said once per session).
+        `upto` and `refills` are as for `ContextCompressor.compress`.
         """
         deps = self.deps
         now = request.now
@@ -88,11 +141,27 @@ class Compaction:
             else live_requests(deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout)
         )
         spent_before = deps.usage.totals
-        await self._flush(list(now.messages), list(now.tools))
-        result = await deps.compressor.compress(before, focus_topic=focus, force=force, live=live)
+        compressor = deps.compressor
+        plan = compressor.plan(
+            before, focus, force=force, sent=sent_prefix(live) if live is not None else None, upto=upto
+        )
+        plan.refills = refills
+        if plan.small_window:
+            self._tell_small_window()
+        else:
+            await self._flush(list(now.messages), list(now.tools))
+        result = await compressor.execute(plan, live)
         spent = deps.usage.totals - spent_before
         rebuilt = self.refresh(result.messages) if result.changed and not result.aborted else None
+        if rebuilt is not None and trigger == "manual":
+            self.paused = is_paused(rebuilt)  # a new checkpoint starts the refill count again
         return Compacted(trigger, result, spent, rebuilt, now.tokens)
+
+    def _tell_small_window(self) -> None:
+        if not self._told_small_window:
+            self._told_small_window = True
+            floor = self.deps.compressor.config.min_summary_tokens
+            self.emit(ev.Notice(SMALL_WINDOW_NOTICE.format(floor=floor), "warning"))
 
     def blocked(self, trigger: str, reason: str, request: BuiltRequest) -> CompressionResult:
         """A PreCompact hook said no: the transcript stays as it is, and the user reads why."""
@@ -105,6 +174,8 @@ class Compaction:
         """The end of a compaction the agent has adopted, as events: the card (before and after in the
         meter's count), advice, the new pressure."""
         self.emit(ev.CompactionFinished(done.trigger, done.result, done.tokens_before, tokens_after, done.spent))
+        if note := done.result.turn_note():
+            self.emit(ev.Notice(note, "warning"))
         if advice := done.result.advice():
             self.emit(ev.Notice(advice, "warning"))
         self.emit(ev.PressureChanged(pressure))

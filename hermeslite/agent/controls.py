@@ -15,6 +15,7 @@ from hermeslite.context.checkpoint import Checkpoint, CheckpointEdit, current_ch
 from hermeslite.context.plan import Preview
 from hermeslite.context.result import CompressionResult, format_tokens
 from hermeslite.context.summary_request import carried
+from hermeslite.context.turn import upto_problem
 from hermeslite.store.sessions import NothingToUndo, StoreError
 from hermeslite.store.todos import strip_snapshots
 
@@ -25,13 +26,45 @@ if TYPE_CHECKING:
 
 
 PREVIEW_FLAG = "--preview"
+UPTO_FLAG = "--upto"
+COMPRESS_USAGE = "usage: /compress [--preview] [--upto N] [focus]"
 
 
-def compress_args(args: str) -> tuple[str | None, bool]:
-    """(focus, preview) from `/compress [--preview] [focus]`, the syntax every front end accepts."""
-    words = args.split()
-    focus = " ".join(w for w in words if w != PREVIEW_FLAG)
-    return focus or None, PREVIEW_FLAG in words
+@dataclass(frozen=True)
+class CompressArgs:
+    """`/compress [--preview] [--upto N] [focus]` read, the syntax every front end accepts."""
+
+    focus: str | None = None
+    preview: bool = False
+    upto: int | None = None  # compact user turns 1..N only
+    error: str | None = None  # one line when the arguments cannot be read
+
+
+def compress_args(args: str) -> CompressArgs:
+    """The arguments of `/compress`; `--upto` takes a whole number right after it."""
+    words, focus, upto, preview = args.split(), [], None, False
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word == PREVIEW_FLAG:
+            preview = True
+        elif word == UPTO_FLAG:
+            number = words[at + 1] if at + 1 < len(words) else ""
+            if not number.isdigit() or upto is not None:
+                return CompressArgs(error=f"{COMPRESS_USAGE} (--upto takes one user turn number, e.g. --upto 3)")
+            upto, at = int(number), at + 1
+        else:
+            focus.append(word)
+        at += 1
+    return CompressArgs(" ".join(focus) or None, preview, upto)
+
+
+def upto_error(agent: Agent, upto: int | None) -> str | None:
+    """Why `/compress --upto <upto>` cannot run on this session now, or None (also for no --upto)."""
+    if upto is None:
+        return None
+    problem = upto_problem(strip_snapshots(agent.messages), upto)
+    return f"/compress --upto: {problem}" if problem else None
 
 
 @dataclass(frozen=True)
@@ -48,7 +81,7 @@ class CompactionPreview:
         return lines
 
 
-def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
+def preview(agent: Agent, focus: str | None = None, upto: int | None = None) -> CompactionPreview:
     """The manual /compress [focus], planned and described: no model call, no change to the session.
 
     Planned with what the last request sent carried, as the pass itself is (it keeps what came after
@@ -58,7 +91,7 @@ def preview(agent: Agent, focus: str | None = None) -> CompactionPreview:
     compressor = agent.deps.compressor
     agent.measure_for(compressor)  # what every pass measures against
     sent = carried(agent.last_sent.messages, agent.messages) if agent.last_sent is not None else None
-    planned = compressor.preview(messages, focus, force=True, sent=sent)
+    planned = compressor.preview(messages, focus, force=True, sent=sent, upto=upto)
     return CompactionPreview(planned, agent.compaction.flush_wanted(messages))
 
 

@@ -28,7 +28,7 @@ from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 
 from . import events as ev
-from .compaction import ROOM_HINT, Compaction, NextRequest
+from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .request_size import RequestSize, RequestTokens
@@ -41,6 +41,15 @@ from .window import adopt_stated_window, learned_window_note, settle_window
 
 MAX_REACTIVE = 3
 OVERFLOW_GIVE_UP = "context still too large after 3 compactions: " + ROOM_HINT
+PAUSED = "Automatic compaction is paused (it refilled within one turn three times in a row): " + PAUSE_HINT
+
+
+class TurnTooLarge(Exception):
+    """A reactive compaction found that the turn in progress does not fit even cut (see `_stop_turn`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class Agent:
@@ -160,22 +169,53 @@ class Agent:
 
     def pressure(self) -> Pressure:
         c = self.deps.compressor
-        return measure_pressure(self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at)
+        return measure_pressure(
+            self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at, paused=self.compaction.paused
+        )
 
     # -- compaction ------------------------------------------------------------
 
-    async def _preflight(self) -> None:
+    async def _preflight(self) -> str | None:
         """Before a request: compress while the next request (the count the meter shows) is at or
-        over the threshold, up to max_passes."""
+        over the threshold, up to max_passes, unless the refill guard has paused automatic
+        compaction. Returns why the turn in progress cannot go on (its own tool output does not
+        fit even cut to head and tail), else None."""
         compressor = self.deps.compressor
+        refills: int | None = None  # counted once per trigger, not once per pass
         for _ in range(compressor.config.max_passes):
             if not compressor.should_compress(self.request_tokens()):
-                return
-            result = await self._compact("preflight")
+                return None
+            if refills is None:
+                paused, refills = self._refill_check()
+                if paused:
+                    return None
+            result = await self._compact("preflight", refills=refills)
+            if result.turn_overflow:
+                return result.turn_overflow
             if result.aborted or not result.changed or result.too_large:
-                return
+                return None
+        return None
 
-    async def _compact(self, trigger: str, *, focus: str | None = None, force: bool = False) -> CompressionResult:
+    def _refill_check(self) -> tuple[bool, int]:
+        """(automatic compaction paused, refills in a row to record): see `Compaction.refill_check`;
+        a pause is stamped on the checkpoint, so it holds in the next process too."""
+        check = self.compaction.refill_check(self.messages)
+        if check.stamp is not None:
+            at, message = check.stamp
+            self.messages[at] = message
+            self.ledger.replace(at, message)
+            self.saver.replace_checkpoint(message)
+        return check.paused, check.strikes
+
+    async def _compact(
+        self,
+        trigger: str,
+        *,
+        focus: str | None = None,
+        force: bool = False,
+        upto: int | None = None,
+        refills: int = 0,
+    ) -> CompressionResult:
         """One compaction (see `Compaction`), unless a PreCompact hook stops it: its rewrite adopted
         and saved, then reported."""
         gate = await self.deps.hooks.pre_compact(trigger, focus)
@@ -184,7 +224,7 @@ class Agent:
         focus = gate.focus
         self.measure_for(self.deps.compressor)
         request = NextRequest(self.build_request(), self.last_sent)
-        done = await self.compaction.run(trigger, request, focus=focus, force=force)
+        done = await self.compaction.run(trigger, request, focus=focus, force=force, upto=upto, refills=refills)
         result = done.result
         if done.messages is not None:
             self.adopt_transcript(done.messages)
@@ -210,8 +250,10 @@ class Agent:
             else:
                 self.append({"role": "user", "content": gate.content})
                 await self._offer_mcp_tools()
-                await self._preflight()
+                await self._preflight()  # nothing of this turn follows its message yet: nothing to stop
                 finished = await self._loop(turn)
+        except TurnTooLarge as exc:
+            finished = self._stop_turn(turn, exc.reason)
         except asyncio.CancelledError:
             self._close_turn(turn, CANCELLED_REPLY)
             finished = ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user")
@@ -243,12 +285,14 @@ class Agent:
                 if (halt := self.deps.hooks.take_halt()) is not None:
                     self.emit(ev.Notice(f"A hook stopped the turn: {halt}", "warning"))
                     return ev.TurnFinished(ok=False, reason=f"stopped by a hook: {halt}")
-            await self._preflight()
+            if (too_large := await self._preflight()) is not None:
+                return self._stop_turn(turn, too_large)
         self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
         return ev.TurnFinished(ok=False, reason="max iterations")
 
     async def _call_model(self, turn: Turn):
         """Stream one reply; on context overflow compress and rebuild the request, up to 3 times."""
+        refills: int | None = None  # counted once for this request, not once per attempt
         for attempt in range(MAX_REACTIVE + 1):
             try:
                 return await self._stream(turn)
@@ -263,9 +307,16 @@ class Agent:
                 if attempt == MAX_REACTIVE:
                     self.emit(ev.ErrorEvent(OVERFLOW_GIVE_UP))
                     return None
+                if refills is None:
+                    paused, refills = self._refill_check()
+                    if paused:
+                        self.emit(ev.ErrorEvent(f"{exc} {PAUSED}"))
+                        return None
                 # The provider refused the request, so a pass that would keep everything is no
                 # answer: reactive passes are forced to summarize the middle.
-                result = await self._compact("reactive", force=True)
+                result = await self._compact("reactive", force=True, refills=refills)
+                if result.turn_overflow:
+                    raise TurnTooLarge(result.turn_overflow) from exc
                 if result.aborted or not result.changed:
                     self.emit(ev.ErrorEvent(f"{exc} Compression could not make room: {ROOM_HINT}."))
                     return None
@@ -355,6 +406,13 @@ class Agent:
             turn.answered.add(call["id"])
         turn.pending_calls = None
 
+    def _stop_turn(self, turn: Turn, reason: str) -> ev.TurnFinished:
+        """End a turn whose own tool output does not fit the window: compacting again would only
+        lose it and have the model run the same tools again."""
+        self.emit(ev.ErrorEvent(f"Stopped this turn instead of compacting again: {reason}. {TURN_HINT}"))
+        self._close_turn(turn, TURN_STOPPED)
+        return ev.TurnFinished(ok=False, reason="the turn's tool output does not fit the context window")
+
     def _close_turn(self, turn: Turn, note: str) -> None:
         """Leave a valid transcript after a turn ends early (see `closing_messages`)."""
         last_role = self.messages[-1].get("role") if self.messages else None
@@ -418,9 +476,10 @@ class Agent:
             used = has_reply(self.messages)
         return not used and self.saver.delete()
 
-    async def compress_now(self, focus: str | None = None):
-        """What /compress [focus] runs: forced, with flush and todo snapshot, reported as events."""
-        return await self._compact("manual", focus=focus, force=True)
+    async def compress_now(self, focus: str | None = None, upto: int | None = None):
+        """What /compress [--upto N] [focus] runs: forced, with flush and todo snapshot, reported as
+        events; with `upto`, user turns 1..N are summarized and the rest kept (see controls.upto_error)."""
+        return await self._compact("manual", focus=focus, force=True, upto=upto)
 
     # -- queries from the front ends ---------------------------------------------
 

@@ -49,6 +49,10 @@ class SessionSaver:
         """The rewritten transcript, the originals it archived and the record, in one transaction."""
         self._write(partial(self.store.apply_compaction, self.session_id, messages, archived, record))
 
+    def replace_checkpoint(self, message: dict[str, Any]) -> None:
+        """The newest checkpoint changed in place (an edit, its refill record); the transcript keeps its length."""
+        self._write(partial(self.store.replace_checkpoint, self.session_id, message))
+
     def record(self, record: CompactionRecord) -> None:
         """A compaction that changed nothing is still logged."""
         self._write(partial(self.store.record_compaction, self.session_id, record))

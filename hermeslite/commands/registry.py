@@ -75,11 +75,14 @@ class CommandSpec:
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "compress",
-        "[--preview] [focus]",
+        "[--preview] [--upto N] [focus]",
         "compact the conversation now; a focus topic is kept in most detail; --preview only shows what it would do",
         known_as=("compact",),
         waits=True,
-        variants=(Variant("--preview", "[focus]", "show what /compress would do: nothing is sent or changed"),),
+        variants=(
+            Variant("--preview", "[focus]", "show what /compress would do: nothing is sent or changed"),
+            Variant("--upto", "N [focus]", "compact user turns 1 to N only; the turns after N stay verbatim"),
+        ),
     ),
     CommandSpec(
         "uncompress",

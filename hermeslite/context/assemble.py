@@ -12,7 +12,7 @@ from typing import Any
 
 from .boundaries import Boundaries
 from .handoff import has_handoff, merge_into, split_handoff, summary_message, with_system_note
-from .messages import ANCHORS_KEY, SUMMARY_KEY, Message
+from .messages import ANCHORS_KEY, REFILL_KEY, SUMMARY_KEY, Message
 from .sanitize import sanitize_tool_pairs
 
 
@@ -30,7 +30,7 @@ def unwrap_handoffs(messages: list[Message]) -> list[Message]:
             continue
         _, rest = split_handoff(msg)
         if rest is not None:
-            restored = {k: v for k, v in msg.items() if k not in (SUMMARY_KEY, ANCHORS_KEY)}
+            restored = {k: v for k, v in msg.items() if k not in (SUMMARY_KEY, ANCHORS_KEY, REFILL_KEY)}
             restored["content"] = rest
             out.append(restored)
     return out
@@ -58,11 +58,9 @@ def previous_junction(messages: list[Message]) -> int:
 
 
 def assemble(messages: list[Message], bounds: Boundaries, summary: str, anchors: dict[str, Any]) -> list[Message]:
-    """head + summary + (latest user message, if lifted) + tail, provider-valid."""
+    """head + summary + tail, provider-valid."""
     head = list(messages[: bounds.head_end])
-    rest = ([messages[bounds.lifted_user]] if bounds.lifted_user is not None else []) + list(
-        messages[bounds.tail_start :]
-    )
+    rest = list(messages[bounds.tail_start :])
     if head and head[0].get("role") == "system":
         head[0] = with_system_note(head[0])
     before = [m for m in head if m.get("role") != "system"]

@@ -2,8 +2,9 @@
 
 Everything between the two is what a compaction replaces with a summary. The
 cut points must never separate an assistant's tool calls from their results,
-and the user's latest message must survive verbatim: losing it is how agents
-forget what they were asked to do.
+and the turn in progress (the user's latest message and every call and result
+after it) must survive verbatim: losing the message is how agents forget what
+they were asked to do, and losing the calls is how they do it twice (see turn.py).
 """
 
 from __future__ import annotations
@@ -20,16 +21,13 @@ SOFT_CEILING = 1.5  # the tail may overshoot its budget by half to end cleanly
 class Boundaries:
     head_end: int  # messages[:head_end] stay verbatim
     tail_start: int  # messages[tail_start:] stay verbatim
-    lifted_user: int | None  # latest user message found in the middle, kept verbatim
 
     def middle(self, messages: list[Message]) -> list[Message]:
-        return [
-            m for i, m in enumerate(messages[self.head_end : self.tail_start], self.head_end) if i != self.lifted_user
-        ]
+        return messages[self.head_end : self.tail_start]
 
     @property
     def empty(self) -> bool:
-        return self.tail_start - self.head_end - (self.lifted_user is not None) <= 0
+        return self.tail_start <= self.head_end
 
 
 def _group_end(messages: list[Message], i: int) -> int:
@@ -135,16 +133,14 @@ def keep_unsent(
     summary request reads everything it covers from the cache. The move is
     made only when the longer tail still fits `hard_cap` (the latest user
     message, `free`, not counted), the cut stays on a turn boundary and at or
-    after `floor`, and something besides the latest user message is left to
-    summarize; otherwise the cut stays at `tail`. The tail walk keeps them
+    after `floor`, and something is left to summarize; otherwise the cut stays
+    at `tail`. The tail walk keeps them
     already while it is under its minimum count, so this matters when its
     budget stopped it inside them (a small `protect_last_n`, a reply larger
     than the tail budget); when the hard cap stopped it, they do not fit.
     """
     cut = align_to_group(messages, unsent, head)
     if not head < cut < tail or cut < floor:
-        return tail
-    if cut - head - (1 if free is not None and head <= free < cut else 0) <= 0:
         return tail
     kept = sum(t for i, t in enumerate(tokens[cut:], cut) if i != free)
     if hard_cap is not None and kept > hard_cap:
@@ -175,29 +171,39 @@ def find_boundaries(
     head_cap: int | None = None,
     tail_cap: int | None = None,
     unsent: int | None = None,
+    upto: int | None = None,
 ) -> Boundaries:
-    """Head, tail and the latest user message for one compaction.
+    """Head and tail for one compaction; the tail always holds the whole turn in progress.
 
     With `force` (the manual /compress) a transcript that fits entirely in the
     tail budget is still compacted, keeping only the latest user turn. The tail
     never starts before `tail_floor` (where a dropped earlier summary stood).
     `head_cap` and `tail_cap` (head and tail together, the latest user message
     not counted) stop a few very large messages from being protected
-    wholesale, which would leave nothing to compact or overflow the window.
+    wholesale, which would leave nothing to compact or overflow the window;
+    the turn in progress is kept whatever it costs (turn.py has shortened it
+    to fit first), and the opening exchange gives way to it.
     `unsent` is the first message no request has carried yet (see `keep_unsent`).
+    `upto` is the user's own cut (`/compress --upto N`): everything before it
+    is summarized and everything from it on kept, whatever the budgets say.
     """
+    first = _first_kept(messages)
+    if upto is not None:
+        return Boundaries(head_end=first, tail_start=max(upto, first))
     user = latest_user_index(messages)
     head = head_end(messages, protect_first_n, tokens, head_cap)
     if user is not None and user < head:
         head = user  # the summary must come before the latest ask, never after it
+    turn = sum(tokens[user + 1 :]) if user is not None else 0
+    hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[first:head]))
+    if hard is not None and tail_cap is not None and turn > hard and head > first:
+        head, hard = first, tail_cap  # the turn in progress is kept before the opening exchange is
     min_tail = max(1, min(protect_last_n, MIN_TAIL_CAP))
-    hard = None if tail_cap is None else max(0, tail_cap - sum(tokens[_first_kept(messages) : head]))
     tail = max(tail_start(messages, tokens, head, tail_budget, min_tail, hard, free=user), tail_floor)
     if unsent is not None:
         tail = keep_unsent(messages, tokens, head, tail, unsent, hard, user, tail_floor)
     if force and tail <= max(head + 1, tail_floor) and user is not None and user > head:
         tail = max(user, tail_floor)  # everything fits the tail: the manual /compress keeps only the latest turn
-    lifted = user if user is not None and head <= user < tail else None
-    if lifted is not None and lifted == tail - 1:
-        tail, lifted = lifted, None
-    return Boundaries(head_end=head, tail_start=max(tail, head), lifted_user=lifted)
+    if user is not None:
+        tail = min(tail, user)  # the turn in progress is never summarized
+    return Boundaries(head_end=head, tail_start=max(tail, head))

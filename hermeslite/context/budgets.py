@@ -143,3 +143,13 @@ def overflow_reason(budgets: Budgets, after: int) -> str | None:
             "set model.context_window if the model's window is bigger, or use a model with a larger one"
         )
     return f"the request is still ~{tokens(after):,} tokens and {limit}"
+
+
+def turn_overflow(request: int, threshold: int) -> str:
+    """Why the turn in progress cannot go on: even with its largest results cut as far as they go,
+    the request it makes (`request` provider tokens) is at or over the `threshold`."""
+    return (
+        f"the tool calls and results of this turn do not fit the context window even with their largest "
+        f"outputs cut to head and tail: the next request would be ~{request:,} tokens, and compaction starts at "
+        f"{threshold:,}"
+    )

@@ -19,7 +19,7 @@ from typing import Any
 
 from .anchors import Anchors, with_missing_anchors
 from .assemble import assemble
-from .budgets import Budgets, overflow_reason
+from .budgets import Budgets, overflow_reason, turn_overflow
 from .checkpoint import CheckpointEdit, replace_checkpoint
 from .guard import Guard
 from .handoff import find_previous
@@ -27,6 +27,7 @@ from .messages import ARCHIVE_KEY, Message, reference_id
 from .pass_sizes import PassSizes
 from .plan import CompressionPlan, Preview, describe_plan
 from .planning import PlanSetup, checkpoint_estimate, plan_pass
+from .refill import with_refill_record
 from .result import CompressionResult
 from .settings import CompressionConfig
 from .summarizing import Made, Summarize, Summarizer
@@ -155,6 +156,8 @@ class ContextCompressor:
         focus_topic: str | None = None,
         force: bool = False,
         live: LiveRequests | None = None,
+        upto: int | None = None,
+        refills: int = 0,
     ) -> CompressionResult:
         """One compression pass (`plan`, then `execute`); `messages` is never modified.
 
@@ -165,10 +168,14 @@ class ContextCompressor:
         `live` are the requests the agent built (the one it would send now and
         the one it last sent): when given, the summary is first asked for as an
         extension of one of them, so the provider reads the conversation from
-        its cache (see `summary_request`).
+        its cache (see `summary_request`). `upto` is as for `plan`. `refills` is
+        recorded on the checkpoint the pass makes: how many compactions in a row
+        the context refilled within a turn (see `refill.refill_strikes`).
         """
         sent = sent_prefix(live) if live is not None else None
-        return await self.execute(self.plan(messages, focus_topic, force=force, sent=sent), live)
+        plan = self.plan(messages, focus_topic, force=force, sent=sent, upto=upto)
+        plan.refills = refills
+        return await self.execute(plan, live)
 
     def plan(
         self,
@@ -178,6 +185,7 @@ class ContextCompressor:
         force: bool = False,
         handoff: bool = False,
         sent: int | None = None,
+        upto: int | None = None,
     ) -> CompressionPlan:
         """What a pass over `messages` would do, with no model call and no change to any state.
 
@@ -187,6 +195,8 @@ class ContextCompressor:
         `sent` is how many leading messages of `messages` the last request sent
         carried (None when unknown): the messages after them are kept verbatim
         when the tail cap allows, so the summary can extend that request.
+        `upto` (`/compress --upto N`, with `force`) summarizes user turns 1..N of
+        `messages` and keeps everything after them verbatim (see `turn.upto_problem`).
         """
         setup = PlanSetup(
             self.config,
@@ -196,19 +206,25 @@ class ContextCompressor:
             has_summarizer=self.summarize is not None,
             cooling_down=self.guard.cooling_down,
         )
-        return plan_pass(messages, focus_topic, setup, force=force, handoff=handoff, sent=sent)
+        return plan_pass(messages, focus_topic, setup, force=force, handoff=handoff, sent=sent, upto=upto)
 
     def preview(
-        self, messages: list[Message], focus_topic: str | None = None, *, force: bool = True, sent: int | None = None
+        self,
+        messages: list[Message],
+        focus_topic: str | None = None,
+        *,
+        force: bool = True,
+        sent: int | None = None,
+        upto: int | None = None,
     ) -> Preview:
         """A dry run of `compress` for the user: the plan in numbers, nothing called or changed.
 
         The size after is exact for a prune and for a checkpoint built by code,
         and an estimate when a model would write the checkpoint: a fifth of
         what it replaces (at most the length it is asked for), plus every
-        recorded fact in case it leaves them all out. `sent` is as for `plan`.
+        recorded fact in case it leaves them all out. `sent` and `upto` are as for `plan`.
         """
-        plan = self.plan(messages, focus_topic, force=force, sent=sent)
+        plan = self.plan(messages, focus_topic, force=force, sent=sent, upto=upto)
         size = checkpoint_estimate(plan) if plan.summarizes else 0
         return describe_plan(
             plan, self.target_tokens, checkpoint_tokens=size, request_tokens=self.request_tokens, scale=self.token_scale
@@ -224,6 +240,8 @@ class ContextCompressor:
             messages_before=len(plan.messages),
             focus_topic=plan.focus,
             target_tokens=self.target_tokens,
+            upto=plan.upto,
+            turn_shortened=plan.turn.shortened,
         )
         result.archived.update(plan.pruned.archived)
         if plan.pruned_only:
@@ -260,7 +278,7 @@ class ContextCompressor:
             result.aborted, result.error, result.archived = True, made.error, {}
             return result
         text = with_missing_anchors(made.text or "", anchors)
-        rebuilt = assemble(plan.working, plan.bounds, text, anchors.to_dict())
+        rebuilt = with_refill_record(assemble(plan.working, plan.bounds, text, anchors.to_dict()), plan.refills)
         after = estimate_tokens(rebuilt)
         if after >= plan.tokens_before:
             return self._finish(
@@ -310,6 +328,8 @@ class ContextCompressor:
         result.error = result.error or error
         if budgets is not None:
             result.too_large = overflow_reason(budgets, after + self.request_overhead_tokens)
+        if plan.turn.short_of_room and result.tokens_after >= self.threshold_tokens:
+            result.turn_overflow = turn_overflow(result.tokens_after, self.threshold_tokens)
         self.guard.record_pass(result.tokens_before, result.tokens_after)
         return result
 

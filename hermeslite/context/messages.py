@@ -18,6 +18,7 @@ SUMMARY_KEY = "_hl_summary"  # marks the message that carries the handoff summar
 ANCHORS_KEY = "_hl_anchors"  # code-owned anchors, kept for rehydration after a restart
 ARCHIVE_KEY = "_hl_ref"  # reference id of the archived original of a pruned message
 EXIT_CODE_KEY = "_hl_exit_code"  # a command's exit code on the message holding its output (None: no command)
+REFILL_KEY = "_hl_refill"  # on the checkpoint message: compactions refilled in a row (see refill.py)
 
 
 IMAGE_TYPES = ("image_url", "image", "input_image")

@@ -21,6 +21,15 @@ from .prune import PruneResult
 from .result import format_tokens
 
 
+@dataclass(frozen=True)
+class TurnCut:
+    """What a pass does to the turn in progress (see turn.py): it is kept, its largest results may be cut."""
+
+    shortened: int = 0  # tool results cut to their head and tail
+    saved: int = 0  # estimated tokens that saves
+    short_of_room: bool = False  # even cut as far as they go, the turn takes more than the room it has
+
+
 @dataclass
 class CompressionPlan:
     """Everything `execute` needs; `messages` is the transcript planned for, never modified."""
@@ -43,6 +52,10 @@ class CompressionPlan:
     originals: list[Message] = field(default_factory=list)  # the middle as it was before the prune
     replaced: int = 0  # tokens the checkpoint stands in for
     no_call: str | None = None  # why no model would be asked (the checkpoint is built by code)
+    small_window: bool = False  # the window leaves the checkpoint too little for a model call to be worth it
+    upto: int | None = None  # /compress --upto N: user turns 1..N are summarized, the rest kept
+    refills: int = 0  # recorded on the checkpoint: compactions in a row refilled within a turn (refill.py)
+    turn: TurnCut = TurnCut()
 
     @property
     def tokens_before(self) -> int:
@@ -91,6 +104,9 @@ class Preview:
     summary_call: bool = False
     no_call: str | None = None  # why no summary call would be made
     focus: str | None = None
+    upto: int | None = None  # --upto N: user turns 1..N summarized, the rest kept
+    shortened: int = 0  # tool results of the turn in progress cut to head and tail
+    shortened_tokens: int = 0  # what that saves
 
     @property
     def changes(self) -> bool:
@@ -99,8 +115,9 @@ class Preview:
     def lines(self) -> list[str]:
         """The preview as lines of text, the same in every front end."""
         before = f"{_count(self.messages, 'message')}, ~{format_tokens(self.tokens_before)} tokens"
+        upto = f" --upto {self.upto}" if self.upto is not None else ""
         lines = [
-            f"Preview of /compress{f' {self.focus}' if self.focus else ''} (nothing was sent or changed)",
+            f"Preview of /compress{upto}{f' {self.focus}' if self.focus else ''} (nothing was sent or changed)",
             f"Now: {before}",
         ]
         if self.pruned:
@@ -110,13 +127,19 @@ class Preview:
             )
         else:
             lines.append("Prune: nothing worth pruning")
+        if self.shortened:
+            lines.append(
+                f"Shorten: {_count(self.shortened, 'tool result')} of the latest turn to head and tail, "
+                f"saving ~{format_tokens(self.shortened_tokens)} tokens (the whole stays in the archive)"
+            )
         if self.summarized.count:
             folded = ", folding in the earlier checkpoint" if self.updates_checkpoint else ""
+            turns = f"user turns 1-{self.upto}: " if self.upto is not None else ""
             lines += [
-                f"Summarize: {self.summarized.describe()}{folded}",
+                f"Summarize: {turns}{self.summarized.describe()}{folded}",
                 f"Keep verbatim: head {self.head.describe()}; tail {self.tail.describe()}",
             ]
-        elif self.pruned and self.changes:
+        elif (self.pruned or self.shortened) and self.changes:
             lines.append("Summarize: nothing, the prune is enough")
         else:
             lines.append("Summarize: nothing (every message is in the kept head or tail)")
@@ -154,14 +177,18 @@ def describe_plan(
     the provider's tokens, and `scale` turns a part of it into the provider's.
     """
     before = plan.tokens_before
-    pruned_tokens = round((before - sum(plan.sizes)) * scale) if plan.pruned.archived else 0
+    shortened = round(plan.turn.saved * scale)
+    pruned_tokens = round((before - sum(plan.sizes)) * scale) - shortened if plan.pruned.pruned else 0
     common: dict[str, Any] = dict(
         messages=len(plan.messages),
         tokens_before=request_tokens(before),
         target_tokens=target_tokens,
-        pruned=len(plan.pruned.archived),
+        pruned=plan.pruned.pruned,
         pruned_tokens=pruned_tokens,
         focus=plan.focus,
+        upto=plan.upto,
+        shortened=plan.turn.shortened,
+        shortened_tokens=shortened,
     )
     if not plan.summarizes:
         after = sum(plan.sizes) if plan.pruned.archived else before
@@ -172,20 +199,14 @@ def describe_plan(
         )
     bounds, tokens = plan.bounds, plan.working_tokens
     assert bounds is not None
-    lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
-    kept = sum(tokens[: bounds.head_end]) + lifted + sum(tokens[bounds.tail_start :])
-    middle = [i for i in range(bounds.head_end, bounds.tail_start) if i != bounds.lifted_user]
+    kept = sum(tokens[: bounds.head_end]) + sum(tokens[bounds.tail_start :])
+    middle = range(bounds.head_end, bounds.tail_start)
     after = kept + FRAME_TOKENS + checkpoint_tokens
     return Preview(
         **common,
         head=_span(plan, range(0, bounds.head_end), scale, skip_system=True),
         summarized=_span(plan, middle, scale),
-        tail=_span(
-            plan,
-            ([bounds.lifted_user] if bounds.lifted_user is not None else [])
-            + list(range(bounds.tail_start, len(plan.working))),
-            scale,
-        ),
+        tail=_span(plan, range(bounds.tail_start, len(plan.working)), scale),
         updates_checkpoint=plan.previous is not None,
         estimated_after=request_tokens(min(after, before)),
         summary_call=plan.no_call is None,

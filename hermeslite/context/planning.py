@@ -18,13 +18,14 @@ from .boundaries import find_boundaries, latest_user_index
 from .handoff import find_previous, has_handoff
 from .messages import ARCHIVE_KEY, Message
 from .pass_sizes import PassSizes
-from .plan import CompressionPlan
-from .prune import prune
+from .plan import CompressionPlan, TurnCut
+from .prune import PruneResult, prune
 from .ranking import fit_anchors
 from .settings import CompressionConfig
-from .summarizing import COOLING_DOWN, NO_SUMMARIZER, fallback
+from .summarizing import COOLING_DOWN, NO_SUMMARIZER, fallback, small_window
 from .tokens import estimate_tokens, message_tokens
 from .tool_roles import ToolRoles
+from .turn import fit_turn, turn_start, user_turns
 
 FOCUS_CHARS = 200
 
@@ -50,6 +51,7 @@ def plan_pass(
     force: bool,
     handoff: bool,
     sent: int | None,
+    upto: int | None = None,
 ) -> CompressionPlan:
     """What a pass over `messages` would do (see `ContextCompressor.plan`)."""
     original = list(messages)
@@ -69,14 +71,50 @@ def plan_pass(
     counts = [
         t if new is old else message_tokens(new) for new, old, t in zip(pruned.messages, original, tokens, strict=False)
     ]
-    plan = CompressionPlan(messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=counts)
+    plan = CompressionPlan(
+        messages=original, tokens=tokens, focus=focus, force=force, pruned=pruned, sizes=counts, upto=upto
+    )
     if pruned.archived and not force and sizes.request_tokens(sum(counts)) <= sizes.target_tokens:
         plan.pruned_only = True
         return plan
-    plan.handoffs = [m for m in pruned.messages if has_handoff(m)]
+    if upto is None:
+        _fit_current_turn(plan, setup)
+        if plan.turn.shortened and not force and sizes.request_tokens(sum(plan.sizes)) <= sizes.target_tokens:
+            plan.pruned_only = True
+            return plan
+    plan.handoffs = [m for m in plan.pruned.messages if has_handoff(m)]
     plan.previous = find_previous(plan.handoffs)
     _plan_middle(plan, setup, handoff, sent)
     return plan
+
+
+def _fit_current_turn(plan: CompressionPlan, setup: PlanSetup) -> None:
+    """Shorten the largest results of the turn in progress when it alone is more than a compacted
+    request has room for (see turn.py); the cuts join the prune's, originals archived the same way.
+
+    The room is what the budgets leave the kept tail when a checkpoint will stand before the turn
+    (anything precedes its user message), else all that the target leaves after what cannot shrink.
+    """
+    messages = plan.pruned.messages
+    start = turn_start(messages)
+    if start is None or start == len(messages) - 1:
+        return
+    system = messages[:1] if messages[0].get("role") == "system" else []
+    fixed = [*system, *unwrap_handoffs([messages[start]])]  # the user's own words, not a merged checkpoint
+    budgets = setup.sizes.budgets(fixed, [message_tokens(m) for m in fixed], setup.config.target_ratio)
+    history = start > len(system) or has_handoff(messages[start])
+    room = budgets.tail_cap if history else max(0, budgets.target_estimate - budgets.fixed.total)
+    fit = fit_turn(messages, plan.sizes, start, room)
+    plan.turn = TurnCut(shortened=fit.shortened, saved=fit.saved, short_of_room=fit.turn_tokens > room)
+    if fit.changed:
+        pruned = plan.pruned
+        plan.pruned = PruneResult(
+            messages=fit.messages,
+            archived={**pruned.archived, **fit.archived},
+            saved_tokens=pruned.saved_tokens + fit.saved,
+            pruned=pruned.pruned,
+        )
+        plan.sizes = fit.tokens
 
 
 def _plan_middle(plan: CompressionPlan, setup: PlanSetup, handoff: bool, sent: int | None) -> None:
@@ -105,22 +143,35 @@ def _plan_middle(plan: CompressionPlan, setup: PlanSetup, handoff: bool, sent: i
         head_cap=budgets.head,
         tail_cap=budgets.tail_cap,
         unsent=None if sent is None else bisect_left(plan.positions, sent),
+        upto=None if plan.upto is None else _upto_cut(working, plan.upto),
     )
     if bounds.empty:
         return
     previous_body = plan.previous[0] if plan.previous else ""
-    lifted = tokens[bounds.lifted_user] if bounds.lifted_user is not None else 0
-    plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) - lifted + estimate_tokens(previous_body)
+    plan.replaced = sum(tokens[bounds.head_end : bounds.tail_start]) + estimate_tokens(previous_body)
     archived = plan.pruned.archived
     plan.originals = [archived.get(m[ARCHIVE_KEY], m) if ARCHIVE_KEY in m else m for m in plan.middle]
     plan.anchors = fit_anchors(
         extract_anchors(plan.originals, setup.roles).merged_with(_older_anchors(plan, setup.anchors)),
         budgets.anchors,
     )
-    if not setup.has_summarizer:
+    floor = config.min_summary_tokens
+    if budgets.provider_tokens(budgets.summary) < floor:
+        plan.small_window = True
+        plan.no_call = small_window(budgets.provider_tokens(budgets.summary), floor)
+    elif not setup.has_summarizer:
         plan.no_call = NO_SUMMARIZER
     elif not plan.force and setup.cooling_down():
         plan.no_call = COOLING_DOWN
+
+
+def _upto_cut(working: list[Message], upto: int) -> int:
+    """Where user turn `upto` + 1 begins in `working`: the first message `/compress --upto` keeps.
+    The latest user turn is kept whatever `upto` says (the caller has checked it, see `upto_problem`)."""
+    turns = user_turns(working)
+    if len(turns) < 2:
+        return turns[0] if turns else 0
+    return turns[max(1, min(upto, len(turns) - 1))]
 
 
 def _older_anchors(plan: CompressionPlan, current: Anchors) -> Anchors:

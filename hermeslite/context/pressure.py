@@ -25,6 +25,7 @@ class Pressure:
     threshold: int
     context_length: int
     level: PressureLevel
+    paused: bool = False  # automatic compaction is paused (the refill guard, see refill.py)
 
     @property
     def ratio(self) -> float:
@@ -35,7 +36,9 @@ class Pressure:
         return int(self.ratio * 100)
 
 
-def measure_pressure(tokens: int, threshold: int, context_length: int, warn_at: float = 0.85) -> Pressure:
+def measure_pressure(
+    tokens: int, threshold: int, context_length: int, warn_at: float = 0.85, *, paused: bool = False
+) -> Pressure:
     ratio = tokens / threshold if threshold > 0 else 1.0
     if ratio >= max(CRITICAL_AT, warn_at):
         level = PressureLevel.CRITICAL
@@ -43,4 +46,4 @@ def measure_pressure(tokens: int, threshold: int, context_length: int, warn_at: 
         level = PressureLevel.WARNING
     else:
         level = PressureLevel.NORMAL
-    return Pressure(tokens=tokens, threshold=threshold, context_length=context_length, level=level)
+    return Pressure(tokens=tokens, threshold=threshold, context_length=context_length, level=level, paused=paused)

@@ -23,6 +23,9 @@ class CompressionResult:
     focus_topic: str | None = None
     target_tokens: int = 0  # what a request may carry right after a compaction
     too_large: str | None = None  # why the request is still over target_tokens (e.g. a huge latest message)
+    upto: int | None = None  # /compress --upto N: user turns 1..N were summarized, the rest kept verbatim
+    turn_shortened: int = 0  # tool results of the turn in progress cut to their head and tail to fit
+    turn_overflow: str | None = None  # why the turn in progress cannot go on: it does not fit even cut
 
     def __repr__(self) -> str:
         """Counts only: the messages and archive can be megabytes, and results get logged."""
@@ -70,15 +73,27 @@ class CompressionResult:
             return f"Compression aborted, nothing removed ({self.error or 'summary failed'})"
         if not self.changed:
             return f"No change: {plural(self.messages_before, 'message')}, ~{format_tokens(before)} tokens"
+        turns = f" turns 1-{self.upto}" if self.upto is not None else ""
+        kept = " (later turns kept verbatim)" if self.upto is not None else ""
         if self.fallback_used:
-            return f"Compressed with fallback checkpoint: {counts}, {sizes}"
+            return f"Compressed{turns} with fallback checkpoint{kept}: {counts}, {sizes}"
         if self.pruned_only:
-            return f"Pruned old tool output: {counts}, {sizes}"
-        return f"Compressed: {counts}, {sizes}"
+            done = "Shortened tool output of this turn" if self.turn_shortened else "Pruned old tool output"
+            return f"{done}: {counts}, {sizes}"
+        return f"Compressed{turns}{kept}: {counts}, {sizes}"
 
     def advice(self) -> str | None:
         """What the user should know beyond the headline: why the context is still too full."""
         return f"Context still too full: {self.too_large}." if self.too_large else None
+
+    def turn_note(self) -> str | None:
+        """What happened to the turn in progress, when its own output had to be cut to fit."""
+        if not self.turn_shortened:
+            return None
+        return (
+            f"Cut {plural(self.turn_shortened, 'tool result')} of this turn to head and tail to fit the context "
+            "window; the model is told, and the whole stays in the session archive (/recall <id>)."
+        )
 
 
 def format_tokens(tokens: int) -> str:

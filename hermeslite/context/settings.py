@@ -107,6 +107,16 @@ class CompressionConfig:
         default=None,
         metadata=spec("whole_or_null", "override the model's context window, in tokens", lo=512, hi=100_000_000),
     )
+    min_summary_tokens: int = field(
+        default=400,
+        metadata=spec(
+            "whole",
+            "shortest checkpoint worth a model call; when the window leaves less, the checkpoint is built from "
+            "recorded facts with no summary or memory-flush request (0: always ask the model)",
+            lo=0,
+            hi=12_000,
+        ),
+    )
     memory_flush: bool = field(default=True, metadata=spec("bool", "save durable facts to MEMORY.md before compacting"))
     todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))
 

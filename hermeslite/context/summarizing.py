@@ -36,6 +36,14 @@ NO_SUMMARIZER = "skipped: no summarizer is configured"
 COOLING_DOWN = "skipped: cooling down after a failed summary"
 
 
+def small_window(room: int, floor: int) -> str:
+    """Why no model is asked for a checkpoint that would have `room` provider tokens, under `floor`."""
+    return (
+        f"skipped: the context window leaves the checkpoint ~{room:,} tokens, under the {floor:,} "
+        "(compression.min_summary_tokens) a model summary needs to be worth its calls"
+    )
+
+
 @dataclass
 class Made:
     """The checkpoint text one pass got, and how."""
@@ -62,6 +70,8 @@ class Summarizer:
         """A checkpoint for `plan`: the first answer that passes every check, else one built by code."""
         cfg = self.config
         assert plan.budgets is not None
+        if plan.small_window:
+            return fallback(plan, plan.no_call or "skipped")
         aim = plan.budgets.summary_target(plan.replaced)
         calls = self.calls(plan, aim, live)
         if not calls:
@@ -88,6 +98,8 @@ class Summarizer:
             if reason is None:
                 return Made(text=text)
             failures.append(reason)
+            if estimate_tokens(text) > plan.budgets.summary:
+                break  # over its budget once: another request with the same budget is one more paid miss
         error = "; ".join(dict.fromkeys(failures))  # a reason every attempt gave is said once
         if cfg.abort_on_summary_failure:
             return Made(aborted=True, error=error)

@@ -57,12 +57,18 @@ def system_commands(app: CommandSurface) -> Iterable[SystemCommand]:
 async def _compress(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import controls
 
-    focus, preview = controls.compress_args(args)
-    if not preview:
-        app.turns.start_compress(focus)
+    parsed = controls.compress_args(args)
+    if parsed.error is not None:
+        await app.chat.add_note(parsed.error, kind="warning")
+        return
+    if not parsed.preview:
+        app.turns.start_compress(parsed.focus, parsed.upto)
         return
     agent = await app.host.ready()
-    app.show_view("Compress preview", "\n".join(controls.preview(agent, focus).lines()))
+    if (error := controls.upto_error(agent, parsed.upto)) is not None:
+        await app.chat.add_note(error, kind="warning")
+        return
+    app.show_view("Compress preview", "\n".join(controls.preview(agent, parsed.focus, parsed.upto).lines()))
 
 
 @handlers.bind("uncompress")

@@ -29,13 +29,17 @@ def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> 
     )
 
 
-def warning_text(tokens: int, threshold: int) -> str:
-    """The warning bar's sentence, with the command that fixes it."""
+def warning_text(tokens: int, threshold: int, paused: bool = False) -> str:
+    """The warning bar's sentence, with the command that fixes it; when the refill guard has paused
+    automatic compaction, what to do instead."""
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
-    return (
-        f"Context {percent}% of the way to compaction ({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
-        " - /compress [focus] to compact now"
-    )
+    sizes = f"({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
+    if paused:
+        return (
+            f"Context {percent}% of the way to compaction {sizes}, automatic compaction paused (it refilled "
+            "within a turn 3 times) - /handoff, a bigger window, or /compress <focus>"
+        )
+    return f"Context {percent}% of the way to compaction {sizes} - /compress [focus] to compact now"
 
 
 def size(text: str) -> str:

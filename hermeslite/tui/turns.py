@@ -131,12 +131,18 @@ class TurnRunner:
 
         self._agent_job(send, "thinking", "Cancelled before the model was ready; the command was not sent.")
 
-    def start_compress(self, focus: str | None) -> None:
-        self._agent_job(
-            lambda agent: agent.compress_now(focus),
-            "compressing",
-            "Cancelled: compression stopped; the transcript is unchanged.",
-        )
+    def start_compress(self, focus: str | None, upto: int | None = None) -> None:
+        """/compress [--upto N] [focus]; a turn number this session does not have is one line, not a pass."""
+
+        async def compress(agent: Agent) -> object:
+            from hermeslite.agent.controls import upto_error
+
+            if (error := upto_error(agent, upto)) is not None:
+                await self.app.chat.add_note(error, kind="warning")
+                return None
+            return await agent.compress_now(focus, upto)
+
+        self._agent_job(compress, "compressing", "Cancelled: compression stopped; the transcript is unchanged.")
 
     def _agent_job(self, job: Callable[[Agent], Awaitable[object]], activity: str, cancelled: str) -> None:
         """Run `job(agent)` as the one piece of work Esc cancels."""

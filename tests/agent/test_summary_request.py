@@ -79,7 +79,7 @@ async def test_after_an_overflow_the_summary_uses_the_serialized_prompt(make_age
     answer(scripted_server)
     agent, rec = make_agent(context_window=200_000)
     await chat(agent, 10)
-    scripted_server.overflow_above(4_000, limit=9_000)
+    scripted_server.overflow_above(4_000, limit=12_000)  # a window that leaves a checkpoint room for a summary
     await agent.run_turn("one more")
     assert rec.of(ev.CompactionStarted)[0].trigger == "reactive"
     summaries = [b for b in scripted_server.requests if is_summary_request(b)]

@@ -12,8 +12,15 @@ from tests.summary_requests import answer_summaries, checkpoint, is_summary_requ
 
 
 def chat_then(server: ScriptedServer, home: Path, cwd: Path, turns: int, commands: str):
-    """A line chat whose summary requests get a checkpoint: `turns` filler turns, then `commands` and /quit."""
+    """A line chat whose summary requests get a checkpoint: `turns` filler turns, then `commands` and /quit.
+
+    The test model's window is the 8,192 assumed for an unknown model, which leaves a checkpoint
+    too little for a model summary by default; these tests are about the commands, so the model
+    is asked anyway (compression.min_summary_tokens: 0, in the config every later run reads too).
+    """
     answer_summaries(server)
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "config.yaml").write_text("compression:\n  min_summary_tokens: 0\n")
     lines = "".join(f"turn {n}: {FILLER}\n" for n in range(turns))
     return hermeslite([*model_args(server)], home, cwd, input=f"{lines}{commands}\n/quit\n")
 
@@ -106,3 +113,28 @@ def test_handoff_lineage_shows_in_sessions(scripted_server, tmp_path):
     listing = hermeslite(["sessions"], home, tmp_path)
     row = next(line for line in listing.stdout.splitlines() if line.startswith(child))
     assert parent in row and "FROM" in listing.stdout.splitlines()[0]
+
+
+def test_compress_upto_in_the_line_chat_keeps_the_later_turns_and_says_so(scripted_server, tmp_path):
+    home = tmp_path / "home"
+    done = chat_then(
+        scripted_server, home, tmp_path, 6, "/compress --upto 9\n/compress --upto x\n/compress --preview --upto 2"
+    )
+    assert done.returncode == 1  # the two bad ones are failed commands
+    assert "/compress --upto: --upto takes a user turn from 1 to 5: the transcript holds 6 user turns" in done.stderr
+    assert "usage: /compress [--preview] [--upto N] [focus] (--upto takes one user turn number" in done.stderr
+    assert "Preview of /compress --upto 2 (nothing was sent or changed)" in done.stderr
+    assert "Summarize: user turns 1-2: 4 messages (#2-#5)" in done.stderr
+    assert summary_requests(scripted_server) == 0 and "Traceback" not in done.stderr
+    store = sessions_db(home)
+    sid = store.latest_session_id()
+    before = store.load_transcript(sid)
+
+    again = hermeslite(
+        [*model_args(scripted_server), "--continue"], home, tmp_path, input="/compress --upto 2\n/quit\n"
+    )
+    assert again.returncode == 0, again.stderr
+    assert "⟳ Compressed turns 1-2 (later turns kept verbatim): 13 -> " in again.stderr
+    after = store.load_transcript(sid)
+    assert after[1]["content"].endswith(before[5]["content"])  # turn 3's ask, with the checkpoint in front
+    assert after[2:] == before[6:]  # and everything after it verbatim

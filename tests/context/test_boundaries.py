@@ -44,14 +44,25 @@ def test_tail_never_starts_on_a_tool_result():
         assert msgs[b.tail_start]["role"] != "tool"
 
 
-def test_latest_user_message_is_lifted_out_of_the_middle():
+def test_the_turn_in_progress_is_kept_whole_however_long():
     t = Transcript().user("old").assistant("ok").user("the real ask")
     for n in range(30):
         t.tool("terminal", {"command": str(n)}, "z" * 2000)
     msgs = t.build()
-    b = bounds(msgs, protect_first_n=0, protect_last_n=2)
-    assert b.lifted_user == 3 and b.tail_start > 4
-    assert msgs[3] not in b.middle(msgs)
+    for cap in (None, 100, 10**6):
+        b = bounds(msgs, protect_first_n=0, protect_last_n=2, tail_cap=cap)
+        assert b.tail_start == 3 and b.middle(msgs) == msgs[1:3]
+
+
+def test_the_opening_exchange_gives_way_to_a_turn_that_does_not_fit_beside_it():
+    t = Transcript().user("first " + "a" * 800).assistant("b" * 800).user("c").assistant("d").user("the ask")
+    t.tool("terminal", {"command": "make"}, "z" * 2000)
+    msgs = t.build()
+    turn = sum(message_tokens(m) for m in msgs[6:])
+    roomy = bounds(msgs, protect_first_n=2, tail_cap=turn + 1_000, head_cap=10**6)
+    assert roomy.head_end == 3  # the opening exchange fits beside the turn
+    tight = bounds(msgs, protect_first_n=2, tail_cap=turn + 10, head_cap=10**6)
+    assert tight.head_end == 1 and 1 < tight.tail_start <= 5
 
 
 def test_tail_respects_budget_with_soft_ceiling_and_minimum():
@@ -88,7 +99,7 @@ def test_a_cut_among_unsent_messages_moves_back_to_the_end_of_the_last_request_s
     assert plain.tail_start == len(msgs) - 2  # the model's last reply and the new ask
     unsent = len(msgs) - 4  # the last request sent ended two turns earlier
     moved = bounds(msgs, protect_first_n=0, tail_budget=per, protect_last_n=1, unsent=unsent, tail_cap=per * 4)
-    assert moved.tail_start == unsent and moved.lifted_user is None
+    assert moved.tail_start == unsent
     assert all(m not in moved.middle(msgs) for m in msgs[unsent:])  # nothing no request carried is summarized
 
 
@@ -109,26 +120,27 @@ def test_the_moved_cut_never_splits_a_tool_call_from_its_result():
     for n in range(6):
         t.user(f"u{n} " + "a" * 400).assistant("b" * 400)
     t.user("read it").tool("read_file", {"path": "x.py"}, "c" * 400).tool("read_file", {"path": "y.py"}, "d" * 400)
+    t.assistant("read both").user("now fix them")
     msgs = t.build()
     per = message_tokens(msgs[1])
-    result_at = len(msgs) - 3  # the first read's result: sent, the second read not yet
+    result_at = len(msgs) - 5  # the first read's result: sent, the second read not yet
     assert msgs[result_at]["role"] == "tool"
     plain = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1)
-    assert plain.tail_start == len(msgs) - 2
+    assert plain.tail_start == len(msgs) - 1
     b = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1, unsent=result_at, tail_cap=per * 10)
-    # Back to the first read's call, and so to the ask just before it: the call keeps its result.
-    assert b.tail_start == result_at - 2 and msgs[result_at - 1].get("tool_calls")
+    # Back to the first read's call: the call keeps its result.
+    assert b.tail_start == result_at - 1 and msgs[b.tail_start].get("tool_calls")
     assert not b.middle(msgs)[-1].get("tool_calls")
 
 
-def test_the_cut_stays_when_nothing_but_the_latest_ask_would_be_left_to_summarize():
-    t = Transcript().user("the ask " + "a" * 400)
+def test_an_unsent_cut_inside_the_turn_in_progress_keeps_the_turn_whole():
+    t = Transcript().user("u0 " + "a" * 400).assistant("b" * 400).user("the ask " + "a" * 400)
     t.tool("read_file", {"path": "x.py"}, "c" * 2_000).tool("read_file", {"path": "y.py"}, "d" * 2_000)
     msgs = t.build()
     plain = bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1)
-    assert not plain.empty
-    # The last request sent carried only the ask: keeping everything after it would summarize nothing.
-    assert bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1, unsent=2, tail_cap=10**6) == plain
+    assert plain.tail_start == 3 and plain.middle(msgs) == msgs[1:3]
+    # The last request sent carried the ask and the first read: the cut still comes before the ask.
+    assert bounds(msgs, protect_first_n=0, tail_budget=1, protect_last_n=1, unsent=6, tail_cap=10**6) == plain
 
 
 def test_the_cut_stays_when_the_unsent_messages_are_already_in_the_tail():

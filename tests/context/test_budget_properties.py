@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 from hermeslite.context import CompressionConfig, ContextCompressor, estimate_tokens
 from hermeslite.context.boundaries import latest_user_index
 from hermeslite.context.budgets import ANCHOR_MIN, FRAME_TOKENS, SUMMARY_MIN
+from hermeslite.context.messages import ARCHIVE_KEY
 from hermeslite.context.summary_request import LiveRequest, LiveRequests
 from hermeslite.context.tokens import message_tokens
+from hermeslite.context.turn import CUT, RESULT_FLOOR
 
 from ..builders import Transcript, assert_valid
 from ..summary_requests import checkpoint
@@ -202,3 +204,52 @@ def test_with_a_calibrated_count_a_forced_compaction_is_enough_for_the_next_pref
     _check(c, messages, result, c.request_overhead_tokens, factor)
     if not result.too_large:
         assert not c.should_compress(result.tokens_after)  # the next preflight leaves it alone
+
+
+@st.composite
+def turns_in_progress(draw, threshold: int) -> list[dict]:
+    """The turn being worked on: the ask, then tool rounds whose outputs run from a line to several
+    times the threshold (a command that printed far more than the window holds)."""
+    t = Transcript(None).user(_text("please run the checks and fix what fails ", draw(st.integers(20, 400))))
+    for n in range(draw(st.integers(1, 6))):
+        chars = draw(st.one_of(st.integers(20, 2_000), st.integers(2_000, threshold * 4 * 3)))
+        t.tool("terminal", {"command": f"make check-{n}"}, _text(draw(st.sampled_from(PIECES)), chars))
+    return t.messages
+
+
+@PROPERTY
+@given(st.data(), WINDOWS, st.sampled_from(SUMMARY_KINDS), st.booleans(), st.booleans())
+def test_a_turn_in_progress_is_kept_whole_and_cut_to_fit(data, window, kind, force, history):
+    c = default_compressor(window, kind)
+    threshold, target = c.threshold_tokens, c.target_tokens
+    c.request_overhead_tokens = data.draw(st.integers(0, threshold // 20), label="tool schemas")
+    system = {"role": "system", "content": _text("You are a coding agent. ", data.draw(st.integers(20, 2_000)))}
+    earlier = data.draw(sessions(threshold), label="session") if history else []
+    turn = data.draw(turns_in_progress(threshold), label="turn in progress")
+    messages = [system, *earlier, *turn]
+    plan = c.plan(messages, force=force)
+    result = asyncio.run(c.compress(messages, force=force))
+    assert_valid(result.messages)
+    start = max(i for i, m in enumerate(result.messages) if m["role"] == "user")
+    assert result.messages[start]["content"].endswith(turn[0]["content"])  # the ask, perhaps after the checkpoint
+    kept = result.messages[start + 1 :]
+    assert [m.get("tool_calls") and m["tool_calls"][0]["id"] for m in kept] == [
+        m.get("tool_calls") and m["tool_calls"][0]["id"] for m in turn[1:]
+    ]  # every call and result of the turn, in order
+    for original, now in zip(turn[1:], kept, strict=True):
+        if original["role"] == "tool" and now != original:  # cut to head and tail, or pruned to a line
+            ref = now[ARCHIVE_KEY]
+            assert result.archived[ref] == original and f"recall id {ref}" in now["content"]
+            if CUT.search(now["content"]):
+                assert now["content"].startswith(original["content"][:100])
+                assert now["content"].endswith(original["content"][-100:])
+    after = estimate_tokens(result.messages) + c.request_overhead_tokens
+    event(f"turn: {'cut short of room' if plan.turn.short_of_room else 'fits'}, {plan.turn.shortened} cut")
+    if plan.turn.short_of_room:  # cut as far as a result is ever cut, and still too big
+        for now in kept:
+            if now["role"] == "tool":
+                assert len(CUT.sub("", now["content"])) <= RESULT_FLOOR
+    elif result.summary is not None or plan.turn.shortened:
+        fixed = c.request_overhead_tokens + message_tokens(system) + message_tokens(turn[0])
+        assert after <= target or fixed + FRAME_TOKENS + SUMMARY_MIN + ANCHOR_MIN > target
+    assert bool(result.turn_overflow) == (plan.turn.short_of_room and result.tokens_after >= threshold)

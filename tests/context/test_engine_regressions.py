@@ -186,7 +186,7 @@ def _summarizer(prompts=None):
 
 def _compressor(prompts=None, **cfg):
     return ContextCompressor(
-        CompressionConfig(**{"prune_minimum_tokens": 0, **cfg}),
+        CompressionConfig(**{"prune_minimum_tokens": 0, "min_summary_tokens": 0, **cfg}),
         context_length=2_000,
         summarize=_summarizer(prompts),
         clock=lambda: 1_000.0,
@@ -246,14 +246,31 @@ def test_latest_ask_inside_the_protected_head_still_comes_after_the_summary():
     t = Transcript("sys").user("do the thing")
     for n in range(12):
         t.tool("terminal", {"command": f"step {n}"}, f"output {n}\n" * 30 + "[exit code: 0]")
-    msgs = t.build()
+    msgs = t.assistant("done").user("and now the next thing").build()
     for force in (False, True):
         r = asyncio.run(_compressor(protect_first_n=3).compress(msgs, force=force))
         assert r.summary
         assert_valid(r.messages)
         last_user = [m for m in r.messages if m["role"] == "user"][-1]
-        assert last_user["content"] == "do the thing" or last_user["content"].endswith(f"{END}\n\ndo the thing")
+        assert last_user["content"] == "and now the next thing" or last_user["content"].endswith(
+            f"{END}\n\nand now the next thing"
+        )
         assert r.messages.index(last_user) >= next(i for i, m in enumerate(r.messages) if OPEN in str(m["content"]))
+
+
+def test_a_session_that_is_one_long_turn_is_never_summarized():
+    t = Transcript("sys").user("do the thing")
+    for n in range(12):
+        t.tool("terminal", {"command": f"step {n}"}, f"output {n}\n" * 30 + "[exit code: 0]")
+    msgs = t.build()
+    for force in (False, True):
+        r = asyncio.run(_compressor(protect_first_n=3).compress(msgs, force=force))
+        assert r.summary is None and r.dropped == 0
+        assert_valid(r.messages)
+        assert r.messages[1]["content"] == "do the thing"
+        calls = [c["id"] for m in r.messages for c in m.get("tool_calls") or []]
+        answered = [m["tool_call_id"] for m in r.messages if m["role"] == "tool"]
+        assert calls == answered == [c["id"] for m in msgs for c in m.get("tool_calls") or []]
 
 
 def test_second_compaction_does_not_join_two_assistant_messages_around_the_old_summary():
@@ -286,4 +303,4 @@ def agent_session_for_focus():
     t = Transcript().user("Deploy the service.")
     for n in range(6):
         t.tool("terminal", {"command": f"make deploy-{n}"}, "ok\n" * 200 + "[exit code: 0]")
-    return t.assistant("Deployed.").build()
+    return t.assistant("Deployed.").user("Is it up?").build()

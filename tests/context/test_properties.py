@@ -29,6 +29,7 @@ from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE, with_system_note
 from hermeslite.context.messages import (
     ANCHORS_KEY,
     ARCHIVE_KEY,
+    REFILL_KEY,
     SUMMARY_KEY,
     call_id,
     strip_private,
@@ -302,6 +303,7 @@ def scenarios(draw, summarizers: list[str] = SUMMARIZER_KINDS) -> Scenario:
         "prune_protect_tokens": draw(pick("auto", 0, 500, 5_000)),
         "summary_model": draw(pick(None, "cheap/model")),
         "abort_on_summary_failure": draw(ints(0, 9)) == 0,
+        "min_summary_tokens": draw(pick(400, 0)),  # 400: small windows build the checkpoint by code
     }
     return Scenario(
         messages=draw(transcripts()),
@@ -391,7 +393,7 @@ def without_summary(msg: Message) -> Message | None:
     content = msg.get("content")
     if not (msg.get(SUMMARY_KEY) or text_of(content).startswith(OPEN)):
         return msg
-    restored = {k: v for k, v in msg.items() if k not in (SUMMARY_KEY, ANCHORS_KEY)}
+    restored = {k: v for k, v in msg.items() if k not in (SUMMARY_KEY, ANCHORS_KEY, REFILL_KEY)}
     if isinstance(content, list):
         assert content and END in str(content[0].get("text", "")), "merged list content without end marker"
         restored["content"] = content[1:]
@@ -477,6 +479,34 @@ def check_latest_user(before: list[Message], after: list[Message]) -> None:
         assert last["content"].endswith(END + "\n\n" + wanted["content"])
 
 
+def latest_turn_start(messages: list[Message]) -> int | None:
+    """Index of the newest user message of the user's own (one a summary was merged into counts)."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user" and without_summary(messages[i]) is not None:
+            return i
+    return None
+
+
+def check_turn_kept(before: list[Message], result) -> None:
+    """The turn in progress survives a pass: every call made after the latest user message is still
+    there, in order, each answered by its result verbatim or by a shortened or pruned one that
+    names the recall id its archived original has."""
+    start, out_start = latest_turn_start(before), latest_turn_start(result.messages)
+    if start is None:
+        return
+    assert out_start is not None
+    turn, kept = before[start + 1 :], result.messages[out_start + 1 :]
+    calls = [call_id(c) for m in turn for c in tool_calls_of(m)]
+    assert [call_id(c) for m in kept for c in tool_calls_of(m)] == calls, "a call of the turn in progress is gone"
+    answers = {m["tool_call_id"]: m for m in kept if m.get("role") == "tool"}
+    for original in (m for m in turn if m.get("role") == "tool"):
+        answer = answers[original["tool_call_id"]]
+        if answer != original:  # cut or pruned: the way back to the original is named (an earlier cut keeps its id)
+            ref = answer.get(ARCHIVE_KEY)
+            assert ref and f"recall id {ref}" in text_of(answer["content"])
+            assert result.archived.get(ref) == original or ref == original.get(ARCHIVE_KEY)
+
+
 def check_valid(before: list[Message], after: list[Message]) -> None:
     """Invariants 1, 2, 3 and 6 (via builders.assert_valid) plus the system prompt's identity."""
     assert_valid(after)
@@ -534,6 +564,13 @@ def test_never_grows_and_reports_tokens_honestly(scn: Scenario):
 def test_nothing_is_silently_lost(scn: Scenario):
     _, r = run(scn)
     check_nothing_lost(scn.messages, r)
+
+
+@COMPRESS_SETTINGS
+@given(scenarios())
+def test_the_turn_in_progress_is_never_summarized(scn: Scenario):
+    _, r = run(scn)
+    check_turn_kept(scn.messages, r)
 
 
 @COMPRESS_SETTINGS
@@ -615,6 +652,7 @@ def test_second_pass_after_new_turns_keeps_every_invariant(scn: Scenario, data: 
     check_valid(grown, second.messages)
     check_latest_user(grown, second.messages)
     check_nothing_lost(grown, second)
+    check_turn_kept(grown, second)
     assert second.tokens_after == estimate_tokens(second.messages) <= second.tokens_before
     assert sum(carries_handoff(m) for m in second.messages) <= 1
 

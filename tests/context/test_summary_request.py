@@ -255,3 +255,11 @@ async def test_secrets_in_the_extension_reply_are_masked() -> None:
     messages = session()
     result = await make(Scripted()).compress(messages, force=True, live=Live(1_000, leaked).request(messages))
     assert result.summary and "A" * 40 not in result.summary
+
+
+async def test_a_reply_over_its_budget_is_not_followed_by_a_second_request_with_the_same_budget() -> None:
+    serialized, live = Scripted(), Live(1_000, GOOD_SUMMARY + "\n" + "- one more detail worth keeping\n" * 700)
+    messages = session()
+    result = await make(serialized).compress(messages, force=True, live=live.request(messages))
+    assert len(live.instructions) == 1 and serialized.calls == []  # the serialized prompt was never sent
+    assert result.fallback_used

@@ -7,6 +7,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
+from tests.builders import FILLER
 from tests.server import Reply
 from tests.summary_requests import answer_summaries, checkpoint, is_summary_request, summary_instruction
 from tests.tui.pilot import SIZE, chat, ready, send, settle, until
@@ -138,3 +139,38 @@ async def test_esc_cancels_a_compression_and_keeps_the_transcript(make_app, scri
         await settle(pilot)
         assert app.host.agent.messages == before
         assert "Cancelled: compression stopped; the transcript is unchanged." in screen_text(app)
+
+
+async def test_a_paused_compaction_shows_in_the_warning_bar_and_the_chat(make_app, scripted_server):
+    long_reply = "The answer goes on at length about the design. " * 920  # ~11k tokens at a 12k threshold
+    scripted_server.responder = lambda body: Reply.text(checkpoint() if is_summary_request(body) else long_reply)
+    app = make_app(context_window=16_000)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for n in range(5):
+            await send(pilot, f"question {n}")
+        bar = app.query_one(WarningBar)
+        assert bar.is_shown and "automatic compaction paused" in str(bar.content)
+        assert "/handoff, a bigger window, or /compress <focus>" in str(bar.content)
+        assert "Automatic compaction is paused: the last 3 compactions were each full again" in screen_text(app)
+        await send(pilot, "/compress")
+        assert not bar.is_shown
+
+
+async def test_compress_upto_names_the_turns_on_the_card_and_a_bad_number_is_one_line(make_app, scripted_server):
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)
+        await send(pilot, "/compress --upto 8")
+        assert "/compress --upto: --upto takes a user turn from 1 to 5" in screen_text(app)
+        assert not app.chat.query(CompactionCard)
+        await send(pilot, "/compress --upto 2")
+        card = app.chat.query_one(CompactionCard)
+        assert card.state == "done"
+        assert "⟳ compaction · manual · turns 1-2 · 13 →" in screen_text(app)
+        kept = app.host.agent.messages
+        assert [m["content"] for m in kept[-8:] if m["role"] == "user"][-4:] == [
+            f"turn {n}: {FILLER}" for n in range(2, 6)
+        ]

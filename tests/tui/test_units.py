@@ -46,6 +46,10 @@ def test_pressure_line_and_warning_wording():
     assert warning_text(87_000, 100_000) == (
         "Context 87% of the way to compaction (87k / 100k tokens) - /compress [focus] to compact now"
     )
+    assert warning_text(130_000, 100_000, paused=True) == (
+        "Context 130% of the way to compaction (130k / 100k tokens), automatic compaction paused (it refilled "
+        "within a turn 3 times) - /handoff, a bigger window, or /compress <focus>"
+    )
 
 
 def test_tool_summaries():
@@ -279,6 +283,13 @@ def test_compaction_card_outcomes():
     assert started_text(1, 200, None) == "Compressing 1 message (~200 tokens)..."
     state, lines = outcome_lines(replace(base, messages=[{}]), *sizes)
     assert lines[0].startswith("48 → 1 message · ")
+    state, lines = outcome_lines(replace(base, upto=3), *sizes)
+    assert lines[0].startswith("turns 1-3 · 48 → 12 messages")
+    assert lines[1] == "user turns 1-3 summarized; every turn after them kept verbatim"
+    state, lines = outcome_lines(replace(base, summary=None, pruned_only=True, turn_shortened=2), *sizes)
+    assert lines[1:] == [
+        "2 tool results of this turn cut to head and tail to fit; the whole is in the archive (/recall)"
+    ]
 
 
 def test_the_feed_merges_text_keeps_order_and_slices():

@@ -53,12 +53,20 @@ def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: i
         ]
     ratio = (tokens_before - tokens_after) / tokens_before if tokens_before else 0.0
     saved = f" (−{round(100 * ratio)}%)"
-    lines = [before_after + saved]
+    upto = f"turns 1-{result.upto} · " if result.upto is not None else ""
+    lines = [upto + before_after + saved]
+    if result.upto is not None:
+        lines.append(f"user turns 1-{result.upto} summarized; every turn after them kept verbatim")
     if result.fallback_used:
         reason = f": {result.error}" if result.error else ""
-        lines.append(f"⚠ fallback checkpoint built by code, the summary model failed{reason}")
-    elif result.pruned_only:
+        lines.append(f"⚠ fallback checkpoint built by code, no model summary{reason}")
+    elif result.pruned_only and not result.turn_shortened:
         lines.append("old tool output pruned; no summary was needed")
+    if result.turn_shortened:
+        lines.append(
+            f"{plural(result.turn_shortened, 'tool result')} of this turn cut to head and tail to fit; "
+            "the whole is in the archive (/recall)"
+        )
     return ("fallback" if result.fallback_used else "done"), lines
 
 

@@ -23,7 +23,7 @@ class WarningBar(Static):
         self.set_class(self.level == "warning", "-warning")
         self.set_class(self.level == "critical", "-critical")
         if self.level != "normal":
-            self.update(warning_text(pressure.tokens, pressure.threshold))
+            self.update(warning_text(pressure.tokens, pressure.threshold, pressure.paused))
 
     @property
     def is_shown(self) -> bool:
