@@ -54,7 +54,14 @@ def run_chat(
         if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
             from hermeslite.tui import run_tui
 
-            return run_tui(choice.settings, choice.session_id, store=store, notices=notices, notes=choice.notes)
+            return run_tui(
+                choice.settings,
+                choice.session_id,
+                store=store,
+                notices=notices,
+                notes=choice.notes,
+                model_note=(choice.model_note, choice.model_note_warns) if choice.model_note else None,
+            )
         return _run_headless(store, choice, prompt, verbose)
 
 
@@ -67,6 +74,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     from hermeslite.tools.sandbox import unavailable_reason
 
     settings = choice.settings
+    if choice.model_note:  # before the model loads, so a failed load is not a surprise either
+        sys.stderr.write(f"hermeslite: {choice.model_note}\n")
     commands = load_commands(Path.cwd())
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)

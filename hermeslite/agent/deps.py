@@ -44,4 +44,5 @@ class AgentDeps:
             instructions=self.settings.agent.instructions,
             compacted=compacted,
             skills=self.skills.catalog(self.settings.skills.catalog_chars),
+            tools=self.llm.supports_tools,
         )

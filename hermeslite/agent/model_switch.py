@@ -7,7 +7,6 @@ recorded with the session, so `--continue` comes back to it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hermeslite.config import ModelConfig
@@ -21,20 +20,11 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 
-def provider(name: str | None) -> str:
-    return (name or "").split("/", 1)[0] if "/" in (name or "") else ""
-
-
 def config_for(current: ModelConfig, name: str) -> ModelConfig:
-    """`current` with the model `name`: its window looked up again, endpoint and key kept within a provider."""
-    same = provider(name) == provider(current.name)
-    return replace(
-        current,
-        name=name,
-        context_window=None,
-        api_base=current.api_base if same else None,
-        api_key_env=current.api_key_env if same else None,
-    )
+    """`current` with the model `name`, by the rule `--model` follows too (see `for_model`)."""
+    from hermeslite.llm.select import for_model
+
+    return for_model(current, name)
 
 
 async def switch_model(

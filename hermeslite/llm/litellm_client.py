@@ -234,6 +234,7 @@ class LiteLLMClient(LLMClient):
                 name,
                 api_base=self.model_cfg.api_base if main else None,
                 api_key_env=self.model_cfg.api_key_env if main else None,
+                has_key=bool(self.model_cfg.api_key) if main else False,
             )
             self._checked.add(name)
         return litellm
@@ -280,8 +281,10 @@ class LiteLLMClient(LLMClient):
         return kwargs
 
     def _api_key(self) -> str | None:
-        """The key from model.api_key_env (checked to be set by `_ready`), a placeholder for a keyless
-        local server, or None: litellm reads the provider's usual variable."""
+        """The key saved in the config, the one from model.api_key_env (checked to be set by `_ready`),
+        a placeholder for a keyless local server, or None: litellm reads the provider's usual variable."""
+        if self.model_cfg.api_key:
+            return self.model_cfg.api_key
         env = self.model_cfg.api_key_env
         if env:
             return os.environ.get(env)

@@ -52,6 +52,7 @@ class AgentHost:
         self.cwd = cwd
         self.deliver = deliver
         self.model_cfg = settings.model  # resolved (a name picked when none is set) by `start`
+        self.model_origin: str | None = None  # how a model nobody named was picked ("from OPENAI_API_KEY")
         self.session_id = session_id
         self.agent: Agent | None = None
         self._llm = llm
@@ -71,9 +72,11 @@ class AgentHost:
 
     def start(self) -> asyncio.Task:
         """Begin building the agent (once; again only after a failure)."""
-        from hermeslite.llm.select import resolve_model  # the llm package: not before the first frame
+        from hermeslite.llm.select import pick_model  # the llm package: not before the first frame
 
-        self.model_cfg = resolve_model(self.model_cfg)
+        if not self.model_cfg.name:
+            pick = pick_model(self.model_cfg)
+            self.model_cfg, self.model_origin = pick.config, pick.origin
         task = self._task
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
             task = self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
@@ -147,7 +150,7 @@ class AgentHost:
 
         agent = await self.ready()
         llm, cfg = await switch_model(agent, self.model_cfg, name, self.settings.agent.max_retries)
-        self._llm, self.model_cfg = llm, cfg
+        self._llm, self.model_cfg, self.model_origin = llm, cfg, None
         return llm
 
     def window_warning(self) -> str | None:
