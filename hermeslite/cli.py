@@ -117,6 +117,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
     trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
+    setup = commands.add_parser(
+        "setup",
+        allow_abbrev=False,
+        help="choose a provider and model, check the key with one request, write a minimal config",
+        description="Choose a provider (OpenAI, Anthropic, OpenRouter, Gemini, Ollama, an OpenAI-compatible "
+        "server, or the embedded model), check it with one short request, and write the model section of your "
+        "config.yaml (or the file --config names). The key is written only with --save-key or when you say so; "
+        "otherwise the config names the variable that holds it.",
+    )
+    _add_config_option(setup, default=argparse.SUPPRESS)
+    from hermeslite.setup_command import add_arguments
+
+    add_arguments(setup)
+    setup.set_defaults(run=_run_setup, uses_settings=False)  # a broken config must not stop its repair
     return parser
 
 
@@ -328,7 +342,14 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         continue_latest=args.continue_latest,
         resume=args.resume,
         verbose=args.verbose,
+        config_found=loaded.source is not None,
     )
+
+
+def _run_setup(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    from hermeslite.setup_command import run_setup
+
+    return run_setup(args, args.config)
 
 
 def _run_sessions(args: argparse.Namespace, loaded: LoadedSettings) -> int:

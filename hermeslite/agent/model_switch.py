@@ -34,9 +34,15 @@ async def switch_model(
 
     A failure to record the model with the session is a Notice, not an error: the switch happened.
     """
+    cfg = config_for(current, name)
+    return await switch_to(agent, cfg, max_retries), cfg
+
+
+async def switch_to(agent: Agent, cfg: ModelConfig, max_retries: int) -> LLMClient:
+    """A client for the model config `cfg` (its endpoint and key as given), prepared off the loop and
+    handed to `agent` (the first-run screen's choice); returns it."""
     from hermeslite.llm.select import make_client, resolve_model
 
-    cfg = config_for(current, name)
     llm = make_client(resolve_model(cfg), max_retries=max_retries)
     await llm.prepare()  # litellm imported and the window looked up off the loop
     agent.switch_model(llm)
@@ -44,4 +50,4 @@ async def switch_model(
         agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)
     except StoreError as exc:
         agent.emit(ev.Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
-    return llm, cfg
+    return llm

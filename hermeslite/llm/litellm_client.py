@@ -52,6 +52,7 @@ from .window import lookup_context_window
 # What an OpenAI-compatible local server (llama.cpp, vLLM, LM Studio) gets when no key is configured:
 # the OpenAI SDK refuses to send a request without one, and those servers ignore it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
+PROBE = [{"role": "user", "content": "Reply with OK."}]
 
 
 class LiteLLMClient(LLMClient):
@@ -209,6 +210,18 @@ class LiteLLMClient(LLMClient):
                 raise err
             await self._wait(err, retry, delay)
             retry += 1
+
+    async def probe(self) -> None:
+        """One cheap request, a reply of at most one token, that proves the model, its endpoint and its
+        key work (`hermeslite setup`); raises the `LLMError` a real request would, without retrying."""
+        litellm = await self._ready(self.model)
+        kwargs = self._request(PROBE, None, model=None, stream=False, timeout=self.timeout)
+        kwargs["max_tokens"] = 1
+        try:
+            async with asyncio.timeout(self.timeout):
+                await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise self._classify(exc, kwargs) from exc
 
     # -- prompt caching -------------------------------------------------------
 

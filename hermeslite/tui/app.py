@@ -93,10 +93,12 @@ class HermesApp(App[int]):
         notices: tuple[str, ...] = (),
         notes: list[str] | None = None,
         model_note: tuple[str, bool] | None = None,
+        first_run: bool = False,
     ) -> None:
         super().__init__()
         self.notices = notices  # start-up warnings the user must see here: stderr is hidden
         self.model_note = model_note  # (which model nobody named was picked, whether it is the embedded one)
+        self.first_run = first_run  # offer to connect a provider (see screens/first_run.py)
         self._opening_notes = list(notes or [])  # how the session was chosen: shown after its transcript
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
@@ -167,6 +169,15 @@ class HermesApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - e.g. a broken install; the next send tries again
             self.post_message(BootFailed(exc))
         self.header_bar.model, self.header_bar.origin = self.host.model_name, self.host.model_origin or ""
+        if self.first_run:
+            from hermeslite.provider_setup import Choice
+
+            from .screens.first_run import FirstRunScreen, connect
+
+            def answered(choice: Choice | None) -> None:
+                self.run_worker(connect(self, choice), group="session", exit_on_error=False)
+
+            self.push_screen(FirstRunScreen(), answered)
         self.run_worker(self._preload, thread=True, group="preload", exit_on_error=False)
 
     @staticmethod

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from hermeslite.config import Settings
+from hermeslite.config import ModelConfig, Settings
 
 if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
     from hermeslite.agent.events import Event
@@ -150,6 +150,15 @@ class AgentHost:
 
         agent = await self.ready()
         llm, cfg = await switch_model(agent, self.model_cfg, name, self.settings.agent.max_retries)
+        self._llm, self.model_cfg, self.model_origin = llm, cfg, None
+        return llm
+
+    async def use_model(self, cfg: ModelConfig) -> LLMClient:
+        """Go on with the model config `cfg` as it is (endpoint and key included): the first-run choice."""
+        from hermeslite.agent.model_switch import switch_to
+
+        agent = await self.ready()
+        llm = await switch_to(agent, cfg, self.settings.agent.max_retries)
         self._llm, self.model_cfg, self.model_origin = llm, cfg, None
         return llm
 
