@@ -134,6 +134,12 @@ def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attrib
     # that reports no usage leaves the count to our own calibrated estimate instead of a tiktoken
     # count dressed up as the provider's.
     litellm.disable_token_counter = True
+    # litellm's default aiohttp transport keeps a session per event loop in a cache nobody closes: every
+    # loop that ends (each `-p` run, each test) leaves one open, garbage-collected with an "Unclosed
+    # client session" error, at interpreter exit through a litellm logging filter that fails on an
+    # import ("sys.meta_path is None"). httpx's own transport has no such leftovers, and it honours
+    # HTTPS_PROXY and NO_PROXY, which the aiohttp one ignores unless told to trust the environment.
+    litellm.disable_aiohttp_transport = True
     litellm.set_verbose = False
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

@@ -15,9 +15,11 @@ so quick launches do not fill the session list or capture `--continue`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -33,6 +35,28 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
     from hermeslite.store.sessions import SessionStore
 
 Deliver = Callable[["Event"], None]
+HANDOFF = 0.001  # seconds a start-up thread may hold the GIL while the event loop waits for it
+
+
+@contextlib.contextmanager
+def quick_handoffs() -> Iterator[None]:
+    """While the agent loads in threads, hand the GIL back to the event loop within 1 ms.
+
+    The import of litellm runs in a thread and holds the GIL; each time the
+    loop wakes (a key arrives, a timer fires) it waits for the GIL up to
+    Python's switch interval, 5 ms by default, and handling one key takes
+    several such waits: keys typed while the app started took 30-110 ms.
+    With 1 ms the worst key stayed under 30 ms (benchmarks/tui_bench.py);
+    the interval is restored once the agent is built.
+    """
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, HANDOFF))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 Booted = Callable[[asyncio.Task], None]
 
 
@@ -93,13 +117,14 @@ class AgentHost:
     async def _boot(self) -> Agent:
         from hermeslite.llm.select import make_client
 
-        if self._llm is None:
-            self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        await self._llm.prepare()  # litellm imported and the window looked up off the loop
-        if self._store is None:
-            factory = await self._factory()
-            self._store = await asyncio.to_thread(factory.open_store)
-        return await self.build(self.session_id)
+        with quick_handoffs():
+            if self._llm is None:
+                self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
+            await self._llm.prepare()  # litellm imported and the window looked up off the loop
+            if self._store is None:
+                factory = await self._factory()
+                self._store = await asyncio.to_thread(factory.open_store)
+            return await self.build(self.session_id)
 
     async def _factory(self) -> ModuleType:
         """`hermeslite.agent.factory`, imported in a thread (it pulls in the tools and the engine)."""
