@@ -41,8 +41,11 @@ def run_chat(
     resume: str | None = None,
     notices: tuple[str, ...] = (),
     verbose: bool = False,
+    config_found: bool = True,
 ) -> int:
-    """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr.
+    """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr;
+    with no config file found (`config_found`) and nothing else naming a model, the TUI offers to
+    connect a provider once.
 
     Closing the store at the end frees the session for other processes (and removes its lock file).
     """
@@ -54,9 +57,18 @@ def run_chat(
             store, settings, continue_latest=continue_latest, resume=resume, model=model, api_base=api_base
         )
         if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
+            from hermeslite.provider_setup import first_run_due
             from hermeslite.tui import run_tui
 
-            return run_tui(choice.settings, choice.session_id, store=store, notices=notices, notes=choice.notes)
+            return run_tui(
+                choice.settings,
+                choice.session_id,
+                store=store,
+                notices=notices,
+                notes=choice.notes,
+                model_note=(choice.model_note, choice.model_note_warns) if choice.model_note else None,
+                first_run=first_run_due(config_found=config_found, model_named=bool(choice.settings.model.name)),
+            )
         return _run_headless(store, choice, prompt, verbose)
 
 
@@ -69,6 +81,8 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     from hermeslite.tools.workplace import risky_workplace
 
     settings = choice.settings
+    if choice.model_note:  # before the model loads, so a failed load is not a surprise either
+        sys.stderr.write(f"hermeslite: {choice.model_note}\n")
     commands = load_commands(Path.cwd())
     try:
         agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)

@@ -51,6 +51,7 @@ GUARDED_KEYS = (
     "model.name",
     "model.api_base",
     "model.api_key_env",
+    "model.api_key",
     "compression.summary_model",
     "tools.approval",
     "tools.sandbox",
@@ -128,6 +129,14 @@ class ModelConfig:
             "how long Claude keeps a cached prefix: 5m, or 1h for sessions with long pauses "
             "(1h cache writes cost 2x input instead of 1.25x)",
             choices=("5m", "1h"),
+        ),
+    )
+    api_key: str | None = field(
+        default=None,
+        metadata=spec(
+            "text_or_null",
+            "the API key itself, for a user who asked `hermeslite setup` to save it; prefer api_key_env "
+            "(a key in a file is easier to leak); `hermeslite config` does not print it",
         ),
     )
 
@@ -532,9 +541,16 @@ def display_path(path: Path) -> str:
     return f"./{path.name}" if path.parent == Path.cwd() else str(path)
 
 
+HIDDEN_KEY = "(set, not shown)"
+
+
 def format_settings(settings: Settings) -> str:
-    """The effective settings as YAML; saved to a file, it loads back to the same settings."""
-    return yaml.safe_dump(asdict(settings), sort_keys=False, default_flow_style=False, allow_unicode=True)
+    """The effective settings as YAML; saved to a file, it loads back to the same settings, except a
+    saved `model.api_key`, which is never printed."""
+    data = asdict(settings)
+    if data["model"].get("api_key"):
+        data["model"]["api_key"] = HIDDEN_KEY
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def _section_classes() -> dict[str, type]:

@@ -31,13 +31,20 @@ class SessionChoice:
     session_id: str | None  # None: start a new session
     settings: Settings  # with the model the session goes on with
     notes: list[str] = field(default_factory=list)  # one line each, for the user
+    model_note: str | None = None  # which model nobody named was picked, and why (see llm.select.pick_note)
+    model_note_warns: bool = False  # the pick is the embedded model: a warning, not information
 
 
 def with_overrides(settings: Settings, *, model: str | None, api_base: str | None) -> Settings:
-    """Command-line flags win over the config file."""
+    """Command-line flags win over the config file. `--model` follows the rule `/model` follows
+    (`for_model`): the config's window is its own model's, its endpoint and key stay within a provider."""
     if not model and not api_base:
         return settings
-    changed = replace(settings.model, name=model or settings.model.name, api_base=api_base or settings.model.api_base)
+    from hermeslite.llm.select import for_model
+
+    changed = for_model(settings.model, model) if model else settings.model
+    if api_base:
+        changed = replace(changed, api_base=api_base)
     return replace(settings, model=changed)
 
 
@@ -52,22 +59,25 @@ def choose_session(
     environ: Mapping[str, str] | None = None,
 ) -> SessionChoice:
     """The session to open (claimed), the settings to open it with, and what to tell the user."""
+    env = os.environ if environ is None else environ
     configured = with_overrides(settings, model=model, api_base=api_base)
     session_id = _pick(store, continue_latest=continue_latest, resume=resume)
     if session_id is None:
-        return SessionChoice(None, configured, [NO_SESSION] if continue_latest else [])
+        return _said(SessionChoice(None, configured, [NO_SESSION] if continue_latest else []), env)
     store.claim(session_id)
     info = store.get_session(session_id)
     if info is None or not info.model:
-        return SessionChoice(session_id, configured)
-    chosen, note = continue_model(
-        info,
-        configured.model,
-        model_given=bool(model),
-        api_base=api_base,
-        environ=os.environ if environ is None else environ,
-    )
-    return SessionChoice(session_id, replace(configured, model=chosen), [note] if note else [])
+        return _said(SessionChoice(session_id, configured), env)
+    chosen, note = continue_model(info, configured.model, model_given=bool(model), api_base=api_base, environ=env)
+    return _said(SessionChoice(session_id, replace(configured, model=chosen), [note] if note else []), env)
+
+
+def _said(choice: SessionChoice, environ: Mapping[str, str]) -> SessionChoice:
+    """`choice` with a line about its model when nobody named it (picked by a key, or the local one)."""
+    from hermeslite.llm.select import pick_model, pick_note
+
+    pick = pick_model(choice.settings.model, environ)
+    return replace(choice, model_note=pick_note(pick), model_note_warns=pick.local and not pick.named)
 
 
 def _pick(store: SessionStore, *, continue_latest: bool, resume: str | None) -> str | None:
@@ -90,10 +100,10 @@ def continue_model(
     environ: Mapping[str, str],
 ) -> tuple[ModelConfig, str | None]:
     """The model config a resumed session talks to, and a line for the user when it is worth one."""
-    from hermeslite.llm.select import resolve_model
+    from hermeslite.llm.select import provider, resolve_model
 
     recorded = str(info.model)
-    current = resolve_model(configured, dict(environ)).name
+    current = resolve_model(configured, environ).name
     if model_given:
         note = (
             None
@@ -112,13 +122,16 @@ def continue_model(
             )
         )
         return configured, note
-    same_name = recorded == configured.name
-    same_provider = provider(recorded) == provider(configured.name)
+    # The config's window, endpoint and key belong to the model it leads to (`current`), as with
+    # --model and /model (`for_model`); the session's recorded endpoint wins over the config's.
+    same_name = recorded == current
+    same_provider = provider(recorded) == provider(current)
     chosen = replace(
         configured,
         name=recorded,
         api_base=api_base or info.api_base or (configured.api_base if same_name else None),
         api_key_env=configured.api_key_env if same_provider else None,
+        api_key=configured.api_key if same_provider else None,
         context_window=configured.context_window if same_name else None,
     )
     note = (
@@ -134,21 +147,21 @@ def continue_model(
 def missing_key(name: str, api_base: str | None, configured: ModelConfig, environ: Mapping[str, str]) -> str | None:
     """Why a hosted model cannot be called here ("ANTHROPIC_API_KEY is not set"), or None.
 
-    Only the providers hermeslite picks by key are checked; a model on its own
-    server (api_base) or from another provider is assumed usable.
+    Only the providers hermeslite picks by key are checked; a model from
+    another provider is assumed usable. An endpoint of its own (api_base)
+    spares the key only for an OpenAI-compatible server: a Claude session
+    recorded against a proxy still needs ANTHROPIC_API_KEY, as litellm does.
     """
-    from hermeslite.llm.select import DEFAULT_MODELS
+    from hermeslite.llm.select import DEFAULT_MODELS, provider, resolve_model
 
-    if api_base:
+    if api_base and provider(name) == "openai":
         return None
-    if configured.api_key_env and provider(configured.name) == provider(name):
-        return None if environ.get(configured.api_key_env) else f"{configured.api_key_env} is not set"
+    if provider(resolve_model(configured, environ).name) == provider(name):
+        if configured.api_key:
+            return None
+        if configured.api_key_env:
+            return None if environ.get(configured.api_key_env) else f"{configured.api_key_env} is not set"
     for variable, default in DEFAULT_MODELS:
         if provider(default) == provider(name) and not environ.get(variable):
             return f"{variable} is not set"
     return None
-
-
-def provider(name: str | None) -> str:
-    """ "anthropic" for "anthropic/claude-...", "" for a name without a provider."""
-    return name.split("/", 1)[0] if name and "/" in name else ""

@@ -7,6 +7,7 @@ command line through preflight compression to a real model's answer.
 
 from __future__ import annotations
 
+from hermeslite.agent.tool_asks import TOOLS_HINT
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
 from tests.cli_process import hermeslite
@@ -14,11 +15,16 @@ from tests.cli_process import hermeslite
 PASTE = ("The deployment log shows the billing service restarting after each health check timeout. " * 70)[:6000]
 
 
-def test_answers_with_no_key_and_no_model_configured(tmp_path):
-    done = hermeslite(["-p", "Say hello in one short sentence."], tmp_path / "home", tmp_path)
+def test_answers_with_no_key_and_no_model_configured_and_says_what_it_cannot_do(tmp_path):
+    done = hermeslite(["-p", "List the files in this directory."], tmp_path / "home", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
     assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    # Before the reply: which model this is and what it cannot do; after it: the hint, on stderr, not in the reply.
+    assert lines[0].startswith("hermeslite: no model configured and no provider key set: this is the small embedded")
+    assert lines[-1] == f"note: {TOOLS_HINT}"
+    assert TOOLS_HINT not in done.stdout
 
 
 def test_session_outgrows_the_window_and_keeps_answering(tmp_path):

@@ -110,3 +110,59 @@ def test_the_chosen_session_is_claimed_and_a_missing_one_is_one_line(store: Sess
             choose_session(other, settings(), continue_latest=False, resume="1999", environ={})
     assert "no session matches '1999'" in str(err.value)
     assert store.latest_session_id() == sid
+
+
+def test_a_claude_session_recorded_against_a_proxy_still_needs_its_key(store: SessionStore):
+    # Nothing can be sent to Anthropic (or a proxy in front of it) without ANTHROPIC_API_KEY: litellm refuses,
+    # and that used to surface as "the provider rejected the API key (401)" although no request was made.
+    sid = recorded(store, "anthropic/claude-sonnet-4-5", "http://127.0.0.1:9/v1")
+    choice = choose_session(store, settings("openai/test-model", LOCAL), continue_latest=False, resume=sid, environ={})
+    assert (choice.settings.model.name, choice.settings.model.api_base) == ("openai/test-model", LOCAL)
+    assert choice.notes == [
+        f"session {sid} was recorded with anthropic/claude-sonnet-4-5, which cannot be used "
+        "here (ANTHROPIC_API_KEY is not set); continuing on openai/test-model"
+    ]
+
+
+def test_an_openai_compatible_server_needs_no_key_to_be_resumed(store: SessionStore):
+    sid = recorded(store, "openai/test-model", LOCAL)
+    choice = choose_session(store, settings(), continue_latest=False, resume=sid, environ={})
+    assert (choice.settings.model.name, choice.settings.model.api_base) == ("openai/test-model", LOCAL)
+
+
+def test_the_window_of_another_model_is_its_own_however_the_session_is_opened(store: SessionStore):
+    # The config's context_window describes its own (Ollama) model. Opening a Claude session with --model and
+    # resuming it without must give it the same window: its own, looked up, not the config's 8192.
+    config = settings("ollama/llama3.1", "http://127.0.0.1:11434", context_window=8192)
+    env = {"ANTHROPIC_API_KEY": "k"}
+    new = choose_session(
+        store, config, continue_latest=False, resume=None, model="anthropic/claude-sonnet-4-5", environ=env
+    )
+    assert (new.settings.model.context_window, new.settings.model.api_base) == (None, None)
+    sid = recorded(store, "anthropic/claude-sonnet-4-5")
+    resumed = choose_session(store, config, continue_latest=False, resume=sid, environ=env)
+    assert (resumed.settings.model.name, resumed.settings.model.context_window) == ("anthropic/claude-sonnet-4-5", None)
+    store.release(sid)
+    again = choose_session(
+        store, config, continue_latest=False, resume=sid, model="anthropic/claude-sonnet-4-5", environ=env
+    )
+    assert again.settings.model.context_window is None
+
+
+def test_the_config_window_follows_the_model_a_key_picks_when_the_config_names_none(store: SessionStore):
+    sid = recorded(store, "anthropic/claude-sonnet-4-5")
+    env = {"ANTHROPIC_API_KEY": "k"}
+    resumed = choose_session(store, settings(context_window=50_000), continue_latest=True, resume=None, environ=env)
+    assert (resumed.session_id, resumed.settings.model.context_window) == (sid, 50_000)
+
+
+def test_a_model_nobody_named_is_said_and_a_named_one_is_not(store: SessionStore):
+    picked = choose_session(store, settings(), continue_latest=False, resume=None, environ={"OPENAI_API_KEY": "k"})
+    assert picked.model_note is not None and "using openai/gpt-4o because OPENAI_API_KEY is set" in picked.model_note
+    assert not picked.model_note_warns
+    local = choose_session(store, settings(), continue_latest=False, resume=None, environ={})
+    assert local.model_note is not None and "small embedded model" in local.model_note and local.model_note_warns
+    named = choose_session(store, settings("openai/test-model", LOCAL), continue_latest=False, resume=None, environ={})
+    assert named.model_note is None
+    resumed_own = choose_session(store, settings(), continue_latest=False, resume=recorded(store, "openai/x", LOCAL))
+    assert resumed_own.model_note is None  # the session's own model: named by the session

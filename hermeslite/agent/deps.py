@@ -67,4 +67,5 @@ class AgentDeps:
             project_instructions=self.instructions.prompt_section(),
             compacted=compacted,
             skills=self.skills.catalog(self.settings.skills.catalog_chars),
+            tools=self.llm.supports_tools,
         )

@@ -33,6 +33,7 @@ from .hooks import Hooks
 from .loop import Agent
 from .mcp import McpTools
 from .project_docs import STALE_NOTE
+from .prompt import is_chat_only
 from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
@@ -269,10 +270,14 @@ def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[d
     Keeping that prompt byte for byte keeps the provider's prompt cache valid
     across processes (`-p ... --continue` is a new process every turn); it is
     rebuilt, with fresh memory, at the next compaction. Resumed elsewhere, the
-    prompt is rebuilt now, because it names the working directory.
+    prompt is rebuilt now, because it names the working directory; so is one
+    written for a model with tools when this one has none (or the reverse).
     """
     saved = loaded[0] if loaded and loaded[0].get("role") == "system" else None
     rest = loaded[1:] if saved is not None else loaded
+    # A prompt saved for a model without tools is rebuilt for one with them, and the other way round.
+    if saved is not None and same_place and is_chat_only(saved) == deps.llm.supports_tools:
+        same_place = False
     if saved is not None and same_place:
         deps.instructions = deps.read_instructions()  # to report them; the saved prompt may hold older ones
         return [saved, *rest]

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from hermeslite.context.compressor import ContextCompressor
+from hermeslite.context.handoff import has_handoff
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
@@ -35,6 +36,7 @@ from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
 from .session_list import SessionRow, session_rows
 from .summarizer import BuiltRequest
+from .tool_asks import TOOLS_HINT, asks_for_tools
 from .tool_runner import ToolRunner, user_command_call
 from .turn_repair import CANCELLED_REPLY, INCOMPLETE_REPLY, NO_REPLY, Turn, closing_messages, has_reply
 from .window import adopt_stated_window, learned_window_note, settle_window
@@ -258,6 +260,8 @@ class Agent:
             self._close_turn(turn, CANCELLED_REPLY)
             finished = ev.TurnFinished(ok=False, cancelled=True, reason="cancelled by the user")
         finished = replace(finished, saved=self.saver.saved)
+        if finished.ok and not self.deps.llm.supports_tools and asks_for_tools(text):
+            self.emit(ev.Notice(TOOLS_HINT, "warning"))
         self.emit(finished)
         return finished
 
@@ -424,8 +428,12 @@ class Agent:
     def switch_model(self, llm) -> None:
         """Talk to another model from the next request on; a smaller window means the
         next turn's preflight compacts before sending."""
+        tools_changed = llm.supports_tools != self.deps.llm.supports_tools
         self.deps.llm = llm
         llm.on_retry = self._retrying
+        if tools_changed:  # "you cannot run tools" must not reach a model that can, nor the reverse
+            self.messages[0] = self.deps.system_message(compacted=any(has_handoff(m) for m in self.messages))
+            self.ledger.reset(self.messages)
         settle_window(llm, self.saver, self.deps.compressor.config)  # its own learned window, not the old model's
         self.deps.compressor.set_model(llm.model, llm.context_window())
         self.size.model_changed()

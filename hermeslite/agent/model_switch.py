@@ -7,7 +7,6 @@ recorded with the session, so `--continue` comes back to it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hermeslite.config import ModelConfig
@@ -21,20 +20,11 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 
-def provider(name: str | None) -> str:
-    return (name or "").split("/", 1)[0] if "/" in (name or "") else ""
-
-
 def config_for(current: ModelConfig, name: str) -> ModelConfig:
-    """`current` with the model `name`: its window looked up again, endpoint and key kept within a provider."""
-    same = provider(name) == provider(current.name)
-    return replace(
-        current,
-        name=name,
-        context_window=None,
-        api_base=current.api_base if same else None,
-        api_key_env=current.api_key_env if same else None,
-    )
+    """`current` with the model `name`, by the rule `--model` follows too (see `for_model`)."""
+    from hermeslite.llm.select import for_model
+
+    return for_model(current, name)
 
 
 async def switch_model(
@@ -44,9 +34,15 @@ async def switch_model(
 
     A failure to record the model with the session is a Notice, not an error: the switch happened.
     """
+    cfg = config_for(current, name)
+    return await switch_to(agent, cfg, max_retries), cfg
+
+
+async def switch_to(agent: Agent, cfg: ModelConfig, max_retries: int) -> LLMClient:
+    """A client for the model config `cfg` (its endpoint and key as given), prepared off the loop and
+    handed to `agent` (the first-run screen's choice); returns it."""
     from hermeslite.llm.select import make_client, resolve_model
 
-    cfg = config_for(current, name)
     llm = make_client(resolve_model(cfg), max_retries=max_retries)
     await llm.prepare()  # litellm imported and the window looked up off the loop
     agent.switch_model(llm)
@@ -54,4 +50,4 @@ async def switch_model(
         agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)
     except StoreError as exc:
         agent.emit(ev.Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
-    return llm, cfg
+    return llm

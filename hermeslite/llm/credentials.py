@@ -12,9 +12,12 @@ message. Two questions are answered locally, without a request:
   `litellm.validate_environment` lists the provider's usual variables that are
   missing; any missing one is an AuthError that says which to set.
 
-Endpoints that need no key are not asked for one: a configured `api_base`
-(llama.cpp, vLLM, LM Studio, a proxy) and Ollama, whose default endpoint is
-local (validate_environment would ask for OLLAMA_API_BASE). Providers that
+Endpoints that need no key are not asked for one: an OpenAI-compatible
+`api_base` (llama.cpp, vLLM, LM Studio: the client sends a placeholder key)
+and Ollama, whose default endpoint is local (validate_environment would ask
+for OLLAMA_API_BASE). Another provider's `api_base` (a proxy in front of
+Anthropic, say) still needs that provider's key: litellm refuses to send the
+request without one, and reported that as a rejected key although nothing was sent. Providers that
 find credentials outside the environment (AWS profiles and roles for bedrock
 and sagemaker, Google application-default credentials for vertex_ai, Azure AD
 tokens) are not judged here either: a missing variable proves nothing for
@@ -35,9 +38,16 @@ AMBIENT_CREDENTIAL_PROVIDERS = frozenset(
 PROVIDERS_URL = "https://docs.litellm.ai/docs/providers"
 
 
-def check_model(litellm: ModuleType, name: str, *, api_base: str | None, api_key_env: str | None) -> None:
-    """Raise FatalError for a provider litellm does not know, AuthError for a key that is not set."""
+def check_model(
+    litellm: ModuleType, name: str, *, api_base: str | None, api_key_env: str | None, has_key: bool = False
+) -> None:
+    """Raise FatalError for a provider litellm does not know, AuthError for a key that is not set.
+
+    `has_key`: the config holds the key itself (model.api_key), so no variable is needed.
+    """
     provider = provider_of(litellm, name, api_base)
+    if has_key:
+        return
     if api_key_env:
         if not os.environ.get(api_key_env):
             raise AuthError(
@@ -46,9 +56,11 @@ def check_model(litellm: ModuleType, name: str, *, api_base: str | None, api_key
                 brief="no API key",
             )
         return
-    if api_base or provider in KEYLESS_PROVIDERS or provider in AMBIENT_CREDENTIAL_PROVIDERS:
+    if keyless_endpoint(provider, api_base) or provider in AMBIENT_CREDENTIAL_PROVIDERS:
         return
-    missing = [str(key) for key in litellm.validate_environment(model=name).get("missing_keys") or []]
+    missing = [
+        str(key) for key in litellm.validate_environment(model=name, api_base=api_base).get("missing_keys") or []
+    ]
     if not missing:
         return
     if len(missing) == 1:
@@ -59,6 +71,11 @@ def check_model(litellm: ModuleType, name: str, *, api_base: str | None, api_key
         f"No API key for {name}: {unset}; {todo}, or name the variable that holds the key in model.api_key_env.",
         brief="no API key",
     )
+
+
+def keyless_endpoint(provider: str, api_base: str | None) -> bool:
+    """Whether `provider` at `api_base` is reached without a key: Ollama, or an OpenAI-compatible server."""
+    return provider in KEYLESS_PROVIDERS or bool(api_base and provider == "openai")
 
 
 def provider_of(litellm: ModuleType, name: str, api_base: str | None) -> str:

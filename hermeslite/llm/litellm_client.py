@@ -52,6 +52,7 @@ from .window import lookup_context_window
 # What an OpenAI-compatible local server (llama.cpp, vLLM, LM Studio) gets when no key is configured:
 # the OpenAI SDK refuses to send a request without one, and those servers ignore it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
+PROBE = [{"role": "user", "content": "Reply with OK."}]
 
 
 class LiteLLMClient(LLMClient):
@@ -213,6 +214,18 @@ class LiteLLMClient(LLMClient):
             await self._wait(err, retry, delay)
             retry += 1
 
+    async def probe(self) -> None:
+        """One cheap request, a reply of at most one token, that proves the model, its endpoint and its
+        key work (`hermeslite setup`); raises the `LLMError` a real request would, without retrying."""
+        litellm = await self._ready(self.model)
+        kwargs = self._request(PROBE, None, model=None, stream=False, timeout=self.timeout)
+        kwargs["max_tokens"] = 1
+        try:
+            async with asyncio.timeout(self.timeout):
+                await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise self._classify(exc, kwargs) from exc
+
     # -- prompt caching -------------------------------------------------------
 
     def cache_plan(self, model: str | None = None) -> CachePlan:
@@ -251,6 +264,7 @@ class LiteLLMClient(LLMClient):
                 name,
                 api_base=self.model_cfg.api_base if main else None,
                 api_key_env=self.model_cfg.api_key_env if main else None,
+                has_key=bool(self.model_cfg.api_key) if main else False,
             )
             self._checked.add(name)
         return litellm
@@ -298,8 +312,10 @@ class LiteLLMClient(LLMClient):
         return kwargs
 
     def _api_key(self) -> str | None:
-        """The key from model.api_key_env (checked to be set by `_ready`), a placeholder for a keyless
-        local server, or None: litellm reads the provider's usual variable."""
+        """The key saved in the config, the one from model.api_key_env (checked to be set by `_ready`),
+        a placeholder for a keyless local server, or None: litellm reads the provider's usual variable."""
+        if self.model_cfg.api_key:
+            return self.model_cfg.api_key
         env = self.model_cfg.api_key_env
         if env:
             return os.environ.get(env)

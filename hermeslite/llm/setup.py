@@ -18,15 +18,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import importlib
 import importlib.util
 import logging
 import os
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+# What the first request would otherwise import (the OpenAI SDK's resources: ~0.3 s), loaded with
+# litellm instead: in the background in the app, and while the collector is off.
+FIRST_REQUEST_MODULES = ("openai.resources", "anyio._backends._asyncio")
 # litellm's own loggers (see litellm/_logging.py); "LiteLLM Proxy.stdout" propagates to its parent.
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
@@ -74,11 +80,47 @@ def load_litellm() -> ModuleType:
     with _lock:
         if _module is None:
             configure_environment()
-            import litellm  # the one place hermeslite imports it
+            with _lean_import():
+                import litellm  # the one place hermeslite imports it
 
-            _quiet(litellm)
+                _quiet(litellm)
+                for name in FIRST_REQUEST_MODULES:
+                    with contextlib.suppress(ImportError):
+                        importlib.import_module(name)
             _module = litellm
     return _module
+
+
+@contextlib.contextmanager
+def _lean_import() -> Iterator[None]:
+    """Import litellm at about two thirds of its cost, with nothing about it changed.
+
+    - The cyclic garbage collector is off during the import and what it built
+      is frozen after it: an import creates ~300,000 long-lived objects and
+      almost no garbage, and the collector's passes over them were a quarter of
+      the import's CPU time (and, in the app, pauses of a few hundred ms that
+      no key press could interrupt). Frozen objects are still freed by
+      reference counting; they only skip the collector's scans, as Textual's
+      and our own (`GcPause`) freezing after start-up already does.
+    - Pydantic models defined during the import build their validators on
+      first use instead of at class creation (pydantic's `defer_build`):
+      litellm and the OpenAI SDK define ~2,600 models and a chat request uses
+      a few dozen. The setting is restored at once, so models defined later
+      (by us or another library) are built as usual.
+    """
+    import pydantic
+
+    collecting = gc.isenabled()
+    gc.disable()
+    config = pydantic.BaseModel.model_config
+    pydantic.BaseModel.model_config = pydantic.ConfigDict(**config, defer_build=True)
+    try:
+        yield
+    finally:
+        pydantic.BaseModel.model_config = config
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attributes ModuleType does not declare
@@ -86,6 +128,18 @@ def _quiet(litellm: Any) -> None:  # Any: these settings are plain module attrib
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" on every mapped error
     litellm.disable_hf_tokenizer_download = True  # token_counter must not spend 20 s retrying HuggingFace offline
     litellm.drop_params = True  # drop OpenAI params a provider does not support instead of failing
+    # litellm prices a stream before it starts by counting the prompt's tokens with tiktoken (loading
+    # its tables costs ~0.3 s at the first request); we price each reply from the usage the provider
+    # reports (completion_assembly.stream_cost), which this leaves untouched. With it off, a provider
+    # that reports no usage leaves the count to our own calibrated estimate instead of a tiktoken
+    # count dressed up as the provider's.
+    litellm.disable_token_counter = True
+    # litellm's default aiohttp transport keeps a session per event loop in a cache nobody closes: every
+    # loop that ends (each `-p` run, each test) leaves one open, garbage-collected with an "Unclosed
+    # client session" error, at interpreter exit through a litellm logging filter that fails on an
+    # import ("sys.meta_path is None"). httpx's own transport has no such leftovers, and it honours
+    # HTTPS_PROXY and NO_PROXY, which the aiohttp one ignores unless told to trust the environment.
+    litellm.disable_aiohttp_transport = True
     litellm.set_verbose = False
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

@@ -21,16 +21,28 @@ def run_tui(
     store=None,
     notices: tuple[str, ...] = (),
     notes: list[str] | None = None,
+    model_note: tuple[str, bool] | None = None,
+    first_run: bool = False,
 ) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 
     `notices` are warnings from start-up (an untrusted project config) shown in the chat; `notes`
-    are lines about how the session was chosen, shown once the session is on screen.
+    are lines about how the session was chosen, shown once the session is on screen; `model_note`
+    says which model nobody named was picked (and whether that warrants a warning: the embedded one);
+    `first_run` opens the screen that offers to connect a provider.
     """
     from .app import HermesApp
 
     app = HermesApp(
-        settings, cwd=cwd or Path.cwd(), session_id=session_id, store=store, tune_gc=True, notices=notices, notes=notes
+        settings,
+        cwd=cwd or Path.cwd(),
+        session_id=session_id,
+        store=store,
+        tune_gc=True,
+        notices=notices,
+        notes=notes,
+        model_note=model_note,
+        first_run=first_run,
     )
     code = app.run()
     return code if isinstance(code, int) else 0

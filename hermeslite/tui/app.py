@@ -93,9 +93,13 @@ class HermesApp(App[int]):
         tune_gc: bool = False,
         notices: tuple[str, ...] = (),
         notes: list[str] | None = None,
+        model_note: tuple[str, bool] | None = None,
+        first_run: bool = False,
     ) -> None:
         super().__init__()
         self.notices = notices  # start-up warnings the user must see here: stderr is hidden
+        self.model_note = model_note  # (which model nobody named was picked, whether it is the embedded one)
+        self.first_run = first_run  # offer to connect a provider (see screens/first_run.py)
         self._opening_notes = list(notes or [])  # how the session was chosen: shown after its transcript
         self.cwd = Path(cwd or Path.cwd())
         self.cwd_label = cwd_label or short_path(self.cwd)
@@ -152,6 +156,9 @@ class HermesApp(App[int]):
         await self.chat.add_note(WELCOME, kind="welcome")
         for notice in (*self.notices, *self._command_problems):
             await self.show_notice(f"⚠ {notice}")
+        if self.model_note is not None:
+            text, warns = self.model_note
+            await self.show_notice(text, severity="warning" if warns else "information")
         self._drawer = asyncio.create_task(self._draw_events(), name="hermeslite-draw")
         if self.gc.enabled:
             self.set_interval(0.5, lambda: self.gc.maybe_collect(time.monotonic() - self.prompt.last_key))
@@ -163,7 +170,16 @@ class HermesApp(App[int]):
             self.host.start()
         except Exception as exc:  # noqa: BLE001 - e.g. a broken install; the next send tries again
             self.post_message(BootFailed(exc))
-        self.header_bar.model = self.host.model_name
+        self.header_bar.model, self.header_bar.origin = self.host.model_name, self.host.model_origin or ""
+        if self.first_run:
+            from hermeslite.provider_setup import Choice
+
+            from .screens.first_run import FirstRunScreen, connect
+
+            def answered(choice: Choice | None) -> None:
+                self.run_worker(connect(self, choice), group="session", exit_on_error=False)
+
+            self.push_screen(FirstRunScreen(), answered)
         self.run_worker(self._preload, thread=True, group="preload", exit_on_error=False)
 
     @staticmethod
@@ -213,7 +229,7 @@ class HermesApp(App[int]):
             await self.chat.add_note(note)
         self._opening_notes = []
         self.header_bar.starting = False
-        self.header_bar.model = agent.model_name
+        self.header_bar.model, self.header_bar.origin = agent.model_name, self.host.model_origin or ""
         self.refresh_header()
         self.show_pressure(agent.pressure())
 

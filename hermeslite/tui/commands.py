@@ -335,7 +335,7 @@ async def _model(app: CommandSurface, args: str) -> None:
     llm = await app.host.switch_model(args)
     agent = await app.host.ready()
     window = agent.pressure()
-    app.header_bar.model = llm.model
+    app.header_bar.model, app.header_bar.origin = llm.model, ""
     await app.chat.add_note(
         views.switched_view(
             llm.model, window.context_length, window.threshold, agent.request_tokens() >= window.threshold

@@ -15,16 +15,18 @@ so quick launches do not fill the session list or capture `--continue`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from hermeslite.config import Settings
+from hermeslite.config import ModelConfig, Settings
 
 if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
     from hermeslite.agent.events import Event
@@ -34,6 +36,28 @@ if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agen
     from hermeslite.tools.mcp.manager import McpServers
 
 Deliver = Callable[["Event"], None]
+HANDOFF = 0.001  # seconds a start-up thread may hold the GIL while the event loop waits for it
+
+
+@contextlib.contextmanager
+def quick_handoffs() -> Iterator[None]:
+    """While the agent loads in threads, hand the GIL back to the event loop within 1 ms.
+
+    The import of litellm runs in a thread and holds the GIL; each time the
+    loop wakes (a key arrives, a timer fires) it waits for the GIL up to
+    Python's switch interval, 5 ms by default, and handling one key takes
+    several such waits: keys typed while the app started took 30-110 ms.
+    With 1 ms the worst key stayed under 30 ms (benchmarks/tui_bench.py);
+    the interval is restored once the agent is built.
+    """
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, HANDOFF))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 Booted = Callable[[asyncio.Task], None]
 
 
@@ -53,6 +77,7 @@ class AgentHost:
         self.cwd = cwd
         self.deliver = deliver
         self.model_cfg = settings.model  # resolved (a name picked when none is set) by `start`
+        self.model_origin: str | None = None  # how a model nobody named was picked ("from OPENAI_API_KEY")
         self.session_id = session_id
         self.agent: Agent | None = None
         self._llm = llm
@@ -73,9 +98,11 @@ class AgentHost:
 
     def start(self) -> asyncio.Task:
         """Begin building the agent (once; again only after a failure)."""
-        from hermeslite.llm.select import resolve_model  # the llm package: not before the first frame
+        from hermeslite.llm.select import pick_model  # the llm package: not before the first frame
 
-        self.model_cfg = resolve_model(self.model_cfg)
+        if not self.model_cfg.name:
+            pick = pick_model(self.model_cfg)
+            self.model_cfg, self.model_origin = pick.config, pick.origin
         task = self._task
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
             task = self._task = asyncio.create_task(self._boot(), name="hermeslite-boot")
@@ -92,15 +119,16 @@ class AgentHost:
     async def _boot(self) -> Agent:
         from hermeslite.llm.select import make_client
 
-        factory = await self._factory()
-        if self._mcp is None:  # first, so the servers start while litellm loads
-            self._mcp = factory.start_mcp(self.settings, self.cwd)
-        if self._llm is None:
-            self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
-        await self._llm.prepare()  # litellm imported and the window looked up off the loop
-        if self._store is None:
-            self._store = await asyncio.to_thread(factory.open_store)
-        return await self.build(self.session_id)
+        with quick_handoffs():
+            factory = await self._factory()
+            if self._mcp is None:  # first, so the servers start while litellm loads
+                self._mcp = factory.start_mcp(self.settings, self.cwd)
+            if self._llm is None:
+                self._llm = make_client(self.model_cfg, max_retries=self.settings.agent.max_retries)
+            await self._llm.prepare()  # litellm imported and the window looked up off the loop
+            if self._store is None:
+                self._store = await asyncio.to_thread(factory.open_store)
+            return await self.build(self.session_id)
 
     async def _factory(self) -> ModuleType:
         """`hermeslite.agent.factory`, imported in a thread (it pulls in the tools and the engine)."""
@@ -158,7 +186,16 @@ class AgentHost:
 
         agent = await self.ready()
         llm, cfg = await switch_model(agent, self.model_cfg, name, self.settings.agent.max_retries)
-        self._llm, self.model_cfg = llm, cfg
+        self._llm, self.model_cfg, self.model_origin = llm, cfg, None
+        return llm
+
+    async def use_model(self, cfg: ModelConfig) -> LLMClient:
+        """Go on with the model config `cfg` as it is (endpoint and key included): the first-run choice."""
+        from hermeslite.agent.model_switch import switch_to
+
+        agent = await self.ready()
+        llm = await switch_to(agent, cfg, self.settings.agent.max_retries)
+        self._llm, self.model_cfg, self.model_origin = llm, cfg, None
         return llm
 
     def window_warning(self) -> str | None:

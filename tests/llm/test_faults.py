@@ -84,6 +84,23 @@ async def test_local_endpoints_need_no_key(scripted_server, make_client):
     assert texts(await collect(make_client(name="hosted_vllm/my-model"), USER)) == ["ok"]
 
 
+async def test_a_proxy_in_front_of_anthropic_still_needs_the_key_and_nothing_is_sent(fake_anthropic, monkeypatch):
+    # litellm refuses to send without the key; that reached the user as "the provider rejected the key (401)".
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    client = LiteLLMClient(ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=fake_anthropic.base_url))
+    with pytest.raises(AuthError) as info:
+        await collect(client, USER)
+    assert one_line(info.value).startswith("No API key for anthropic/claude-sonnet-4-5: ANTHROPIC_API_KEY is not set")
+    assert fake_anthropic.exchanges == []
+
+
+async def test_a_key_saved_in_the_config_is_the_one_sent(fake_anthropic, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    saved = ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=fake_anthropic.base_url, api_key="sk-saved")
+    assert texts(await collect(LiteLLMClient(saved), USER))
+    assert [x.status for x in fake_anthropic.exchanges] == [200]
+
+
 async def test_summary_model_override_is_checked_with_its_own_provider(scripted_server, make_client, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     client = make_client()

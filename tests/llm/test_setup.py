@@ -152,3 +152,59 @@ def test_the_bundled_bpe_tables_load_offline_without_importing_litellm():
     }
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_lean_import_leaves_nothing_changed_and_prices_replies_as_before():
+    """litellm is imported with the collector off and pydantic's builds deferred (both restored
+    after), with the first request's modules, and without its tiktoken step on the OpenAI path (its
+    Anthropic path loads the tables whatever the setting): a priced reply costs exactly what it cost
+    with litellm's token counter on."""
+    result = run_python("""
+        import asyncio, gc, json, sys
+        import pydantic
+        from hermeslite.config import ModelConfig
+        from hermeslite.llm import LiteLLMClient, load_litellm
+        from tests.fake_anthropic import FakeAnthropic
+        from tests.server import ScriptedServer
+
+        module = load_litellm()
+
+        class Later(pydantic.BaseModel):
+            x: int
+
+        async def cost(server):
+            client = LiteLLMClient(ModelConfig(name="anthropic/claude-sonnet-4-5", api_base=server.base_url,
+                                               api_key="sk-test"))
+            events = [e async for e in client.stream([{"role": "user", "content": "hi " * 2000}])]
+            return events[-1].completion.usage.cost
+
+        async def chat(server):
+            client = LiteLLMClient(ModelConfig(name="openai/test-model", api_base=server.base_url))
+            return [e async for e in client.stream([{"role": "user", "content": "hi"}])]
+
+        with ScriptedServer() as openai_compatible:
+            asyncio.run(chat(openai_compatible))
+        import tiktoken.registry
+        tables_loaded = list(tiktoken.registry.ENCODINGS)  # litellm imports tiktoken; loading its tables is the cost
+        with FakeAnthropic(min_cacheable_tokens=10) as server:  # a cache write, then a cache read
+            off = [asyncio.run(cost(server)), asyncio.run(cost(server))]
+        module.disable_token_counter = False
+        with FakeAnthropic(min_cacheable_tokens=10) as server:
+            on = [asyncio.run(cost(server)), asyncio.run(cost(server))]
+        print("RESULT " + json.dumps({
+            "gc": gc.isenabled(),
+            "defer": pydantic.BaseModel.model_config.get("defer_build"),
+            "later_built": Later.__pydantic_complete__,
+            "first_request_modules": "openai.resources.chat" in sys.modules,
+            "tiktoken_tables": tables_loaded,
+            "off": off,
+            "on": on,
+        }))
+    """)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1][len("RESULT ") :])
+    assert report["gc"] is True and report["defer"] is None and report["later_built"] is True
+    assert report["first_request_modules"] is True
+    assert report["tiktoken_tables"] == []
+    assert report["off"] == report["on"] and all(c > 0 for c in report["off"])
+    assert report["off"][0] != report["off"][1]  # the second read the prompt from the cache: priced apart
