@@ -22,7 +22,7 @@ from .assemble import assemble
 from .budgets import Budgets, overflow_reason, turn_overflow
 from .checkpoint import CheckpointEdit, replace_checkpoint
 from .guard import Guard
-from .handoff import find_previous
+from .handoff import find_previous, has_handoff
 from .messages import ARCHIVE_KEY, Message, reference_id
 from .pass_sizes import PassSizes
 from .plan import CompressionPlan, Preview, describe_plan
@@ -300,7 +300,12 @@ class ContextCompressor:
     ) -> None:
         """Keep the new checkpoint as state, archive what it replaced, and tell the guard how it went."""
         for msg in removed:
-            result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
+            ref = msg.get(ARCHIVE_KEY) or reference_id(msg)
+            if has_handoff(msg) and ref in result.archived:
+                # A merged checkpoint carries the id of the message it was merged into, whose own words
+                # were just archived under it: the merged whole goes under an id of its own.
+                ref = reference_id(msg)
+            result.archived.setdefault(ref, msg)
         self.previous_summary, self.anchors = text, anchors
         if not made.fallback:
             self.guard.record_success()
