@@ -1,10 +1,11 @@
 """How the agent compacts, whatever the trigger (preflight, reactive or manual).
 
 The engine in `hermeslite.context` rewrites a transcript; this module runs it
-with the memory notes asked for in the same request (or the memory flush), re-injects the todo list and rebuilds the
-system prompt with fresh memory. The agent decides when (preflight, reactive,
-manual), hands in what its next request carries, and adopts and saves what
-comes back, so the three triggers behave identically.
+with memory notes asked for in the summary request (or the memory flush),
+re-injects the todo list and rebuilds the system prompt with fresh memory. The
+agent decides when (preflight, reactive, manual), hands in what its next
+request carries, and adopts and saves what comes back, so the three triggers
+behave identically.
 """
 
 from __future__ import annotations
@@ -199,8 +200,8 @@ class Compaction:
         return await notes.save(self.deps.memory_tool, self.deps.tool_ctx)
 
     async def _flush(self, messages: list[dict], tools: list[dict[str, Any]]) -> int:
-        """The memory flush before the summary, sent with the live request's tool schemas so it
-        extends that request; a failure is one warning line, never a stop."""
+        """The separate memory flush, sent with the live request's tool schemas so it extends that
+        request; a failure is one warning line, never a stop."""
         deps = self.deps
         if not self.flush_wanted(messages):
             return 0

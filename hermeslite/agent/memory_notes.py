@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from hermeslite.context.redact import redact_secrets
 from hermeslite.context.summary_reply import SummaryReply
 from hermeslite.tools.base import Tool, ToolContext
 
@@ -50,7 +51,7 @@ class Note:
 def split_notes(text: str) -> tuple[str, list[Note] | None]:
     """The checkpoint without its Memory Notes section, and the notes (None: the reply has no such section).
 
-    The section runs to the next heading or the end, so a model that put it
+    Notes are kept beyond the session, so credentials in them are masked as in a checkpoint. The section runs to the next heading or the end, so a model that put it
     before a checkpoint section loses nothing of the checkpoint.
     """
     found = _SECTION.search(text)
@@ -64,7 +65,7 @@ def split_notes(text: str) -> tuple[str, list[Note] | None]:
         if note is None or _NOTHING.match(note.group("text")):
             continue
         target = (note.group("target") or "memory").lower()
-        notes.append(Note(target, note.group("text")[:NOTE_CHARS]))
+        notes.append(Note(target, redact_secrets(note.group("text")[:NOTE_CHARS])))
     kept = (text[: found.start()].rstrip() + "\n\n" + text[end:].lstrip()).strip()
     return kept, notes[:MAX_NOTES]
 
@@ -74,13 +75,11 @@ class MemoryNotes:
     """The notes one compaction's checkpoint request brought back; `notes` is None until a reply held them."""
 
     notes: list[Note] | None = None
-    asked: int = field(default=0)
 
     def asking(self, send: Callable[[str], Awaitable[SummaryReply]]) -> Callable[[str], Awaitable[SummaryReply]]:
         """`send` with the notes asked for after the instruction and taken off the reply."""
 
         async def send_asking(instruction: str) -> SummaryReply:
-            self.asked += 1
             reply = await send(instruction + REQUEST)
             text, notes = split_notes(reply.text)
             if notes is not None:

@@ -37,3 +37,8 @@ def test_notes_are_capped():
     lines = "\n".join(f"- memory: fact {n}" for n in range(20))
     _, notes = split_notes(f"{CHECKPOINT}\n## Memory Notes\n{lines}")
     assert notes is not None and len(notes) == MAX_NOTES and notes[0].text == "fact 0"
+
+
+def test_a_key_in_a_note_is_masked():
+    _, notes = split_notes(f"{CHECKPOINT}\n## Memory Notes\n- memory: deploy token is ghp_{'a1B2c3D4e5' * 4}")
+    assert notes is not None and "ghp_" in notes[0].text and "a1B2c3D4e5a1B2" not in notes[0].text
