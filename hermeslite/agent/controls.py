@@ -101,6 +101,8 @@ def upto_for_turn(agent: Agent, turn: int) -> int:
             f"turn {turn} is not in the conversation as it is now: a compaction already summarized it, "
             "or a rewind took it back"
         )
+    if upto == len(starts):
+        raise ValueError(f"turn {turn} is the latest turn, and a compaction always keeps the latest turn whole")
     problem = upto_problem(live, upto)
     if problem:
         raise ValueError(problem.replace("--upto takes", "summarizing takes"))

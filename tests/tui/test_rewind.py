@@ -139,3 +139,13 @@ async def test_summarize_up_to_here_compacts_through_the_chosen_turn(make_app, s
         await settle(pilot)
         assert "Cannot summarize up to turn 1: turn 1 is not in the conversation as it is now" in notes(app)[-1]
         assert len(app.chat.query(CompactionCard)) == 2
+
+        await send(pilot, "/rewind")
+        await pilot.press("end", "enter")  # the latest turn: always kept whole
+        await until(pilot, lambda: isinstance(app.screen, RewindChoice))
+        await pilot.press("s")
+        await settle(pilot)
+        assert notes(app)[-1] == (
+            "Cannot summarize up to turn 6: turn 6 is the latest turn, and a compaction always keeps the latest turn whole."
+        )
+        assert len(app.chat.query(CompactionCard)) == 2
