@@ -178,6 +178,15 @@ class ToolsConfig:
             choices=("ask", "auto", "allow", "deny"),
         ),
     )
+    edits: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "write_file and patch inside the project: auto writes at once; ask shows the diff and waits for "
+            "your yes (headless, with nobody to ask, the edit is refused)",
+            choices=("ask", "auto"),
+        ),
+    )
     sandbox: str = field(
         default="auto",
         metadata=spec(

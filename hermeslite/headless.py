@@ -23,8 +23,10 @@ from hermeslite.display import (
     session_usage,
 )
 from hermeslite.store.usage import UsageTotals
+from hermeslite.tools.edit_diff import EditDiff
 
 PREVIEW_CHARS = 100
+DIFF_LINES = 20  # change lines of an edit's diff shown on stderr; the rest is counted
 
 
 class HeadlessPrinter:
@@ -90,9 +92,21 @@ class HeadlessPrinter:
         self._note(f"» {event.name}: {key_argument(event.arguments, PREVIEW_CHARS)}")
 
     def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
-        last = event.content.strip().splitlines()[-1] if event.content.strip() else ""
+        lines = event.content.strip().splitlines() or [""]
+        # An edit's own diff follows; of a patch's result (which ends in the model's diff) the head says it.
+        last = lines[0] if event.diff is not None else lines[-1]
         mark = "✗" if event.is_error else "✓"
         self._note(f"  {mark} {last[:PREVIEW_CHARS]}")
+        if event.diff is not None:
+            self._edit_diff(event.diff, refused=event.is_error)
+
+    def _edit_diff(self, diff: EditDiff, *, refused: bool) -> None:
+        """An edit's diff under its tool line, compact: the stat, then at most DIFF_LINES change lines,
+        each cut to the preview width. A refused edit's says it was not written."""
+        summary, *lines = diff.compact(DIFF_LINES)
+        self._note(f"    {summary}{' (not written)' if refused else ''}")
+        for line in lines:
+            self._note(f"    {line[:PREVIEW_CHARS]}")
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""

@@ -16,6 +16,7 @@ from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest
+from hermeslite.tools.edit_diff import EditDiff
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class ToolFinished:
     content: str
     is_error: bool
     exit_code: int | None = None  # a command's exit code; None for tools that run no command
+    diff: EditDiff | None = None  # what write_file or patch changed (refused: would have changed)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) ->
         cwd=cwd,
         approve=deny_all,
         approval_policy=tools.approval,
+        edits=tools.edits,
         terminal_timeout=tools.terminal_timeout,
         output_limit=tools.output_limit,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),

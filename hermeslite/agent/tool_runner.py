@@ -80,6 +80,7 @@ class ToolRunner:
                 content=result.content,
                 is_error=result.is_error,
                 exit_code=result.exit_code,
+                diff=result.diff,
             )
         )
         return result

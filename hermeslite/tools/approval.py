@@ -24,7 +24,8 @@ the sandbox with the network. Without a sandbox that can hold the network,
 such a command asks all the same. With no one to ask (headless), whatever
 would ask is denied with the reason and how to permit it, as an error the
 model can act on. The file tools ask the same way, treating a path outside
-the boundary as an ESCAPE.
+the boundary as an ESCAPE. With `tools.edits: ask`, an edit by write_file or
+patch that would run asks too, showing its diff (`check_edit`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from hermeslite.tools.allow_list import AllowList, is_loopback
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
+from hermeslite.tools.edit_diff import EditDiff
 from hermeslite.tools.shell_policy import Risk, Verdict, judge
 from hermeslite.tools.shell_policy.hosts import UNKNOWN, describe, host_name
 
@@ -88,6 +90,8 @@ NETWORK_HINT = (
     "add the hosts to tools.network_allow (HTTP and HTTPS through hermeslite's proxy), or set tools.approval: allow"
 )
 PLACE_HINT = "start hermeslite in a project folder, or set tools.approval: allow"
+EDITS_HINT = "set tools.edits: auto (edits inside the project are written without asking)"
+EDITS_SCOPE = "file edits by write_file and patch"
 
 
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
@@ -182,6 +186,28 @@ async def check_outside_call(ctx: ToolContext, request: ApprovalRequest, hint: s
     if decided.action is Action.RUN:
         return None
     return await _ask_or_refuse(ctx, request, decided.action, "this call", hint)
+
+
+async def check_edit(ctx: ToolContext, tool: str, diff: EditDiff) -> str | None:
+    """None when an edit that passed `check_path` may be written, else the refusal the model reads.
+
+    Only `tools.edits: ask` asks (as ctx.edits), with the diff in the request;
+    "allow for this session" then covers every edit. An edit that changes
+    nothing is not worth a question. The setting asks under `tools.approval:
+    allow` too (the user asked to review edits, specifically); under `deny`
+    the edit is refused, as everything that would ask is.
+    """
+    if ctx.edits != "ask" or (not diff.text and not diff.note):
+        return None
+    request = ApprovalRequest(
+        tool=tool,
+        command=f"{'write' if tool == 'write_file' else 'patch'} {diff.path}",
+        reason=f"edits {diff.summary()} (tools.edits is ask)",
+        scope=EDITS_SCOPE,
+        diff=diff,
+    )
+    action = Action.REFUSE if ctx.approval_policy == "deny" else Action.ASK
+    return await _ask_or_refuse(ctx, request, action, "this edit", EDITS_HINT)
 
 
 async def path_refusal(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:

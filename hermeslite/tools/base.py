@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hermeslite.context.tool_roles import ToolRole
+from hermeslite.tools.edit_diff import EditDiff
 from hermeslite.tools.sandbox import Sandbox, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 
@@ -25,6 +26,7 @@ class ApprovalRequest:
     command: str  # the command line, or `write /path` / `read /path` for the file tools
     reason: str  # why it needs approval, in a few words naming the path
     scope: str  # what "allow for this session" covers, in words; also the key it is remembered by
+    diff: EditDiff | None = None  # what a file edit would change, shown before the user answers
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
@@ -42,6 +44,7 @@ class ToolContext:
     cwd: Path
     approve: Approver = deny_all
     approval_policy: str = "ask"  # ask | auto | allow | deny
+    edits: str = "auto"  # tools.edits: ask shows an edit's diff and waits for a yes (approval.check_edit)
     terminal_timeout: float = 120.0
     output_limit: int = 30_000
     boundary: Boundary | None = None  # where writes need no approval; None: cwd and the temp dir
@@ -70,6 +73,7 @@ class ToolResult:
     # Image parts (OpenAI format) that go with the text to a model that takes images in tool
     # results (an MCP tool's screenshot); the text names each, for a model that does not.
     images: tuple[dict[str, Any], ...] = ()
+    diff: EditDiff | None = None  # what a file edit changed (or, refused, would have changed): for the user
 
     @classmethod
     def error(cls, text: str) -> ToolResult:

@@ -191,7 +191,7 @@ async def _rewind(app: CommandSurface, args: str) -> None:
         if text is None:
             await app.chat.add_note(f"There is no turn {turn}: /rewind lists them.", kind="warning")
             return
-        app.push_screen(RewindChoice(turn, text), lambda what: _send(app, f"/rewind {turn} {what}") if what else None)
+        app.push_screen(RewindChoice(turn, text), lambda what: _chosen(app, agent, turn, what))
         return
     try:
         preview = await rewind.preview_rewind(agent, turn, choice)
@@ -216,6 +216,25 @@ async def _undo(app: CommandSurface, args: str) -> None:
 
 def _send(app: CommandSurface, text: str) -> None:
     app.call_later(app.turns.send, text)
+
+
+def _chosen(app: CommandSurface, agent: Agent, turn: int, what: str | None) -> None:
+    """The rewind choice: on to its preview; "summarize up to here" sends the `/compress --upto` that
+    covers the turn (numbered as the transcript now counts user turns), or says why there is none."""
+    from hermeslite.agent.controls import upto_for_turn
+
+    from .screens.rewind import SUMMARIZE
+
+    if what != SUMMARIZE:
+        if what:
+            _send(app, f"/rewind {turn} {what}")
+        return
+    try:
+        upto = upto_for_turn(agent, turn)
+    except ValueError as exc:
+        app.run_worker(app.chat.add_note(f"Cannot summarize up to turn {turn}: {exc}.", kind="warning"), group="ui")
+        return
+    _send(app, f"/compress --upto {upto}")
 
 
 async def confirm_restore(app: CommandSurface, agent: Agent, preview: Preview, force: bool = False) -> None:

@@ -57,7 +57,7 @@ class EventRouter:
         await self.chat.tool_started(event.call_id, event.name, event.arguments, expanded=event.by_user)
 
     async def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
-        self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code)
+        self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code, event.diff)
         self.app.activity = "thinking"
 
     async def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
