@@ -6,7 +6,8 @@ stub result after each unanswered call (saying what happened, as an `error: `
 result the model can act on) and then drops anything orphaned. A process can
 also die while a reply streams, leaving the user's message with no answer;
 the next turn would then send two user messages in a row, so loading puts a
-short assistant note after it. The user's text stays as it was.
+short assistant note after it (not after a `!command`, which is never
+answered). The user's text stays as it was.
 
 A row that is not a readable message (hand edits, a bug, bit rot) is skipped
 with a note rather than making the whole session unloadable.
@@ -85,12 +86,17 @@ def repair_transcript(messages: list[Message]) -> list[Message]:
 
 
 def _answer_lone_users(messages: list[Message]) -> list[Message]:
-    """A note from the assistant after each real user message that no reply follows (DESIGN invariant 3)."""
+    """A note from the assistant after each real user message that no reply follows (DESIGN invariant 3).
+
+    Not after a summary, which was never a question, nor after a `!command`'s output, which never
+    gets a reply by design: in a live session the next message follows it directly, as it does here.
+    """
     out: list[Message] = []
     for i, msg in enumerate(messages):
         out.append(msg)
         following = messages[i + 1].get("role") if i + 1 < len(messages) else None
-        if msg.get("role") == "user" and not is_summary(msg) and following in (None, "user"):
+        asked = msg.get("role") == "user" and not is_summary(msg) and user_command_of(msg) is None
+        if asked and following in (None, "user"):
             out.append({"role": "assistant", "content": NO_SAVED_REPLY})
     return out
 

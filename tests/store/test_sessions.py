@@ -182,6 +182,24 @@ def test_a_summary_in_a_user_message_is_not_answered_with_a_note():
     assert repair_transcript(msgs) == msgs
 
 
+def test_a_bang_command_last_or_before_a_message_is_not_answered_with_a_note():
+    """A `!command` never gets a reply by design; a note would claim a crash that did not happen."""
+    from hermeslite.context.user_command import user_command_message
+
+    ran = user_command_message("ls", "a.txt", 0)
+    ending = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        ran,
+    ]
+    assert repair_transcript(ending) == ending
+    followed = [*ending, {"role": "user", "content": "what is in a.txt?"}, {"role": "assistant", "content": "text"}]
+    assert repair_transcript(followed) == followed
+    lost = [*ending, {"role": "user", "content": "what is in a.txt?"}]
+    assert repair_transcript(lost)[-1]["content"] == NO_SAVED_REPLY  # a real question with no answer still is noted
+
+
 def test_repair_is_a_no_op_on_valid_transcripts():
     msgs = [
         {"role": "user", "content": "go"},
