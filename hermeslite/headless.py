@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from hermeslite.agent import events as ev
+from hermeslite.context.clip import clip_end
 from hermeslite.context.pressure import Pressure, PressureLevel
 from hermeslite.display import (
     compaction_cost,
@@ -24,7 +25,8 @@ from hermeslite.display import (
 )
 from hermeslite.store.usage import UsageTotals
 
-PREVIEW_CHARS = 100
+PREVIEW_CHARS = 100  # a tool's argument or last line of output, in the one line it gets
+ERROR_CHARS = 600  # an error's last line: a denial's reason and how to permit it must fit
 
 
 class HeadlessPrinter:
@@ -91,8 +93,10 @@ class HeadlessPrinter:
 
     def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
         last = event.content.strip().splitlines()[-1] if event.content.strip() else ""
-        mark = "✗" if event.is_error else "✓"
-        self._note(f"  {mark} {last[:PREVIEW_CHARS]}")
+        if event.is_error:  # an error line says what went wrong and how to permit it: all of it
+            self._note(f"  ✗ {clip_end(last, ERROR_CHARS)}")
+        else:
+            self._note(f"  ✓ {clip_end(last, PREVIEW_CHARS)}")
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""
