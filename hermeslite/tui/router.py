@@ -71,11 +71,11 @@ class EventRouter:
         result = event.result
         await self.chat.compaction_finished(result, event.tokens_before, event.tokens_after, event.usage)
         severity = "warning" if result.aborted or result.fallback_used else "information"
-        self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
+        self.app.toast_unless_seen(event.headline, title=f"Compaction ({event.trigger})", severity=severity)
 
     async def _on_Notice(self, event: ev.Notice) -> None:
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
-        self.app.notify(event.text, severity=severity, markup=False)
+        self.app.toast_unless_seen(event.text, severity=severity)
         await self.chat.add_note(event.text, kind=severity)
 
     async def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
