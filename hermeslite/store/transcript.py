@@ -33,7 +33,7 @@ from .todos import SNAPSHOT_OPEN
 INTERRUPTED_TOOL_TEXT = "error: interrupted before this tool finished (session was restored)"
 NO_SAVED_REPLY = "[no reply was saved for this message: the session stopped before the answer was complete]"
 ROLES = ("system", "user", "assistant", "tool")
-TITLE_CHARS = 60
+TITLE_CHARS = 200  # what a title keeps of its message; each list cuts it to its own width
 
 
 class BadRow(ValueError):

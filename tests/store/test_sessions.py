@@ -26,6 +26,7 @@ from hermeslite.store.sessions import (
     default_sessions_path,
     repair_transcript,
 )
+from hermeslite.store.transcript import TITLE_CHARS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -300,8 +301,12 @@ def test_latest_list_get_and_titles(store: SessionStore):
     infos = store.list_sessions()
     assert [i.id for i in infos] == [a, b]
     info_a = store.get_session(a)
-    assert info_a.title.startswith("Fix the flaky test in CI please") and len(info_a.title) <= 60
-    assert info_a.title.endswith("…")
+    assert info_a.title == "Fix the flaky test in CI please, it fails on every third run or so"  # one line, whole
+    store.append_message(b, {"role": "assistant", "content": "ok"})
+    c = store.create_session("model-c", "/three")
+    store.append_message(c, {"role": "user", "content": "word " * 100})
+    long = store.get_session(c).title
+    assert len(long) == TITLE_CHARS and long.endswith("…")  # each list cuts it further to its own width
     assert (info_a.message_count, info_a.model, info_a.cwd) == (3, "model-a", "/one")
     assert store.get_session(b).title == "Named"
     assert len(store.list_sessions(limit=1)) == 1
