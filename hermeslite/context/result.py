@@ -97,7 +97,10 @@ class CompressionResult:
 
 
 def format_tokens(tokens: int) -> str:
-    """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
+    """640 below 1k tokens, 4.2k below 10k, 96k above: precise where it matters, short everywhere
+    (a small span once read `~0.0k tokens`)."""
+    if tokens < 1_000:
+        return str(tokens)
     return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
 
 
