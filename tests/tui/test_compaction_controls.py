@@ -73,7 +73,7 @@ async def test_uncompress_restores_exactly_also_after_a_restart(make_app, script
         later = copy(app.host.agent.messages[compacted:])
         await send(pilot, "/uncompress")
         assert app.host.agent.messages == before + later
-        assert last_note(app).startswith(f"Undid the last compaction: {compacted + 2} -> {len(before) + 2} messages")
+        assert last_note(app).startswith(f"Undid the last compaction: {compacted + 2} → {len(before) + 2} messages")
         meter = app.query_one(PressureMeter)
         assert f"{app.host.agent.request_tokens() / 1000:.1f}k / 50k tokens" in str(meter.content)
         await send(pilot, "/uncompress")
