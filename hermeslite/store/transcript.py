@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,12 +155,25 @@ def title_from(message: Message) -> str | None:
     if message.get("role") != "user" or message.get(SUMMARY_KEY):
         return None
     command = user_command_of(message)
-    source = f"!{command[0]}" if command else text_of(message.get("content")).split(SNAPSHOT_OPEN)[0]
+    source = f"!{command[0]}" if command else plain_text(text_of(message.get("content")).split(SNAPSHOT_OPEN)[0])
     text = " ".join(source.split())
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT
     if not text:
         return None
     return clip_end(text, TITLE_CHARS)
+
+
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")  # [text](url) and ![alt](src): the text
+_EMPHASIS = re.compile(r"(?<![\w*~])(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1(?![\w*~])")  # **bold**, *it*, ~~gone~~
+_LINE_MARK = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d+[.)][ \t]+)", re.MULTILINE)
+
+
+def plain_text(markdown: str) -> str:
+    """What Markdown reads as, for a title: heading, quote and list marks, emphasis, backticks and
+    link targets go (`**Fix** the `parser`` -> `Fix the parser`). Underscores stay, since they are
+    far more often in names (`__init__.py`) than emphasis."""
+    text = _LINE_MARK.sub("", _LINK.sub(r"\1", markdown))
+    return _EMPHASIS.sub(r"\2", text).replace("`", "")
 
 
 def referenced_ids(messages: list[Message]) -> set[str]:

@@ -466,3 +466,12 @@ def test_sigkill_mid_session_loses_nothing_committed(tmp_path: Path):
     assert [r["content"] for r in results[:37]] == [f"output {i}" for i in range(37)]
     assert results[-1] == {"role": "tool", "tool_call_id": "call_37", "content": INTERRUPTED_TOOL_TEXT}
     assert sanitize_tool_pairs(loaded) == loaded
+
+
+def test_a_title_is_what_the_markdown_of_the_first_message_reads_as(store: SessionStore):
+    """The header and every listing showed the first message's raw Markdown."""
+    sid = store.create_session("m", "/w")
+    store.append_message(
+        sid, {"role": "user", "content": "## **Fix** the `parser`\n- see [app.py](src/app.py), *not* __init__.py"}
+    )
+    assert store.get_session(sid).title == "Fix the parser see app.py, not __init__.py"
