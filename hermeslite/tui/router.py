@@ -71,11 +71,12 @@ class EventRouter:
         result = event.result
         await self.chat.compaction_finished(result, event.tokens_before, event.tokens_after, event.usage)
         severity = "warning" if result.aborted or result.fallback_used else "information"
-        self.app.toast_unless_seen(event.headline, title=f"Compaction ({event.trigger})", severity=severity)
+        self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
 
     async def _on_Notice(self, event: ev.Notice) -> None:
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
-        self.app.toast_unless_seen(event.text, severity=severity)
+        # a toast too: a notice comes mid-turn, and the reply that follows pushes its line out of sight
+        self.app.notify(event.text, severity=severity, markup=False)
         await self.chat.add_note(event.text, kind=severity)
 
     async def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
