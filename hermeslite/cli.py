@@ -135,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(setup)
     setup.set_defaults(run=_run_setup, uses_settings=False)  # a broken config must not stop its repair
+    # argparse draws a subcommand as required (`COMMAND ...`); with none, hermeslite opens the chat.
+    parser.usage = parser.format_usage().removeprefix("usage: ").replace("COMMAND ...", "[COMMAND ...]").rstrip()
     return parser
 
 

@@ -179,8 +179,8 @@ def uncompress(agent: Agent) -> UndoReport:
     return UndoReport(
         True,
         (
-            f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
-            f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.request_tokens())} tokens{since}. "
+            f"Undid the last compaction: {before_messages} → {len(restored)} messages, "
+            f"~{format_tokens(before_tokens)} → ~{format_tokens(agent.request_tokens())} tokens{since}. "
             "The next turn compacts again if the context is still over the threshold."
         ),
     )

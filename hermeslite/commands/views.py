@@ -175,12 +175,15 @@ def command_lines(
     here = available(front_end, commands)
     width = min(max(len(c.usage) for c in (*commands, *prompts)), MAX_USAGE_WIDTH) + 2
 
-    def row(c: CommandSpec) -> str:
-        return f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}"
+    def row(c: CommandSpec) -> list[str]:
+        mark = "⏸" if mark_waits and c.waits else " "
+        if len(c.usage) > width - 2:  # too long for its column: the meaning starts under it, a line down
+            return [f"{mark} {c.usage}", f"  {'':<{width}}{c.help}"]
+        return [f"{mark} {c.usage:<{width}}{c.help}"]
 
-    lines = [row(c) for c in here]
+    lines = [line for c in here for line in row(c)]
     if prompts:
-        lines += ["", PROMPTS_HEADING, *(row(c) for c in prompts)]
+        lines += ["", PROMPTS_HEADING, *(line for c in prompts for line in row(c))]
     if mark_waits:
         lines += ["", WAITS_NOTE]
     if absent := missing(front_end, commands):

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,4 +46,6 @@ def run_tui(
         first_run=first_run,
     )
     code = app.run()
+    if app.host.kept_session:  # the screen is gone: the way back is the last thing left on the terminal
+        print(f"Session saved. Resume it with: hermeslite --resume {app.host.kept_session}", file=sys.stderr)
     return code if isinstance(code, int) else 0

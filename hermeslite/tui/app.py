@@ -251,9 +251,17 @@ class HermesApp(App[int]):
         self.activity_line.show(activity)
 
     async def show_notice(self, text: str, severity: str = "warning") -> None:
-        """Something to read once (a config warning, an assumed window): a toast and a line in the chat."""
-        self.notify(text, severity=severity, markup=False)
+        """Something to read once (a config warning, an assumed window): a line in the chat, and a
+        toast only when that line is out of sight."""
+        self.toast_unless_seen(text, severity=severity)
         await self.chat.add_note(text, kind=severity)
+
+    def toast_unless_seen(self, text: str, *, severity: str = "information", title: str = "") -> None:
+        """A toast for a line the chat also gets, raised only when the user would not see that line
+        (scrolled up, or a dialog open): otherwise it would say the same thing twice, over the chat."""
+        if self.chat.following and len(self.screen_stack) == 1:
+            return
+        self.notify(text, title=title, severity=severity, markup=False)
 
     def notify(
         self,
@@ -301,7 +309,7 @@ class HermesApp(App[int]):
         try:
             cmd, args = self.commands.parse(text, TUI)
         except UnknownCommand as exc:
-            self.notify(str(exc), severity="warning", markup=False)
+            self.toast_unless_seen(str(exc), severity="warning")
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
             return
         if isinstance(cmd, PromptCommand):
@@ -319,9 +327,11 @@ class HermesApp(App[int]):
         """An error as a notification and one inline line; the details stay in the message text."""
         text = error if isinstance(error, str) else (str(error) or type(error).__name__)
         line = text.strip().splitlines()[0] if text.strip() else "unknown error"
-        self.notify(line, severity="error", markup=False)
-        if self.chat.is_attached:
-            await self.chat.add_error(line)
+        if not self.chat.is_attached:
+            self.notify(line, severity="error", markup=False)
+            return
+        self.toast_unless_seen(line, severity="error")
+        await self.chat.add_error(line)
 
     # -- views ----------------------------------------------------------------------------
 

@@ -129,7 +129,7 @@ async def _handoff(app: CommandSurface, args: str) -> None:
         if report.session_id is None:
             await app.report_error(report.text)
             return
-        await switch_session(app, report.session_id)
+        await switch_session(app, report.session_id, fresh=True)
         await app.chat.add_note(report.text)
 
     app.turns.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
@@ -143,8 +143,9 @@ async def _context(app: CommandSurface, args: str) -> None:
     app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
 
 
-async def switch_session(app: CommandSurface, session_id: str | None) -> None:
-    """/new (None) or /resume <id>: a new agent on the same model and store.
+async def switch_session(app: CommandSurface, session_id: str | None, *, fresh: bool = False) -> None:
+    """/new (None) or /resume <id>: a new agent on the same model and store. `fresh`: the session
+    was created just now (a handoff's), so it is announced as new, not as resumed.
 
     A resumed session goes on with the app's model; the note says so when it was
     recorded with another one.
@@ -154,7 +155,8 @@ async def switch_session(app: CommandSurface, session_id: str | None) -> None:
     await app.chat.clear()
     await app.show_agent(agent, replay_transcript=session_id is not None)
     model = agent.model_name
-    note = views.session_view(agent.session_id, session_id is not None, info.model if info else None, model)
+    resumed = session_id is not None and not fresh
+    note = views.session_view(agent.session_id, resumed, info.model if info else None, model)
     await app.chat.add_note(note)
 
 

@@ -89,6 +89,7 @@ class AgentHost:
         self._closed = False
         self._newest: Agent | None = None  # the last agent built, current or not yet handed over
         self._mcp: McpServers | None = None  # the MCP servers, started once for every agent of the app
+        self.kept_session: str | None = None  # set at close: the session left saved, to say how to resume it
 
     @property
     def model_name(self) -> str:
@@ -218,8 +219,8 @@ class AgentHost:
             self._task.cancel()
         with self._closing:
             self._closed = True
-            if self._newest is not None:
-                self._newest.discard_if_unused()
+            if self._newest is not None and not self._newest.discard_if_unused():
+                self.kept_session = self._newest.session_id
         if self._mcp is not None:
             self._mcp.close()
         if self._owns_store and self._store is not None:

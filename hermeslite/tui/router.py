@@ -75,6 +75,7 @@ class EventRouter:
 
     async def _on_Notice(self, event: ev.Notice) -> None:
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
+        # a toast too: a notice comes mid-turn, and the reply that follows pushes its line out of sight
         self.app.notify(event.text, severity=severity, markup=False)
         await self.chat.add_note(event.text, kind=severity)
 

@@ -33,6 +33,8 @@ class Notifier(Protocol):
 
     async def report_error(self, error: BaseException | str) -> None: ...
 
+    def toast_unless_seen(self, text: str, *, severity: str = ..., title: str = ...) -> None: ...
+
 
 class CommandSurface(Notifier, Protocol):
     """The app as a TUI command handler sees it."""

@@ -198,3 +198,11 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"hermeslite {__version__}\n"
+
+
+def test_help_shows_the_subcommand_as_optional():
+    """With no command hermeslite opens the chat: the usage line must not say one is required."""
+    from hermeslite.cli import build_parser
+
+    usage = " ".join(build_parser().format_usage().split())
+    assert usage.endswith("[COMMAND ...]") and "] COMMAND ..." not in usage

@@ -71,12 +71,13 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
         await pilot.click(CollapsibleTitle)
         await settle(pilot)
         assert not card.details.collapsed and app.focused is app.prompt
+        assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in shown)
+        app.clear_notifications()  # toasts sit at the top right, over the card's first lines
         app.chat.scroll_to_widget(card, top=True, animate=False)
         await pilot.pause()
         text = screen_text(app)
         assert "focus: database schema" in text and "Checkpoint (what the model now sees" in text
         assert "Active Task" in text
-        assert any(n.title == "Compaction (manual)" and n.message.startswith("Compressed:") for n in shown)
         records = app.host.agent.deps.store.compactions(app.host.agent.session_id)
         assert records[-1].focus == "database schema" and records[-1].trigger == "manual"
 
