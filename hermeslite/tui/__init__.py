@@ -23,6 +23,7 @@ def run_tui(
     notes: list[str] | None = None,
     model_note: tuple[str, bool] | None = None,
     first_run: bool = False,
+    mode: str | None = None,
 ) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 
@@ -43,6 +44,7 @@ def run_tui(
         notes=notes,
         model_note=model_note,
         first_run=first_run,
+        mode=mode,
     )
     code = app.run()
     return code if isinstance(code, int) else 0

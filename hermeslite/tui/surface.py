@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 
     from .gcpause import GcPause
     from .host import AgentHost
+    from .modes import ModeBadge
     from .turns import TurnRunner
     from .widgets.activity import ActivityLine
     from .widgets.chat_view import ChatView
     from .widgets.header import HeaderBar
+    from .widgets.queued import QueuedMessages
 
 
 class Notifier(Protocol):
@@ -68,6 +70,8 @@ class EventSurface(Notifier, Protocol):
     gc: GcPause
     activity_line: ActivityLine
     turns: TurnRunner
+    mode_badge: ModeBadge
+    queued: QueuedMessages
 
     def show_pressure(self, pressure: Any) -> None: ...
 
@@ -76,3 +80,5 @@ class EventSurface(Notifier, Protocol):
     def refresh_header(self) -> None: ...
 
     def ask_approval(self, request: Any, answer: asyncio.Future[bool]) -> None: ...
+
+    def offer_plan(self, plan: str) -> None: ...
