@@ -109,6 +109,10 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     agent.subscribe(printer)
     if unconfined := sandbox_assessment(settings, Path.cwd()).warning:
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
+    if agent.mode != "default":
+        from hermeslite.agent.modes import mode_line
+
+        sys.stderr.write(f"hermeslite: {mode_line(agent.mode)}\n")
     if workplace := risky_workplace(Path.cwd(), Path.home()):
         sys.stderr.write(f"hermeslite: warning: {workplace}\n")
     if verbose or (prompt is None and sys.stdin.isatty()):  # -p is quiet unless asked: its problems are in notes

@@ -59,7 +59,7 @@ APPROVED = "The plan is approved and plan mode is off. Carry it out now."
 DESCRIPTIONS = {
     DEFAULT: "edits and commands follow tools.approval and tools.edits",
     ACCEPT_EDITS: "file edits and commands inside the project run without asking",
-    PLAN: "read-only: the model plans, nothing is written (kernel sandbox)",
+    PLAN: "read-only: the model plans and nothing is written, enforced by the kernel sandbox",
 }
 
 

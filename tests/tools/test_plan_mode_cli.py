@@ -122,3 +122,14 @@ def test_plan_mode_is_refused_in_one_line_where_there_is_no_kernel_sandbox(scrip
 def test_mode_is_not_read_as_model_and_takes_only_the_three_names(scripted_server, tmp_path):
     done = hermeslite(["--mode", "read-only", *model_args(scripted_server), "-p", "hi"], tmp_path / "h", tmp_path)
     assert done.returncode == 2 and "invalid choice: 'read-only'" in done.stderr
+
+
+def test_the_line_chat_switches_modes_and_context_shows_the_mode(scripted_server, tmp_path):
+    lines = "/mode\n/mode plan\n/context\n/mode bogus\n/mode accept_edits\n"
+    done = hermeslite([*model_args(scripted_server)], tmp_path / "home", tmp_path, input=lines)
+
+    assert done.returncode == 1  # a failed command (the unknown mode) makes the chat exit 1
+    assert "Mode: default (" in done.stderr and "Mode: plan (read-only" in done.stderr
+    assert "unknown mode 'bogus'; choose one of default, accept-edits, plan" in done.stderr
+    assert "Mode: accept-edits (" in done.stderr
+    assert "Mode: plan" in done.stdout  # /context, on stdout
