@@ -131,7 +131,8 @@ class HermesApp(App[int]):
         self.queued = QueuedMessages(id="queued")
         self.meter = PressureMeter(id="meter")
         self.activity_line = ActivityLine(id="activity")
-        self.mode_badge = ModeBadge(id="mode")
+        self.mode_badge = ModeBadge(mode, id="mode")
+        self._mode_pending: str | None = None  # the mode a queued Shift+Tab asked for
 
     # -- layout --------------------------------------------------------------------
 
@@ -394,10 +395,26 @@ class HermesApp(App[int]):
         self.chat.jump_to_end()
 
     def action_cycle_mode(self) -> None:
-        """Shift+Tab: the next mode (default, accept-edits, plan), through /mode so a turn finishes first."""
-        from hermeslite.agent.modes import next_mode
+        """Shift+Tab: the next mode (default, accept-edits, plan); during a turn, queued as /mode is."""
+        from hermeslite.agent.modes import ModeError, next_mode
 
-        self.run_worker(self.turns.send(f"/mode {next_mode(self.mode_badge.mode)}"), group="ui")
+        target = next_mode(self._mode_pending or self.mode_badge.mode)
+        agent = self.host.agent
+        if agent is None or self.turns.busy or self.queued.items:
+            self._mode_pending = target
+            self.run_worker(self.turns.send(f"/mode {target}"), group="ui")
+            return
+        try:
+            agent.set_mode(target)
+        except ModeError as exc:  # no kernel sandbox: the cycle goes on past plan mode
+            self.notify(str(exc), severity="warning", markup=False)
+            agent.set_mode(next_mode(target))
+
+    def show_mode(self, mode: str) -> None:
+        """The status bar's mode, after the agent switched."""
+        if self._mode_pending == mode:
+            self._mode_pending = None
+        self.mode_badge.show(mode)
 
     def offer_plan(self, plan: str) -> None:
         """The plan card for the model's plan: Approve leaves plan mode and tells the model to proceed."""
@@ -407,7 +424,7 @@ class HermesApp(App[int]):
                 self.run_worker(self._approve_plan(), group="ui", exit_on_error=False)
             self.prompt.focus()
 
-        self.push_screen(PlanCard(plan), answered)
+        self.push_screen(PlanCard(plan, last_typed=self.prompt.last_key), answered)
 
     async def _approve_plan(self) -> None:
         from hermeslite.agent.modes import APPROVED, DEFAULT

@@ -10,31 +10,37 @@ model to go ahead) or Keep planning (close the card and go on talking).
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
 from hermeslite.display import neutralize
 
-LABELS = {"default": "default", "accept-edits": "⏵⏵ accept edits", "plan": "⏸ plan mode"}
+from .screens.approval import TYPING_GAP
+
+LABELS = {"default": "default mode", "accept-edits": "⏵⏵ accept edits", "plan": "⏸ plan mode"}
 APPROVE, KEEP = "approve", "keep"
+TYPED_TITLE = "Plan ready · keys typed as this opened were ignored: press a to approve, k to keep planning"
 
 
 def badge_text(mode: str) -> str:
-    """What the status bar says for `mode`, with the key that changes it."""
-    return f"{LABELS.get(mode, mode)} (shift+tab)"
+    """What the status bar says for `mode` (the footer names the key that changes it)."""
+    return LABELS.get(mode, mode)
 
 
 class ModeBadge(Static):
     """The mode, right of the meter in the status bar."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(badge_text("default"), markup=False, id=id)
-        self.mode = "default"
+    def __init__(self, mode: str | None = None, *, id: str | None = None) -> None:
+        super().__init__(badge_text(mode) if mode else "", markup=False, id=id)
+        self.mode = mode or ""  # "" until the session is open: a continued one has its own
 
     def show(self, mode: str) -> None:
         self.mode = mode
@@ -44,7 +50,11 @@ class ModeBadge(Static):
 
 
 class PlanCard(ModalScreen[str]):
-    """The model's plan, with Approve (a) and Keep planning (k, or Esc)."""
+    """The model's plan, with Approve (a) and Keep planning (k, or Esc).
+
+    It can open while the user types a follow-up, and "and ..." must not approve a plan unread:
+    as in the approval dialog, a key within TYPING_GAP of the one before it (or of the card
+    opening) is typing, swallowed, and the title says to press a or k."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "answer('approve')", "Approve"),
@@ -52,18 +62,28 @@ class PlanCard(ModalScreen[str]):
         Binding("escape", "answer('keep')", "Keep planning", show=False),
     ]
 
-    def __init__(self, plan: str) -> None:
+    def __init__(self, plan: str, *, last_typed: float = 0.0) -> None:
         super().__init__()
         self.plan = plan
+        # Monotonic time of the user's last key (in the input or here), or of the card opening if later.
+        self.last_key = max(last_typed, time.monotonic())
 
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-card"):
-            yield Static("Plan ready · the model changed nothing", id="plan-title")
+            yield Static("Plan ready · a approves it, k keeps planning", id="plan-title")
             with VerticalScroll(id="plan-body"):
                 yield Markdown(neutralize(self.plan), id="plan-text")
             with Horizontal(id="plan-buttons"):
-                yield Button("[a] Approve: leave plan mode and proceed", id=APPROVE, variant="primary")
-                yield Button("[k] Keep planning", id=KEEP)
+                yield Button(Content("a  Approve and proceed"), id=APPROVE, variant="primary")
+                yield Button(Content("k  Keep planning"), id=KEEP)
+
+    def on_key(self, event: events.Key) -> None:
+        now = time.monotonic()
+        typing, self.last_key = now - self.last_key < TYPING_GAP, now
+        if typing and event.key != "escape":
+            event.stop()
+            event.prevent_default()
+            self.query_one("#plan-title", Static).update(TYPED_TITLE)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

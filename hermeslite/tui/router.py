@@ -106,7 +106,7 @@ class EventRouter:
         self.app.ask_approval(event.request, event.answer)
 
     async def _on_ModeChanged(self, event: ev.ModeChanged) -> None:
-        self.app.mode_badge.show(event.mode)
+        self.app.show_mode(event.mode)
 
     async def _on_Settled(self, event: Settled) -> None:
         await self.app.turns.send_queued()

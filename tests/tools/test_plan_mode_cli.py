@@ -55,7 +55,7 @@ def test_nothing_a_plan_mode_turn_runs_or_calls_changes_the_disk(scripted_server
     prompt = "\n".join(
         [
             "RUN: touch x",
-            "RUN: python3 -c 'open(\"y\",\"w\")'",
+            'RUN: python3 -c \'open("y","w")\'',
             "WRITE: z.txt",
             f"RUN: echo hi > {outside.home}/h.txt; touch {outside.tmp}/t; sed -i s/unchanged/changed/ keep.py",
             "RUN: touch $TMPDIR/scratch-ok && echo scratch-writable",

@@ -4,14 +4,14 @@ model to proceed, Keep planning closes it."""
 
 from __future__ import annotations
 
+import pytest
+
 from hermeslite.agent.modes import APPROVED, PLAN_LINE
 from hermeslite.tools.landlock import abi_version
 from hermeslite.tui.modes import PlanCard
 from hermeslite.tui.screens.text_viewer import TextViewer
 from tests.server import Reply
-from tests.tui.pilot import SIZE, ready, send, settle, until
-
-import pytest
+from tests.tui.pilot import SIZE, answer_approval, ready, send, settle, until
 
 needs_landlock = pytest.mark.skipif(abi_version() < 1, reason="plan mode needs Landlock")
 
@@ -60,8 +60,11 @@ async def test_the_plan_card_approves_with_one_key_and_the_model_is_told_to_proc
         assert "Add a helper" in app.screen.plan
         assert scripted_server.requests[-1]["messages"][0]["content"].endswith(PLAN_LINE)
 
+        await pilot.press(*"was a k")  # a follow-up typed as the card opened: no key of it answers the card
+        assert isinstance(app.screen, PlanCard) and "keys typed" in str(app.screen.query_one("#plan-title").render())
+        assert app.host.agent.mode == "plan"
         scripted_server.enqueue(Reply.text("Doing it."))
-        await pilot.press("a")
+        await answer_approval(pilot, "a")
         await until(pilot, lambda: len(scripted_server.requests) == 2)
         await settle(pilot)
 
@@ -82,7 +85,7 @@ async def test_keep_planning_closes_the_card_and_stays_in_plan_mode(make_app, sc
         scripted_server.enqueue(Reply.text("1. Rename the module."))
         await send(pilot, "plan a rename")
         await until(pilot, lambda: isinstance(app.screen, PlanCard))
-        await pilot.press("k")
+        await answer_approval(pilot, "k")
         await settle(pilot)
 
         assert not isinstance(app.screen, PlanCard) and app.focused is app.prompt
@@ -96,3 +99,28 @@ async def test_no_plan_card_outside_plan_mode(make_app, scripted_server, tmp_pat
         scripted_server.enqueue(Reply.text("1. Rename the module."))
         await send(pilot, "plan a rename")
         assert not isinstance(app.screen, PlanCard)
+
+
+@needs_landlock
+async def test_quick_presses_each_move_one_step(make_app, scripted_server, tmp_path):
+    app = make_app(cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("shift+tab", "shift+tab")
+        await settle(pilot)
+        assert app.host.agent.mode == "plan" and "plan mode" in badge(app)
+
+
+async def test_without_a_kernel_sandbox_the_cycle_skips_plan_mode_and_says_why(make_app, scripted_server, tmp_path):
+    app = make_app(cwd=tmp_path, tools={"sandbox": "off"})
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert app.host.agent.mode == "accept-edits"
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert app.host.agent.mode == "default" and badge(app).startswith("default")
+        await send(pilot, "/mode plan")
+        assert app.host.agent.mode == "default"
+        assert "plan mode refused: it needs the kernel sandbox" in app.chat.query("ErrorLine").last().text
