@@ -84,7 +84,8 @@ class TerminalTool:
         code, output, notes = await run_command(
             launch.argv, {**env, **launch.env}, timeout, ctx.output_limit, fds=launch.fds
         )
-        if sandbox is not None and code != 0:
+        # In plan mode a write refused on the way to a success is worth the note too: the model may not notice it.
+        if sandbox is not None and (code != 0 or sandbox.scratch is not None):
             notes += failure_notes(
                 output, offline=sandbox.denies_network and not decision.network, scratch=sandbox.scratch
             )

@@ -40,15 +40,16 @@ from . import commands, history
 from .feed import EventFeed, Settled
 from .gcpause import GcPause
 from .host import AgentHost
-from .modes import APPROVE, ModeBadge, PlanCard
 from .router import EventRouter
 from .screens.approval import Approvals
+from .screens.plan_card import APPROVE, PlanCard
 from .screens.text_viewer import TextViewer
 from .textual_messages import AgentReady, BootFailed
 from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.mode_badge import ModeBadge
 from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput

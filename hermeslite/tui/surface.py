@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
     from .gcpause import GcPause
     from .host import AgentHost
-    from .modes import ModeBadge
     from .turns import TurnRunner
     from .widgets.activity import ActivityLine
     from .widgets.chat_view import ChatView
     from .widgets.header import HeaderBar
+    from .widgets.mode_badge import ModeBadge
     from .widgets.queued import QueuedMessages
 
 

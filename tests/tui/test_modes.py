@@ -8,7 +8,7 @@ import pytest
 
 from hermeslite.agent.modes import APPROVED, PLAN_LINE
 from hermeslite.tools.landlock import abi_version
-from hermeslite.tui.modes import PlanCard
+from hermeslite.tui.screens.plan_card import PlanCard
 from hermeslite.tui.screens.text_viewer import TextViewer
 from tests.server import Reply
 from tests.tui.pilot import SIZE, answer_approval, ready, send, settle, until

@@ -1,11 +1,6 @@
-"""The session's mode in the app: its badge in the status bar, Shift+Tab, and the plan card.
-
-The badge says which mode is on (default, accept-edits, plan). Shift+Tab
-moves to the next one; during a turn the change waits for the turn to end,
-as `/mode` does, so a command already started keeps the rules it began with.
-In plan mode the model's last reply of a turn is its plan: it comes up as a
-card with two one-key answers, Approve (switch to default and tell the
-model to go ahead) or Keep planning (close the card and go on talking).
+"""The plan card: in plan mode, the model's last reply of a turn is its plan, shown with two
+one-key answers. Approve (a) switches to default mode and tells the model to carry the plan out;
+Keep planning (k, or Esc) closes the card and the conversation goes on in plan mode.
 """
 
 from __future__ import annotations
@@ -23,30 +18,10 @@ from textual.widgets import Button, Markdown, Static
 
 from hermeslite.display import neutralize
 
-from .screens.approval import TYPING_GAP
+from .approval import TYPING_GAP
 
-LABELS = {"default": "default mode", "accept-edits": "⏵⏵ accept edits", "plan": "⏸ plan mode"}
 APPROVE, KEEP = "approve", "keep"
 TYPED_TITLE = "Plan ready · keys typed as this opened were ignored: press a to approve, k to keep planning"
-
-
-def badge_text(mode: str) -> str:
-    """What the status bar says for `mode` (the footer names the key that changes it)."""
-    return LABELS.get(mode, mode)
-
-
-class ModeBadge(Static):
-    """The mode, right of the meter in the status bar."""
-
-    def __init__(self, mode: str | None = None, *, id: str | None = None) -> None:
-        super().__init__(badge_text(mode) if mode else "", markup=False, id=id)
-        self.mode = mode or ""  # "" until the session is open: a continued one has its own
-
-    def show(self, mode: str) -> None:
-        self.mode = mode
-        self.set_class(mode == "plan", "-plan")
-        self.set_class(mode == "accept-edits", "-accept")
-        self.update(badge_text(mode))
 
 
 class PlanCard(ModalScreen[str]):
