@@ -60,11 +60,6 @@ class ToolContext:
         """Plan mode is on: commands run where nothing but the scratch dir is writable."""
         return self.mode == "plan" and self.sandbox is not None and self.scratch is not None
 
-    @property
-    def edits_without_asking(self) -> bool:
-        """accept-edits: file edits inside the boundary run without asking, whatever tools.edits says."""
-        return self.mode == "accept-edits"
-
     def __post_init__(self) -> None:
         if self.boundary is None:
             self.boundary = Boundary(Path(self.cwd), Path.home(), (temp_dir(),))
