@@ -54,6 +54,7 @@ class HeadlessPrinter:
             ev.Retrying: self._on_Retrying,
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: _ignore,
+            ev.ModeChanged: _ignore,  # the line chat's /mode says the new mode itself
         }
 
     def __call__(self, event: ev.Event) -> None:

@@ -121,6 +121,13 @@ class ApprovalRequested:
     answer: asyncio.Future[bool]
 
 
+@dataclass(frozen=True)
+class ModeChanged:
+    """The session's mode changed (default | accept-edits | plan): the status bar shows it."""
+
+    mode: str
+
+
 Event = (
     TextDelta
     | ReplyComplete
@@ -134,5 +141,6 @@ Event = (
     | Retrying
     | TurnFinished
     | ApprovalRequested
+    | ModeChanged
 )
 Subscriber = Callable[[Event], None]

@@ -48,7 +48,7 @@ def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str
     return "".join(cells)
 
 
-def context_view(breakdown, usage: UsageTotals | None = None) -> str:
+def context_view(breakdown, usage: UsageTotals | None = None, mode: str | None = None) -> str:
     """Each part in tokens and % of the window, the next request against the threshold and how it
     was counted, the project instruction files, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
@@ -58,6 +58,8 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     ]
     if breakdown.window_source:
         lines.append(f"Window: {breakdown.window_source}")
+    if mode is not None:
+        lines.append(f"Mode: {mode}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     label = max([LABEL, *(len(part.name) + 1 for part in breakdown.parts)])

@@ -53,6 +53,15 @@ class ToolContext:
     pass_env: tuple[str, ...] = ()  # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()  # more variables never passed (model.api_key_env)
     risky_workplace: str | None = None  # why cwd is no place for a project ($HOME, /, /etc), if it is not
+    # The session's mode (default | accept-edits | plan, see agent/modes.py). In plan mode `scratch` is
+    # the one folder commands may write, and every command runs in the sandbox (`sandbox` is never None).
+    mode: str = "default"
+    scratch: Path | None = None
+
+    @property
+    def planning(self) -> bool:
+        """Plan mode is on: commands run where nothing but the scratch dir is writable."""
+        return self.mode == "plan" and self.sandbox is not None and self.scratch is not None
 
     def __post_init__(self) -> None:
         if self.boundary is None:

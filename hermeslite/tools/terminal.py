@@ -66,11 +66,16 @@ class TerminalTool:
             return ToolResult.error("timeout must be a positive number of seconds")
         if not Path(ctx.cwd).is_dir():
             return ToolResult.error(f"working directory {ctx.cwd} does not exist")
+        if ctx.mode == "plan" and not ctx.planning:
+            return ToolResult.error("plan mode is on but the kernel sandbox is not available; no command can run")
         env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
         decision = await check_approval(command, ctx, env)
         if decision.refusal:
             return ToolResult(decision.refusal, is_error=True)
         sandbox = ctx.sandbox if decision.sandboxed else None
+        if ctx.planning and ctx.sandbox is not None and ctx.scratch is not None:  # (narrowed for mypy)
+            sandbox = ctx.sandbox.planning(ctx.scratch)  # plan mode: nothing writable but the scratch dir
+            env = {**env, "TMPDIR": str(sandbox.scratch)}
         timeout = min(asked, ctx.terminal_timeout)
         try:
             launch = prepare(command, Path(ctx.cwd), sandbox, env, network=decision.network)
@@ -79,8 +84,11 @@ class TerminalTool:
         code, output, notes = await run_command(
             launch.argv, {**env, **launch.env}, timeout, ctx.output_limit, fds=launch.fds
         )
-        if sandbox is not None and code != 0:
-            notes += failure_notes(output, offline=sandbox.denies_network and not decision.network)
+        # In plan mode a write refused on the way to a success is worth the note too: the model may not notice it.
+        if sandbox is not None and (code != 0 or sandbox.scratch is not None):
+            notes += failure_notes(
+                output, offline=sandbox.denies_network and not decision.network, scratch=sandbox.scratch
+            )
         if asked > timeout and code == TIMED_OUT_CODE:
             notes.append(f"[{asked:g} s was asked; tools.terminal_timeout caps commands at {timeout:g} s]")
         body = output.rstrip("\n")

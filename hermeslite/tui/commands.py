@@ -140,7 +140,7 @@ async def _context(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
-    app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
+    app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage(), mode=agent.mode))
 
 
 async def switch_session(app: CommandSurface, session_id: str | None, *, fresh: bool = False) -> None:
@@ -394,3 +394,14 @@ async def _help(app: CommandSurface, args: str) -> None:
 @handlers.bind("quit")
 async def _quit(app: CommandSurface, args: str) -> None:
     app.exit(0)
+
+
+@handlers.bind("mode")
+async def _mode(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent.modes import mode_command
+
+    ok, text = mode_command(await app.host.ready(), args)
+    if ok:
+        await app.chat.add_note(text)
+    else:
+        await app.report_error(text)

@@ -72,8 +72,10 @@ class AgentHost:
         llm: LLMClient | None = None,
         store: SessionStore | None = None,
         on_boot: Booted | None = None,
+        mode: str | None = None,
     ) -> None:
         self.settings = settings
+        self.start_mode = mode  # --mode, for the first agent; later ones keep the mode or their session's
         self.cwd = cwd
         self.deliver = deliver
         self.model_cfg = settings.model  # resolved (a name picked when none is set) by `start`
@@ -162,6 +164,9 @@ class AgentHost:
         """In a thread, which runs on after the app has quit: then the new session is deleted here
         (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
         settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
+        mode = self.start_mode
+        if mode is None and session_id is None and self.agent is not None:
+            mode = self.agent.mode  # /new goes on in the mode the user chose; /resume in its session's
         agent = factory.build_agent(
             settings,
             cwd=self.cwd,
@@ -170,7 +175,9 @@ class AgentHost:
             llm=self._llm,
             store=self._store,
             mcp=self._mcp,
+            mode=mode,
         )
+        self.start_mode = None
         with self._closing:
             if self._closed:
                 agent.discard_if_unused()

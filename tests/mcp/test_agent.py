@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from hermeslite.agent import events as ev
 from hermeslite.agent import mcp_commands
 from hermeslite.agent.breakdown import context_breakdown
@@ -15,7 +17,9 @@ from hermeslite.agent.factory import build_agent, start_mcp
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.landlock import abi_version
 from hermeslite.tools.mcp.status import State, Unavailable
+from tests.envelope import unwrapped
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import Reply as AnthropicReply
 from tests.mcp.conftest import mcp_settings
@@ -211,3 +215,25 @@ async def test_a_streamable_http_servers_tool_through_the_loop(mcp_agent, script
     assert (await agent.run_turn("call it")).ok
     assert tool_names(scripted_server.requests[0])[len(BUILT_IN) :] == ["mcp__web__big", "mcp__web__echo"]
     assert scripted_server.requests[1]["messages"][-1]["content"] == "over http"
+
+
+@pytest.mark.skipif(abi_version() < 1, reason="plan mode needs Landlock")
+async def test_plan_mode_offers_only_the_mcp_tools_marked_read_only_and_refuses_the_others(
+    mcp_agent, scripted_server, workdir
+):
+    agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["echo", "touch"], read_only_tools=["echo"])})
+    agent.set_mode("plan")
+    flag = workdir / "flag"
+    scripted_server.enqueue(
+        Reply.tool_calls([("mcp__t__echo", {"text": "ping"}), ("mcp__t__touch", {"path": str(flag)})]),
+        Reply.text("done"),
+    )
+    await agent.run_turn("look, then touch")
+    first, second = scripted_server.requests
+    names = tool_names(first)
+    assert "mcp__t__echo" in names and "mcp__t__touch" not in names
+    assert not {"write_file", "patch"} & set(names)
+    results = {m["name"]: unwrapped(m["content"]) for m in second["messages"] if m["role"] == "tool"}
+    assert results["mcp__t__echo"] == "ping"
+    assert results["mcp__t__touch"].startswith("error: mcp__t__touch is not available in plan mode")
+    assert not flag.exists()

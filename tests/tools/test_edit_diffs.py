@@ -114,6 +114,16 @@ async def test_an_edit_that_changes_nothing_is_not_asked_about(ctx):
     assert not result.is_error and asker.requests == []
 
 
+async def test_accept_edits_mode_writes_without_the_question(ctx):
+    (ctx.cwd / "a.txt").write_text(TEN)
+    asker = Asker()
+    result = await WriteFileTool().run(
+        {"path": "a.txt", "content": "new\n"}, replace(asking(ctx, asker), mode="accept-edits")
+    )
+    assert not result.is_error and asker.requests == []
+    assert (ctx.cwd / "a.txt").read_text() == "new\n"
+
+
 async def test_headless_ask_refuses_with_the_hint_and_deny_refuses(ctx):
     (ctx.cwd / "a.txt").write_text(TEN)
     headless = replace(ctx, edits="ask")

@@ -74,7 +74,7 @@ async def test_help_lists_every_command_and_the_keys(make_app):
     from hermeslite.commands.registry import REGISTRY
 
     app = make_app()
-    async with app.run_test(size=(100, 60)) as pilot:
+    async with app.run_test(size=(100, 70)) as pilot:
         await ready(pilot)
         await send(pilot, "/help")
         assert isinstance(app.screen, TextViewer)
@@ -82,6 +82,7 @@ async def test_help_lists_every_command_and_the_keys(make_app):
         for name in REGISTRY:
             assert f"/{name}" in text
         assert "Shift+Enter / Ctrl+J" in text and "cancel the running turn" in text
+        assert "Shift+Tab" in text and "next mode" in text
 
 
 async def test_memory_todo_and_sessions_views(make_app, scripted_server, tmp_path):
