@@ -28,6 +28,9 @@ class ApprovalRequest:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
+# Keeps a tool's whole output where `recall` finds it: (tool name, redacted text) -> recall id.
+Archive = Callable[[str, str], Awaitable[str]]
+ARCHIVE_CEILING = 64 << 20  # bytes of one output the archive keeps whole (tools.output_archive_mb)
 
 
 async def deny_all(request: ApprovalRequest) -> bool:
@@ -50,6 +53,9 @@ class ToolContext:
     pass_env: tuple[str, ...] = ()  # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()  # more variables never passed (model.api_key_env)
     risky_workplace: str | None = None  # why cwd is no place for a project ($HOME, /, /etc), if it is not
+    archive: Archive | None = None  # where output over output_limit is kept whole (tools/spill.py)
+    archive_ceiling: int = ARCHIVE_CEILING  # past it, only an output's first and last halves are archived
+    spill_dir: Path | None = None  # where a long streamed output waits on disk (None: the system temp dir)
 
     def __post_init__(self) -> None:
         if self.boundary is None:
