@@ -73,6 +73,7 @@ import asyncio
 import json
 import random
 import re
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -418,6 +419,8 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     session, (lo, hi) = build_session()
     total = estimate_tokens(session)
     probe = compressor(lossy)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    print(f"commit {head.stdout.strip() or 'unknown'}")
     print(
         f"retention: {len(session)} messages, {total:,} tokens; needles planted in messages {lo}-{hi - 1}; "
         f"context_length={CONTEXT_LENGTH:,} (threshold {probe.threshold_tokens:,})"
