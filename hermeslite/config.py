@@ -236,6 +236,16 @@ class ToolsConfig:
             hi=1_000_000,
         ),
     )
+    output_archive_mb: int = field(
+        default=64,
+        metadata=spec(
+            "whole",
+            "megabytes of one tool call's output kept whole in the session archive when it is over "
+            "output_limit (recall finds its middle); past it only the first and last halves are kept",
+            lo=1,
+            hi=4_096,
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 
 from hermeslite.config import Settings
@@ -33,6 +34,7 @@ from .hooks import Hooks
 from .loop import Agent
 from .mcp import McpTools
 from .modes import ModeError, ModeState
+from .output_archive import session_archive
 from .project_docs import STALE_NOTE
 from .prompt import is_chat_only
 from .request_size import learned_calibration
@@ -79,6 +81,7 @@ def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) ->
         edits=tools.edits,
         terminal_timeout=tools.terminal_timeout,
         output_limit=tools.output_limit,
+        archive_ceiling=tools.output_archive_mb << 20,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
         sandbox=sandbox_assessment(settings, cwd).sandbox,
         readable_paths=(
@@ -200,7 +203,11 @@ def _build(
             *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
         ]
     )
-    tool_ctx = tool_context(settings, cwd, skills)
+    tool_ctx = replace(
+        tool_context(settings, cwd, skills),
+        archive=session_archive(store, session_id),  # output over the cap is kept whole (tools/spill.py)
+        spill_dir=store.path.parent,  # a long output waits on the disk that holds the sessions, not in RAM
+    )
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
     settle_window(llm, saver, settings.compression)
@@ -241,7 +248,7 @@ def _build(
             opened="startup" if new else "resume",
         ),
         skills=skills,
-        mcp=McpTools(mcp, store, session_id) if mcp is not None else None,
+        mcp=McpTools(mcp) if mcp is not None else None,
     )
     if loaded is None:
         messages = [deps.system_message()]

@@ -30,6 +30,9 @@ class ApprovalRequest:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
+# Keeps a tool's whole output where `recall` finds it: (tool name, redacted text) -> recall id.
+Archive = Callable[[str, str], Awaitable[str]]
+ARCHIVE_CEILING = 64 << 20  # bytes of one output the archive keeps whole (tools.output_archive_mb)
 
 
 async def deny_all(request: ApprovalRequest) -> bool:
@@ -57,6 +60,9 @@ class ToolContext:
     # the one folder commands may write, and every command runs in the sandbox (`sandbox` is never None).
     mode: str = "default"
     scratch: Path | None = None
+    archive: Archive | None = None  # where output over output_limit is kept whole (tools/spill.py)
+    archive_ceiling: int = ARCHIVE_CEILING  # past it, only an output's first and last halves are archived
+    spill_dir: Path | None = None  # where a long streamed output waits on disk (None: the system temp dir)
 
     @property
     def planning(self) -> bool:

@@ -97,7 +97,7 @@ async def test_a_result_over_the_output_limit_is_capped_and_recall_brings_back_t
     sent = unwrapped(scripted_server.requests[1]["messages"][-1]["content"])
     assert len(sent) <= 2_000 and sent.startswith("BEGIN-OF-BIG") and "chars omitted" in sent
     assert "END-OF-BIG unique-tail-marker" in sent
-    ref = re.search(r"the whole result is in the session archive under recall id (r[0-9a-f]{10})", sent)
+    ref = re.search(r"the whole output is in the session archive under recall id (r[0-9a-f]{10})", sent)
     assert ref is not None and "10,000,0" in sent
     scripted_server.enqueue(Reply.tool_calls([("recall", {"query": "unique tail marker"})]), Reply.text("found"))
     await agent.run_turn("find its end")
