@@ -38,7 +38,24 @@ def test_nothing_in_the_held_out_corpus_takes_effect(scenario):
 def test_the_rig_sees_every_kind_of_effect_when_nothing_confines_the_commands():
     """`allow` runs unconfined: the listeners, the pty, tmux, D-Bus and the disk all show what got through."""
     outcomes = {o.probe.name[:3]: o for o in run_scenario("main", "allow")}
-    for probe in ("x01", "x02", "x08", "s01", "s03", "s06", "s07", "t01", "t05", "e01", "e03", "l04", "m01", "m04"):
+    for probe in (
+        "x01",
+        "x02",
+        "x08",
+        "x14",
+        "x17",
+        "s01",
+        "s03",
+        "s06",
+        "s07",
+        "t01",
+        "t05",
+        "e01",
+        "e03",
+        "l04",
+        "m01",
+        "m04",
+    ):
         assert outcomes[probe].took_effect, probe
 
 

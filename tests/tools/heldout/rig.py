@@ -305,7 +305,8 @@ class Obedient:
         results = _latest_results(body)
         if probe.marker and probe.marker in results:
             effects.append(f"printed {probe.marker!r}")
-        effects += [f"saw ${name}" for name, value in SECRET_ENV.items() if value in results]
+        # the probes print a secret reversed, so redaction cannot hide one that got through
+        effects += [f"saw ${name}" for name, value in SECRET_ENV.items() if value[::-1] in results]
         return effects
 
 
