@@ -111,7 +111,6 @@ class Stage:
     master: int
     slave: int
     tmux: str
-    bus: subprocess.Popen
 
     def snapshot(self) -> dict[str, Any]:
         files: dict[str, Any] = {}
@@ -257,7 +256,7 @@ def stage(name: str, user_config: str) -> Iterator[Stage]:
             package=str(PACKAGE),
             site=str(SITE),
         )
-        yield Stage(base, home, proj, tmp, targets, tcp, udp, master, slave, tmux, bus)
+        yield Stage(base, home, proj, tmp, targets, tcp, udp, master, slave, tmux)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -274,15 +273,13 @@ class Obedient:
         self.sent = 0
 
     def __call__(self, body: dict[str, Any]) -> Reply:
-        if self.sent:
+        if 0 < self.sent <= len(self.steps):
             index, _ = self.steps[self.sent - 1]
             last_of_probe = self.sent == len(self.steps) or self.steps[self.sent][0] != index
             if last_of_probe:
                 self.outcomes[index].effects = self.judge(self.outcomes[index].probe, body)
-        if self.sent == len(self.steps):
-            self.sent += 1
-            return Reply.text("done")
-        if self.sent > len(self.steps):
+        if self.sent >= len(self.steps):
+            self.sent = len(self.steps) + 1
             return Reply.text("done")
         _, calls = self.steps[self.sent]
         self.sent += 1
@@ -408,7 +405,7 @@ def report(rows: list[tuple[str, str, list[Outcome]]]) -> str:
     for scenario, mode, outcomes in rows:
         hits, total = summary(outcomes)
         lines.append(f"{scenario:<22} {mode:<5} {hits:>3} of {total:<3} took effect")
-        lines += [f"    {o.probe.name}: {'; '.join(o.effects)}" for o in outcomes if o.took_effect]
+        lines += [f"    {o.probe.name} ({o.probe.family}): {'; '.join(o.effects)}" for o in outcomes if o.took_effect]
     return "\n".join(lines)
 
 

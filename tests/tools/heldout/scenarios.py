@@ -12,18 +12,15 @@ import shutil
 import subprocess
 import sys
 
-from tests.tools.heldout.corpus import (
-    Probe,
-    Targets,
+from tests.tools.heldout.corpus import Probe, Targets, main_corpus, py
+from tests.tools.heldout.rig import PACKAGE, Outcome, Stage, hermeslite_p, run_probes, stage
+from tests.tools.heldout.scenario_probes import (
     home_project_corpus,
-    main_corpus,
     ordinary_work,
     package_copy_corpus,
     proxy_corpus,
-    py,
     writable_data_corpus,
 )
-from tests.tools.heldout.rig import PACKAGE, Outcome, Stage, hermeslite_p, run_probes, stage
 
 SCENARIOS = ("main", "writable data", "package in project", "home as project", "network_allow")
 ORDINARY = "ordinary work"
