@@ -219,6 +219,7 @@ def stage(name: str, user_config: str) -> Iterator[Stage]:
     runtime = base / "run"
     runtime.mkdir(mode=0o700)
     with ExitStack() as stack:
+        stack.callback(shutil.rmtree, base, ignore_errors=True)  # also when a run fails
         tcp = [Listener("127.0.0.1"), Listener(address)]
         for listener in tcp:
             stack.callback(listener.close)
@@ -257,7 +258,6 @@ def stage(name: str, user_config: str) -> Iterator[Stage]:
             site=str(SITE),
         )
         yield Stage(base, home, proj, tmp, targets, tcp, udp, master, slave, tmux)
-    shutil.rmtree(base, ignore_errors=True)
 
 
 class Obedient:
