@@ -50,7 +50,11 @@ files, the read path is the first needle to age out.
 Then the drift table (`retention_drift.py`): issue 11's session, ten rounds of
 twenty ~200-character requests each reading another file, a forced compaction
 after each round, survival per needle after 1, 2, 5 and 10 compactions for
-every summarizer. Target: 100% after the tenth.
+every summarizer. Target: 100% after the tenth. Its failure rows
+(`retention_failures.py`, issue 19's case): a failing test run that is never
+fixed must stay visible with its error line, and one fixed in the first round
+by a rerun spelled differently must be gone, while three tests a round fail and
+pass again.
 
 Then the recall tables (`retention_recall.py`): needles only the archive still
 holds (a value a tool printed once, a config key read from a file, ...), how many
@@ -69,6 +73,7 @@ import asyncio
 import json
 import random
 import re
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -76,6 +81,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from retention_drift import drift_table
+from retention_failures import failure_table
 from retention_recall import recall_tables
 
 from hermeslite.context import ContextCompressor, estimate_tokens
@@ -413,6 +419,8 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     session, (lo, hi) = build_session()
     total = estimate_tokens(session)
     probe = compressor(lossy)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    print(f"commit {head.stdout.strip() or 'unknown'}")
     print(
         f"retention: {len(session)} messages, {total:,} tokens; needles planted in messages {lo}-{hi - 1}; "
         f"context_length={CONTEXT_LENGTH:,} (threshold {probe.threshold_tokens:,})"
@@ -466,6 +474,7 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     round_pcts = table("Needle survival after each pass", rounds, round_cells)
 
     worst_drift = await drift_table(SUMMARIZERS, CONTEXT_LENGTH)
+    worst_failures = await failure_table(SUMMARIZERS, CONTEXT_LENGTH)
     worst_recall, p95 = await recall_tables(
         SUMMARIZERS,
         CONTEXT_LENGTH,
@@ -482,6 +491,10 @@ async def main(round_filler: int = ROUND_FILLER, passes: int = PASSES) -> int:
     print(
         f"Target: 100% after ten compactions in the drift table. "
         f"Worst: {worst_drift:.0f}%  {'PASS' if worst_drift == 100.0 else 'MISS'}"
+    )
+    print(
+        f"Target: the open failure kept and the fixed one gone after ten compactions. "
+        f"Worst: {worst_failures:.0f}%  {'PASS' if worst_failures == 100.0 else 'MISS'}"
     )
     print(
         f"Target: 100% of the compacted needles back with one recall query. "

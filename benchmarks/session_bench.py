@@ -45,6 +45,7 @@ import asyncio
 import os
 import random
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.agent.memory_notes import HEADING as NOTES_HEADING
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.context.handoff import END, OPEN
 from hermeslite.context.summary_prompt import SECTIONS
@@ -117,7 +119,10 @@ class Script:
         self.clock.now += SECONDS_PER_REQUEST
         text = _last_user_text(body)
         if is_summary_request(body):
-            return Reply.say(CHECKPOINT)
+            # Asked for memory notes with the checkpoint: nothing to save, as the flush answers.
+            return Reply.say(
+                f"{CHECKPOINT}\n## {NOTES_HEADING}\nNone." if f"## {NOTES_HEADING}" in text else CHECKPOINT
+            )
         if FLUSH_INSTRUCTION in text:
             return Reply.say("nothing to save")
         if _answers_tools(body):
@@ -188,12 +193,15 @@ class Outcome:
         return best
 
 
-async def run_session(window: int, *, ours: bool, turns: int, seed: int) -> Outcome:
+OURS, SERIALIZED, BASELINE = "ours", "serialized", "baseline"  # the arms
+
+
+async def run_session(window: int, *, arm: str, turns: int, seed: int) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="hermeslite-session-bench-") as tmp:
-        return await _session(Path(tmp), window, ours=ours, turns=turns, seed=seed)
+        return await _session(Path(tmp), window, arm=arm, turns=turns, seed=seed)
 
 
-async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: int) -> Outcome:
+async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int) -> Outcome:
     clock = Clock()
     script = Script(seed, folder, clock)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
@@ -203,13 +211,13 @@ async def _session(folder: Path, window: int, *, ours: bool, turns: int, seed: i
             api_base=server.base_url,
             api_key_env=KEY_ENV,
             context_window=window,
-            prompt_caching="auto" if ours else "off",
+            prompt_caching="off" if arm == BASELINE else "auto",
         )
         base = Settings()
         settings = replace(
             base,
             model=model,
-            compression=replace(base.compression, summary_model=None if ours else MODEL),
+            compression=replace(base.compression, summary_model=None if arm == OURS else MODEL),
             memory=replace(base.memory, dir=str(folder / "memory")),
         )
         store = SessionStore(folder / "sessions.db")
@@ -334,14 +342,26 @@ def floor_line(name: str, ours: Outcome, base: Outcome) -> str:
     floor = Floor.of(ours)
     output, written, read = floor.costs()
     total = output + written + read
+    above = (ours.cost() - total) / base.cost()
     return (
         f"floor at {name}: turn output ${output:.2f} ({floor.output:,}) + one cache write of every turn's new "
         f"tokens ${written:.2f} ({floor.written:,}) + reads of the turn requests ${read:.2f} ({floor.read:,}) "
-        f"= ${total:.2f}, {total / base.cost():.2f}x the baseline; ours ${ours.cost():.2f} is "
-        f"${ours.cost() - total:.2f} above it: summary requests ${ours.cost(_summary):.2f}, memory flushes "
+        f"= ${total:.2f}, {total / base.cost():.3f}x the baseline; ours ${ours.cost():.2f} is "
+        f"${ours.cost() - total:.2f} ({above:.3f}x) above it: summary requests ${ours.cost(_summary):.2f}, memory flushes "
         f"${ours.cost(_is_flush):.2f}, turn requests ${ours.cost(_is_turn) - total:.2f} (what each compaction "
         "rewrites: the checkpoint and the kept tail behind it)"
     )
+
+
+def commit() -> str:
+    """The commit this run measured, `+dirty` when the work tree differs from it."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=root, capture_output=True, text=True, check=False).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def _summary(x: Exchange) -> bool:
@@ -355,6 +375,7 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
+    print(f"session_bench at commit {commit()}, {args.turns} turns, seed {args.seed}\n")
     print(
         "| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
         "cache write | cache read | read share | extended summaries read from cache (extended/all) | output | cost | "
@@ -365,15 +386,25 @@ async def main() -> None:
     started = time.perf_counter()
     for name in args.windows.split(","):
         window = WINDOWS[name.lower()]
-        ours = await run_session(window, ours=True, turns=args.turns, seed=args.seed)
-        base = await run_session(window, ours=False, turns=args.turns, seed=args.seed)
+        ours = await run_session(window, arm=OURS, turns=args.turns, seed=args.seed)
+        serialized = await run_session(window, arm=SERIALIZED, turns=args.turns, seed=args.seed)
+        base = await run_session(window, arm=BASELINE, turns=args.turns, seed=args.seed)
         print(row(f"{name} ours", ours))
+        print(row(f"{name} caching, serialized summary", serialized))
         print(row(f"{name} baseline", base))
-        ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0))
+        ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0, serialized.cost() / base.cost()))
         splits.append(summary_split(f"{name} ours", ours))
         floors.append(floor_line(name, ours, base))
     print()
-    print("cost, ours / baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))
+    print("cost, ours / baseline: " + ", ".join(f"{name} {ratio:.3f}x" for name, ratio, _ in ratios))
+    print(
+        "cost, caching with the serialized summary / baseline: "
+        + ", ".join(f"{name} {ratio:.3f}x" for name, _, ratio in ratios)
+    )
+    print(
+        "what the cache-aware summary saves over caching with the serialized one: "
+        + ", ".join(f"{name} {100 * (1 - ours / ser):.0f}%" if ser else f"{name} -" for name, ours, ser in ratios)
+    )
     print("\n".join(splits))
     print("\n".join(floors))
     print(f"({time.perf_counter() - started:.0f} s)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ def run_chat(
     prompt: str | None,
     model: str | None = None,
     api_base: str | None = None,
+    mode: str | None = None,
     continue_latest: bool = False,
     resume: str | None = None,
     notices: tuple[str, ...] = (),
@@ -56,6 +58,9 @@ def run_chat(
         choice = choose_session(
             store, settings, continue_latest=continue_latest, resume=resume, model=model, api_base=api_base
         )
+        if mode is not None:
+            _check_mode(choice.settings, mode)
+            choice = replace(choice, mode=mode)
         if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
             from hermeslite.provider_setup import first_run_due
             from hermeslite.tui import run_tui
@@ -68,6 +73,7 @@ def run_chat(
                 notes=choice.notes,
                 model_note=(choice.model_note, choice.model_note_warns) if choice.model_note else None,
                 first_run=first_run_due(config_found=config_found, model_named=bool(choice.settings.model.name)),
+                mode=choice.mode,
             )
         return _run_headless(store, choice, prompt, verbose)
 
@@ -85,7 +91,9 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         sys.stderr.write(f"hermeslite: {choice.model_note}\n")
     commands = load_commands(Path.cwd())
     try:
-        agent = build_agent(settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store)
+        agent = build_agent(
+            settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store, mode=choice.mode
+        )
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
     except EXPECTED:
@@ -101,6 +109,10 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     agent.subscribe(printer)
     if unconfined := sandbox_assessment(settings, Path.cwd()).warning:
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
+    if agent.mode != "default":
+        from hermeslite.agent.modes import mode_line
+
+        sys.stderr.write(f"hermeslite: {mode_line(agent.mode)}\n")
     if workplace := risky_workplace(Path.cwd(), Path.home()):
         sys.stderr.write(f"hermeslite: warning: {workplace}\n")
     if verbose or (prompt is None and sys.stdin.isatty()):  # -p is quiet unless asked: its problems are in notes
@@ -125,6 +137,18 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     finally:
         if verbose:
             printer.session_summary(agent.session_usage(), agent.pressure())
+
+
+def _check_mode(settings: Settings, mode: str) -> None:
+    """Refuse `--mode plan` at start, in one line, where the kernel sandbox cannot enforce it."""
+    if mode != "plan":
+        return
+    from hermeslite.agent.factory import sandbox_assessment
+    from hermeslite.agent.modes import plan_refusal
+
+    assessed = sandbox_assessment(settings, Path.cwd())
+    if assessed.sandbox is None:
+        raise UserFacingError(plan_refusal(assessed.warning))
 
 
 def _where(agent: Agent, *, new_one_shot: bool = False) -> str:

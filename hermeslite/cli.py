@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
     parser.add_argument(
+        "--mode",
+        choices=("default", "accept-edits", "plan"),
+        help="start in this mode (also with -p): plan is read-only, enforced by the kernel sandbox; "
+        "accept-edits runs file edits without asking; without it, a continued session keeps its own",
+    )
+    parser.add_argument(
         "--api-base", metavar="URL", type=_web_url, help="OpenAI-compatible server URL, overriding model.api_base"
     )
     parser.add_argument(
@@ -135,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(setup)
     setup.set_defaults(run=_run_setup, uses_settings=False)  # a broken config must not stop its repair
+    # argparse draws a subcommand as required (`COMMAND ...`); with none, hermeslite opens the chat.
+    parser.usage = parser.format_usage().removeprefix("usage: ").replace("COMMAND ...", "[COMMAND ...]").rstrip()
     return parser
 
 
@@ -193,9 +201,10 @@ def _main(argv: list[str] | None) -> int:
         args = parser.parse_args(argv)
         if program is not None:
             args.command = program
-        if args.run is not _run_chat and (args.prompt is not None or args.continue_latest or args.resume is not None):
+        chat_only = args.prompt is not None or args.continue_latest or args.resume is not None or args.mode
+        if args.run is not _run_chat and chat_only:
             # `hermeslite -p TEXT sessions` would otherwise list sessions and drop the prompt unsaid.
-            parser.error("-p, --continue and --resume start a chat; they do not go with a command")
+            parser.error("-p, --continue, --resume and --mode start a chat; they do not go with a command")
     except SystemExit as exc:  # --help, --version and usage errors end argparse this way
         return exc.code if isinstance(exc.code, int) else 0
     try:
@@ -388,6 +397,7 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         prompt=prompt,
         model=args.model,
         api_base=args.api_base,
+        mode=args.mode,
         notices=tuple(loaded.warnings),
         continue_latest=args.continue_latest,
         resume=args.resume,

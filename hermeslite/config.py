@@ -178,6 +178,15 @@ class ToolsConfig:
             choices=("ask", "auto", "allow", "deny"),
         ),
     )
+    edits: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "write_file and patch inside the project: auto writes at once; ask shows the diff and waits for "
+            "your yes (headless, with nobody to ask, the edit is refused)",
+            choices=("ask", "auto"),
+        ),
+    )
     sandbox: str = field(
         default="auto",
         metadata=spec(
@@ -225,6 +234,16 @@ class ToolsConfig:
             "characters of tool output kept per call; longer output keeps its head and tail",
             lo=1_000,
             hi=1_000_000,
+        ),
+    )
+    output_archive_mb: int = field(
+        default=64,
+        metadata=spec(
+            "whole",
+            "megabytes of one tool call's output kept whole in the session archive when it is over "
+            "output_limit (recall finds its middle); past it only the first and last halves are kept",
+            lo=1,
+            hi=4_096,
         ),
     )
 

@@ -102,6 +102,8 @@ def neutralize(text: str) -> str:
 
 def format_cost(usage: UsageTotals) -> str:
     """Dollars from litellm's price table; "unknown" when no request had a price."""
+    if usage.requests and usage.local == usage.requests:
+        return "free (the local model)"
     if usage.requests and usage.unpriced == usage.requests:
         return "unknown"
     if 0 < usage.cost < 0.00005:  # would print as $0.0000, which reads as free

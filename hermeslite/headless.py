@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from hermeslite.agent import events as ev
+from hermeslite.context.clip import clip_end
 from hermeslite.context.pressure import Pressure, PressureLevel
 from hermeslite.display import (
     compaction_cost,
@@ -23,8 +24,11 @@ from hermeslite.display import (
     session_usage,
 )
 from hermeslite.store.usage import UsageTotals
+from hermeslite.tools.edit_diff import EditDiff
 
-PREVIEW_CHARS = 100
+PREVIEW_CHARS = 100  # a tool's argument or last line of output, in the one line it gets
+ERROR_CHARS = 600  # an error's last line: a denial's reason and how to permit it must fit
+DIFF_LINES = 20  # change lines of an edit's diff shown on stderr; the rest is counted
 
 
 class HeadlessPrinter:
@@ -50,6 +54,7 @@ class HeadlessPrinter:
             ev.Retrying: self._on_Retrying,
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: _ignore,
+            ev.ModeChanged: _ignore,  # the line chat's /mode says the new mode itself
         }
 
     def __call__(self, event: ev.Event) -> None:
@@ -90,9 +95,23 @@ class HeadlessPrinter:
         self._note(f"» {event.name}: {key_argument(event.arguments, PREVIEW_CHARS)}")
 
     def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
-        last = event.content.strip().splitlines()[-1] if event.content.strip() else ""
-        mark = "✗" if event.is_error else "✓"
-        self._note(f"  {mark} {last[:PREVIEW_CHARS]}")
+        lines = event.content.strip().splitlines() or [""]
+        # An edit's own diff follows; of a patch's result (which ends in the model's diff) the head says it.
+        last = lines[0] if event.diff is not None else lines[-1]
+        if event.is_error:  # an error line says what went wrong and how to permit it: all of it
+            self._note(f"  ✗ {clip_end(last, ERROR_CHARS)}")
+        else:
+            self._note(f"  ✓ {clip_end(last, PREVIEW_CHARS)}")
+        if event.diff is not None:
+            self._edit_diff(event.diff, refused=event.is_error)
+
+    def _edit_diff(self, diff: EditDiff, *, refused: bool) -> None:
+        """An edit's diff under its tool line, compact: the stat, then at most DIFF_LINES change lines,
+        each cut to the preview width. A refused edit's says it was not written."""
+        summary, *lines = diff.compact(DIFF_LINES)
+        self._note(f"    {summary}{' (not written)' if refused else ''}")
+        for line in lines:
+            self._note(f"    {clip_end(line, PREVIEW_CHARS)}")
 
     def _on_CompactionStarted(self, event: ev.CompactionStarted) -> None:
         focus = f", focus: {event.focus}" if event.focus else ""

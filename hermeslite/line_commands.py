@@ -160,7 +160,7 @@ async def _context(chat: LineSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = chat.agent
-    chat.show(views.context_view(context_breakdown(agent), usage=agent.session_usage()))
+    chat.show(views.context_view(context_breakdown(agent), usage=agent.session_usage(), mode=agent.mode))
 
 
 @handlers.bind("recall")
@@ -342,3 +342,14 @@ async def _help(chat: LineSurface, args: str) -> None:
 @handlers.bind("quit")
 async def _quit(chat: LineSurface, args: str) -> None:
     chat.quit()
+
+
+@handlers.bind("mode")
+async def _mode(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent.modes import mode_command
+
+    ok, text = mode_command(chat.agent, args)
+    if ok:
+        chat.say(text)
+    else:
+        chat.fail(text)

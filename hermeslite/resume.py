@@ -33,6 +33,7 @@ class SessionChoice:
     notes: list[str] = field(default_factory=list)  # one line each, for the user
     model_note: str | None = None  # which model nobody named was picked, and why (see llm.select.pick_note)
     model_note_warns: bool = False  # the pick is the embedded model: a warning, not information
+    mode: str | None = None  # --mode; None: the session's recorded mode (agent/modes.py)
 
 
 def with_overrides(settings: Settings, *, model: str | None, api_base: str | None) -> Settings:

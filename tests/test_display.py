@@ -80,3 +80,15 @@ def test_the_session_usage_line_counts_small_numbers_exactly() -> None:
     )
     longer = UsageTotals(requests=2, prompt_tokens=40_000, cache_write_tokens=12_345, completion_tokens=1)
     assert "(12k written to it) · 1 output token · " in session_usage(longer)
+
+
+def test_the_local_models_cost_says_free_not_zero_dollars() -> None:
+    """It read `$0.0000`, as if a price had been looked up and rounded away."""
+    from hermeslite.display import format_cost
+    from hermeslite.llm.local import LOCAL_MODEL_NAME
+    from hermeslite.store.usage import UsageRecord, UsageTotals
+
+    local = UsageTotals.of([UsageRecord("turn", LOCAL_MODEL_NAME, 900, cost=0.0)] * 2)
+    assert local.local == 2 and format_cost(local) == "free (the local model)"
+    mixed = local + UsageTotals.of([UsageRecord("turn", "openai/gpt-4o", 1000, cost=0.0123)])
+    assert format_cost(mixed) == "$0.0123"

@@ -91,7 +91,7 @@ async def test_diff_is_plain_in_a_pipe_and_coloured_on_a_terminal(line_chat, scr
     out.truncate(0), out.seek(0)
     await chat.handle("/diff")
     assert "-    return 1\n+    return 3" in out.getvalue() and "\x1b[" not in out.getvalue()
-    assert "Changes in this session (before turn 1 -> now)" in err.getvalue()
+    assert "Changes in this session (before turn 1 → now)" in err.getvalue()
 
     tty_out = Terminal()
     await LineChat(chat.agent, chat.settings, chat.store, tty_out, io.StringIO()).handle("/diff 1")

@@ -1,10 +1,11 @@
 """How the agent compacts, whatever the trigger (preflight, reactive or manual).
 
 The engine in `hermeslite.context` rewrites a transcript; this module runs it
-with the memory flush before it, re-injects the todo list and rebuilds the
-system prompt with fresh memory. The agent decides when (preflight, reactive,
-manual), hands in what its next request carries, and adopts and saves what
-comes back, so the three triggers behave identically.
+with memory notes asked for in the summary request (or the memory flush),
+re-injects the todo list and rebuilds the system prompt with fresh memory. The
+agent decides when (preflight, reactive, manual), hands in what its next
+request carries, and adopts and saves what comes back, so the three triggers
+behave identically.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hermeslite.store.usage import UsageTotals
 from . import events as ev
 from .deps import AgentDeps
 from .flush import flush_memories, user_turns
+from .memory_notes import MemoryNotes
 from .summarizer import BuiltRequest, live_requests
 
 # What a user can do when the context will not fit, in words that hold in the app, the line chat and -p.
@@ -119,14 +121,14 @@ class Compaction:
         The summary extends a live request (the last one sent, when it holds
         everything the checkpoint replaces) so the provider reads the
         conversation from its prompt cache, except after an overflow, when the
-        live request is what the provider just refused; the memory flush
-        carries the current request's tool schemas (see `flush`). The flush
-        goes first and the summary after it: a summary that must extend the
-        current request (the cut lies among turns no request carried yet) then
-        reads from the cache the turns the flush has just written there. Sent
-        at once, each would write them again (a cache entry is there only once
-        a response has begun). A window that leaves the checkpoint too little
-        for a model summary gets neither request (said once per session).
+        live request is what the provider just refused. Memories: an
+        extended summary request also asks for memory notes, saved after it
+        (see `memory_notes`), so the compaction costs one call; when no
+        extension went out or its reply held no notes, the separate memory
+        flush runs after the summary, on the turns as they were (after an
+        overflow it goes first, as there is no live request to share). A window
+        that leaves the checkpoint too little for a model summary gets neither
+        request (said once per session).
         `upto` and `refills` are as for `ContextCompressor.compress`.
         """
         deps = self.deps
@@ -135,10 +137,13 @@ class Compaction:
         # The card's before and after, and the saved record's, are the meter's count, so they can be
         # read against each other.
         self.emit(ev.CompactionStarted(trigger, focus, len(before), now.tokens))
+        notes = MemoryNotes() if self.flush_wanted(list(now.messages)) else None
         live = (
             None
             if trigger == "reactive"
-            else live_requests(deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout)
+            else live_requests(
+                deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout, notes
+            )
         )
         spent_before = deps.usage.totals
         compressor = deps.compressor
@@ -148,9 +153,11 @@ class Compaction:
         plan.refills = refills
         if plan.small_window:
             self._tell_small_window()
-        else:
+        elif live is None:
             await self._flush(list(now.messages), list(now.tools))
         result = await compressor.execute(plan, live)
+        if live is not None and not plan.small_window:
+            await self._memories(notes, list(now.messages), list(now.tools))
         spent = deps.usage.totals - spent_before
         rebuilt = self.refresh(result.messages) if result.changed and not result.aborted else None
         if rebuilt is not None and trigger == "manual":
@@ -183,9 +190,18 @@ class Compaction:
             self._told_thrash = True
             self.emit(ev.Notice(THRASH_NOTICE, "warning"))
 
+    async def _memories(self, notes: MemoryNotes | None, messages: list[dict], tools: list[dict[str, Any]]) -> int:
+        """Save the notes the checkpoint request brought back; when it brought none (no extension was
+        sent, or its reply had no notes section), run the separate flush on the turns as they were."""
+        if notes is None:
+            return 0
+        if notes.notes is None:
+            return await self._flush(messages, tools)
+        return await notes.save(self.deps.memory_tool, self.deps.tool_ctx)
+
     async def _flush(self, messages: list[dict], tools: list[dict[str, Any]]) -> int:
-        """The memory flush before the summary, sent with the live request's tool schemas so it
-        extends that request; a failure is one warning line, never a stop."""
+        """The separate memory flush, sent with the live request's tool schemas so it extends that
+        request; a failure is one warning line, never a stop."""
         deps = self.deps
         if not self.flush_wanted(messages):
             return 0

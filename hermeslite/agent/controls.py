@@ -9,17 +9,21 @@ them runs while a turn is running: the front ends queue them until it ends.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermeslite.context.checkpoint import Checkpoint, CheckpointEdit, current_checkpoint
+from hermeslite.context.handoff import has_handoff, split_handoff
+from hermeslite.context.messages import Message, is_summary
 from hermeslite.context.plan import Preview
 from hermeslite.context.result import CompressionResult, format_tokens
 from hermeslite.context.summary_request import carried
-from hermeslite.context.turn import upto_problem
+from hermeslite.context.turn import upto_problem, user_turns
 from hermeslite.store.sessions import NothingToUndo, StoreError
 from hermeslite.store.todos import strip_snapshots
+from hermeslite.store.turn_log import message_list
 
 from . import events as ev
+from .checkpoints import message_ref
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -65,6 +69,54 @@ def upto_error(agent: Agent, upto: int | None) -> str | None:
         return None
     problem = upto_problem(strip_snapshots(agent.messages), upto)
     return f"/compress --upto: {problem}" if problem else None
+
+
+def upto_for_turn(agent: Agent, turn: int) -> int:
+    """The `/compress --upto` number that summarizes the conversation through `turn`, numbered as
+    /rewind numbers the session's turns ("summarize up to here" in its picker).
+
+    `--upto` counts the user turns of the transcript as it is now, which a
+    compaction or a rewind has renumbered. The turn's message is found after
+    the last user turn the transcript held before it (by the turn log's
+    references) and checked by its text. ValueError says, in one line, why
+    there is none.
+    """
+    records = agent.deps.store.turn_log.turns(agent.session_id)
+    record = next((r for r in records if r.turn == turn), None)
+    if record is None:
+        raise ValueError(f"there is no turn {turn}")
+    try:
+        before = set(message_list(records, turn))
+    except LookupError as exc:
+        raise ValueError(f"the turn log does not reach back to turn {turn} ({exc})") from None
+    live = strip_snapshots(agent.messages)
+    starts = user_turns(live)
+    held = [n for n, i in enumerate(starts) if message_ref(live[i]) in before]
+    # Its message follows the last one the transcript held before it; with none held, it is the
+    # first, or the second after a message a checkpoint was merged into (that one's reference is new).
+    candidates = [held[-1] + 1] if held else [0, 1] if starts and _merged(live[starts[0]]) else [0]
+    upto = next((n + 1 for n in candidates if n < len(starts) and _user_text(live[starts[n]]) == record.text), None)
+    if upto is None:
+        raise ValueError(
+            f"turn {turn} is not in the conversation as it is now: a compaction already summarized it, "
+            "or a rewind took it back"
+        )
+    if upto == len(starts):
+        raise ValueError(f"turn {turn} is the latest turn, and a compaction always keeps the latest turn whole")
+    problem = upto_problem(live, upto)
+    if problem:
+        raise ValueError(problem.replace("--upto takes", "summarizing takes"))
+    return upto
+
+
+def _merged(message: Message) -> bool:
+    """A user turn's message that a checkpoint was merged into."""
+    return has_handoff(message) or is_summary(message)
+
+
+def _user_text(message: Message) -> Any:
+    """What the user sent in a user turn's message, a checkpoint merged into it left out."""
+    return split_handoff(message)[1] if _merged(message) else message.get("content")
 
 
 @dataclass(frozen=True)
@@ -127,8 +179,8 @@ def uncompress(agent: Agent) -> UndoReport:
     return UndoReport(
         True,
         (
-            f"Undid the last compaction: {before_messages} -> {len(restored)} messages, "
-            f"~{format_tokens(before_tokens)} -> ~{format_tokens(agent.request_tokens())} tokens{since}. "
+            f"Undid the last compaction: {before_messages} → {len(restored)} messages, "
+            f"~{format_tokens(before_tokens)} → ~{format_tokens(agent.request_tokens())} tokens{since}. "
             "The next turn compacts again if the context is still over the threshold."
         ),
     )

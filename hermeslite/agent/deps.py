@@ -19,6 +19,7 @@ from hermeslite.tools.registry import ToolRegistry
 
 from .checkpoints import Checkpoints
 from .hooks import Hooks
+from .modes import ModeState
 from .project_docs import ProjectDocs, load_project_docs
 from .prompt import build_system_prompt
 from .usage import UsageMeter
@@ -42,6 +43,7 @@ class AgentDeps:
     usage: UsageMeter
     hooks: Hooks  # the user's hooks; with none configured, every event returns at once
     checkpoints: Checkpoints  # the turn log and file snapshots (/rewind, /undo, /diff)
+    mode: ModeState  # default | accept-edits | plan, and what it sets in `tool_ctx`
     skills: Skills = field(default_factory=Skills)  # found when the session started; the skill tool loads them
     mcp: McpTools | None = None  # the MCP servers' tools, when any server is configured
     # The instruction files as last read: when the system prompt was built (a resumed session's saved

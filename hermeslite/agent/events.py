@@ -16,6 +16,7 @@ from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest
+from hermeslite.tools.edit_diff import EditDiff
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class ToolFinished:
     content: str
     is_error: bool
     exit_code: int | None = None  # a command's exit code; None for tools that run no command
+    diff: EditDiff | None = None  # what write_file or patch changed (refused: would have changed)
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,13 @@ class ApprovalRequested:
     answer: asyncio.Future[bool]
 
 
+@dataclass(frozen=True)
+class ModeChanged:
+    """The session's mode changed (default | accept-edits | plan): the status bar shows it."""
+
+    mode: str
+
+
 Event = (
     TextDelta
     | ReplyComplete
@@ -132,5 +141,6 @@ Event = (
     | Retrying
     | TurnFinished
     | ApprovalRequested
+    | ModeChanged
 )
 Subscriber = Callable[[Event], None]

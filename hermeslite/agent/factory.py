@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 
 from hermeslite.config import Settings
@@ -32,6 +33,8 @@ from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
 from .mcp import McpTools
+from .modes import ModeError, ModeState
+from .output_archive import session_archive
 from .project_docs import STALE_NOTE
 from .prompt import is_chat_only
 from .request_size import learned_calibration
@@ -75,8 +78,10 @@ def tool_context(settings: Settings, cwd: Path, skills: Skills | None = None) ->
         cwd=cwd,
         approve=deny_all,
         approval_policy=tools.approval,
+        edits=tools.edits,
         terminal_timeout=tools.terminal_timeout,
         output_limit=tools.output_limit,
+        archive_ceiling=tools.output_archive_mb << 20,
         boundary=Boundary(cwd, Path.home(), (temp_dir(), *writable)),
         sandbox=sandbox_assessment(settings, cwd).sandbox,
         readable_paths=(
@@ -113,6 +118,7 @@ def build_agent(
     llm: LLMClient | None = None,
     store: SessionStore | None = None,
     mcp: McpServers | None = None,
+    mode: str | None = None,
 ) -> Agent:
     """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
 
@@ -120,14 +126,17 @@ def build_agent(
     memory files) is deleted again, so `--continue` never finds an empty one.
     `mcp`: servers already started (by an earlier agent of the process, or a
     front end that starts them early); without it they are started here, first,
-    so they start while the model's client loads.
+    so they start while the model's client loads. `mode`: the mode to start in (ModeError when it
+    cannot be had); None: the session's recorded mode, default for a new one.
     """
     store = store or open_store()
     servers = mcp or start_mcp(settings, cwd)
     try:
-        return _build_on(
+        agent = _build_on(
             settings, cwd=cwd, interactive=interactive, session_id=session_id, llm=llm, store=store, mcp=servers
         )
+        _start_mode(agent, store, mode)
+        return agent
     except BaseException:
         if mcp is None and servers is not None:  # started here for an agent that could not be built
             servers.close()
@@ -194,7 +203,11 @@ def _build(
             *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
         ]
     )
-    tool_ctx = tool_context(settings, cwd, skills)
+    tool_ctx = replace(
+        tool_context(settings, cwd, skills),
+        archive=session_archive(store, session_id),  # output over the cap is kept whole (tools/spill.py)
+        spill_dir=store.path.parent,  # a long output waits on the disk that holds the sessions, not in RAM
+    )
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
     settle_window(llm, saver, settings.compression)
@@ -219,6 +232,11 @@ def _build(
         cwd=cwd,
         usage=usage,
         checkpoints=Checkpoints(settings.checkpoints, store, session_id, cwd, lambda event: agent.emit(event)),
+        mode=ModeState(
+            tool_ctx,
+            lambda name: store.save_mode(session_id, name),
+            None if tool_ctx.sandbox is not None else sandbox_assessment(settings, cwd).warning,
+        ),
         hooks=Hooks(
             table_of(settings.hooks),
             session_id=session_id,
@@ -230,7 +248,7 @@ def _build(
             opened="startup" if new else "resume",
         ),
         skills=skills,
-        mcp=McpTools(mcp, store, session_id) if mcp is not None else None,
+        mcp=McpTools(mcp) if mcp is not None else None,
     )
     if loaded is None:
         messages = [deps.system_message()]
@@ -245,9 +263,33 @@ def _build(
     return agent
 
 
-def build_successor(old: Agent, settings: Settings, *, session_id: str | None, store: SessionStore) -> Agent:
+def _start_mode(agent: Agent, store: SessionStore, requested: str | None) -> None:
+    """Put a new agent in `requested` (raises ModeError), else in its session's recorded mode; a
+    recorded plan mode the kernel cannot enforce here becomes default, with a note saying so."""
+    if requested is not None:
+        try:
+            agent.deps.mode.switch(requested)
+        except ModeError:
+            agent.discard_if_unused()  # a new session that cannot start as asked is not kept
+            raise
+        return
+    recorded = store.load_mode(agent.session_id)
+    if recorded is None or recorded == agent.deps.mode.name:
+        return
+    try:
+        agent.deps.mode.switch(recorded, save=False)
+    except ModeError as exc:
+        agent.notes = (*agent.notes, f"{exc}; this session goes on in default mode")
+
+
+def build_successor(
+    old: Agent, settings: Settings, *, session_id: str | None, store: SessionStore, mode: str | None = None
+) -> Agent:
     """An agent on `session_id` (None: a new session) with `old`'s model, working directory and
-    interactivity: what a front end switches to after /new, /resume or /handoff."""
+    interactivity: what a front end switches to after /new, /resume or /handoff. A new session keeps
+    `old`'s mode; a resumed one its own (`mode` overrides either)."""
+    if mode is None and session_id is None:
+        mode = old.mode
     return build_agent(
         settings,
         cwd=old.deps.cwd,
@@ -256,6 +298,7 @@ def build_successor(old: Agent, settings: Settings, *, session_id: str | None, s
         llm=old.deps.llm,
         store=store,
         mcp=old.deps.mcp.servers if old.deps.mcp is not None else None,
+        mode=mode,
     )
 
 

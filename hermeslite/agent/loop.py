@@ -32,6 +32,7 @@ from . import events as ev
 from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
+from .modes import PLAN, PLAN_LINE
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
 from .session_list import SessionRow, session_rows
@@ -76,7 +77,7 @@ class Agent:
         self._subscribers: list[ev.Subscriber] = []
         self.size = RequestSize(self.estimate_request)  # the one count the meter, /context and preflight read
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
-        self._schema_cache: tuple[tuple[Any, int], int] | None = None
+        self._schema_cache: tuple[tuple[Any, int, str], int] | None = None
         self.compaction = Compaction(deps, self.emit)
         self.tool_runner = ToolRunner(deps, self.emit)
         deps.llm.on_retry = self._retrying
@@ -127,14 +128,28 @@ class Agent:
         """Schemas sent with each request; none for a model that cannot call tools."""
         if not self.deps.llm.supports_tools:
             return []
-        return self.deps.registry.schemas()
+        return self.deps.registry.schemas(without=self.deps.mode.withheld(self.deps.registry))
 
     def schema_tokens(self) -> int:
-        """Tokens the tool schemas add to every request, computed once per model and tool set."""
-        key = (self.deps.llm, self.deps.registry.generation)
+        """Tokens the tool schemas (and plan mode's prompt line) add to every request, computed once
+        per model, tool set and mode."""
+        key = (self.deps.llm, self.deps.registry.generation, self.mode)
         if self._schema_cache is None or self._schema_cache[0] != key:
-            self._schema_cache = (key, schema_tokens(self.tool_schemas()))
+            line = estimate_tokens([{"role": "system", "content": PLAN_LINE}]) if self.mode == PLAN else 0
+            self._schema_cache = (key, schema_tokens(self.tool_schemas()) + line)
         return self._schema_cache[1]
+
+    @property
+    def mode(self) -> str:
+        """The session's mode: default | accept-edits | plan (agent/modes.py)."""
+        return self.deps.mode.name
+
+    def set_mode(self, name: str) -> None:
+        """Switch modes (ModeError: unknown, or plan mode without the kernel sandbox); front ends hear
+        it as ModeChanged. The transcript is untouched: the mode is state, sent with each request."""
+        self.deps.mode.switch(name)
+        self.emit(ev.ModeChanged(self.mode))
+        self.emit(ev.PressureChanged(self.pressure()))
 
     def estimate_request(self) -> int:
         """The raw estimate of the next request, transcript plus tool schemas, before calibration."""
@@ -167,7 +182,10 @@ class Agent:
 
     def build_request(self) -> BuiltRequest:
         """The next request as it stands (a snapshot: later appends do not change it)."""
-        return BuiltRequest(tuple(self.messages), tuple(self.tool_schemas()), self.request_tokens())
+        messages = tuple(self.messages)
+        if messages:
+            messages = (self.deps.mode.system_message(messages[0]), *messages[1:])
+        return BuiltRequest(messages, tuple(self.tool_schemas()), self.request_tokens())
 
     def pressure(self) -> Pressure:
         c = self.deps.compressor

@@ -15,12 +15,9 @@ values (for /mcp, /context and the command list).
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from dataclasses import dataclass
 
-from hermeslite.context.messages import reference_id
-from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import function_schema
 from hermeslite.tools.mcp.adapter import McpTool
 from hermeslite.tools.mcp.manager import McpServers
@@ -59,10 +56,8 @@ class ServerReport:
 class McpTools:
     """The agent's view of the process's servers (shared by every agent of the process)."""
 
-    def __init__(self, servers: McpServers, store: SessionStore, session_id: str) -> None:
+    def __init__(self, servers: McpServers) -> None:
         self.servers = servers
-        self._store = store
-        self._session_id = session_id
 
     async def offer(self, registry: ToolRegistry, *, wait: bool) -> None:
         """Put the tools of every ready server into `registry` for the turn that starts."""
@@ -75,14 +70,7 @@ class McpTools:
 
     def _tools(self, status: ServerStatus) -> list[McpTool]:
         config = self.servers.configs[status.name]
-        return [McpTool(status.name, info, config, self.servers, self._archive) for info in status.tools]
-
-    async def _archive(self, name: str, text: str) -> str:
-        """Keep a tool's whole result in this session's archive, where `recall` finds it; its recall id."""
-        original = {"role": "tool", "name": name, "content": text}
-        ref = reference_id(original)
-        await asyncio.to_thread(self._store.archive, self._session_id, {ref: original})
-        return ref
+        return [McpTool(status.name, info, config, self.servers) for info in status.tools]
 
     def reports(self, registry: ToolRegistry) -> list[ServerReport]:
         offered = {tool.name for tool in registry.offered}

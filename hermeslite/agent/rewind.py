@@ -300,7 +300,7 @@ async def session_diff(agent: Agent, since: int | None = None) -> DiffReport:
         return DiffReport(title, f"No diff: {exc}.")
     if not text:
         return DiffReport(title, f"No differences: the files are as they were before turn {base.turn}.")
-    return DiffReport(f"{title} (before turn {base.turn} -> now)", text, is_diff=True)
+    return DiffReport(f"{title} (before turn {base.turn} → now)", text, is_diff=True)
 
 
 def _diff_now(repo: ShadowRepo, base: str) -> str:

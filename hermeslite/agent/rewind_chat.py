@@ -53,7 +53,7 @@ class ChatRewind:
         return "; ".join(parts) + "."
 
     def describe(self, before: int) -> str:
-        parts = [f"the conversation is back to before turn {self.turn}: {before} -> {len(self.messages)} messages"]
+        parts = [f"the conversation is back to before turn {self.turn}: {before} → {len(self.messages)} messages"]
         if self.from_archive:
             parts.append(f"{self.from_archive} brought back from the compaction archive")
         if self.missing:

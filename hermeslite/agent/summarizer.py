@@ -22,6 +22,7 @@ from hermeslite.context.summary_reply import SummaryReply
 from hermeslite.context.summary_request import LiveRequest, LiveRequests
 from hermeslite.llm.types import Completion, LLMClient
 
+from .memory_notes import MemoryNotes
 from .usage import UsageMeter
 
 
@@ -66,19 +67,26 @@ def live_requests(
     sent: BuiltRequest | None,
     usage: UsageMeter,
     timeout: float,
+    notes: MemoryNotes | None = None,
 ) -> LiveRequests:
     """The requests a summary may extend: `now`, the one the agent would send now, and `sent`, the last
-    one it sent to this model, if any (the engine picks; see `summary_request.to_extend`)."""
+    one it sent to this model, if any (the engine picks; see `summary_request.to_extend`). With `notes`,
+    an extension also asks for memory notes and hands them to `notes` (see memory_notes)."""
     return LiveRequests(
-        now=_live(llm, now, usage, timeout), sent=_live(llm, sent, usage, timeout) if sent is not None else None
+        now=_live(llm, now, usage, timeout, notes),
+        sent=_live(llm, sent, usage, timeout, notes) if sent is not None else None,
     )
 
 
-def _live(llm: LLMClient, request: BuiltRequest, usage: UsageMeter, timeout: float) -> LiveRequest:
+def _live(
+    llm: LLMClient, request: BuiltRequest, usage: UsageMeter, timeout: float, notes: MemoryNotes | None
+) -> LiveRequest:
     async def send(instruction: str) -> SummaryReply:
         messages = extension_request(list(request.messages), instruction)
         completion = await llm.complete(messages, list(request.tools) or None, timeout=timeout)
         usage.record("summary", llm.model, completion.usage)
         return summary_reply(completion)
 
-    return LiveRequest(messages=request.messages, tokens=request.tokens, send=send)
+    return LiveRequest(
+        messages=request.messages, tokens=request.tokens, send=notes.asking(send) if notes is not None else send
+    )

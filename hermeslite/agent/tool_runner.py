@@ -63,6 +63,8 @@ class ToolRunner:
         # Hooks watch the model's calls; the user's own `!command` runs without them. A tool that can
         # write is snapshotted around both (file checkpoints): what a hook's formatter changes is the call's.
         hooks, ctx = self.deps.hooks, self.deps.tool_ctx
+        if name in (self.deps.mode.withheld(self.deps.registry) or ()):
+            return self._finish(call, ToolResult.error(withheld_reason(name)))
         writes = self.deps.registry.writes(name)
         if writes:
             await self.deps.checkpoints.before_write()
@@ -73,13 +75,17 @@ class ToolRunner:
                 await self.deps.checkpoints.after_write(name)
         if output and len(result.content) > len(output[0]) and result.content.startswith(output[0]):
             self._hook_notes[call["id"]] = result.content[len(output[0]) :]
+        return self._finish(call, result)
+
+    def _finish(self, call: dict[str, Any], result: ToolResult) -> ToolResult:
         self.emit(
             ev.ToolFinished(
                 call_id=call["id"],
-                name=name,
+                name=tool_call_name(call),
                 content=result.content,
                 is_error=result.is_error,
                 exit_code=result.exit_code,
+                diff=result.diff,
             )
         )
         return result
@@ -117,6 +123,14 @@ def user_command_call(command: str) -> dict[str, Any]:
         "type": "function",
         "function": {"name": "terminal", "arguments": json.dumps({"command": command})},
     }
+
+
+def withheld_reason(name: str) -> str:
+    """What the model reads when it calls a tool plan mode does not offer."""
+    return (
+        f"{name} is not available in plan mode: nothing may be changed until the user approves a plan. "
+        "Do not retry it; describe the change in your plan instead"
+    )
 
 
 def tool_call_name(call: dict[str, Any]) -> str:

@@ -142,6 +142,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         waits=True,
     ),
     CommandSpec("model", "[name]", "show the model, or switch to the one named", waits=True),
+    CommandSpec(
+        "mode",
+        "[default|accept-edits|plan]",
+        "show the mode, or switch: plan is read-only (kernel-enforced), accept-edits edits without asking",
+        known_as=("plan", "permissions"),
+        waits=True,
+    ),
     CommandSpec("help", "", "the commands (in the app, the keys too)"),
     CommandSpec("quit", "", "leave; the session is already saved", aliases=("exit",)),
 )

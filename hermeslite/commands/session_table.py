@@ -21,7 +21,7 @@ EMPTY = "No saved sessions yet."
 CURRENT_MARK = "●"
 GAP = "  "
 MODEL_CHARS = 28
-TITLE_CHARS = 60  # the store trims titles taken from a message to this already
+TITLE_CHARS = 60  # the table's title column; the picker shows more where it has room
 UNTITLED = "(untitled)"
 
 

@@ -48,7 +48,7 @@ def threshold_bar(ratio: float, threshold_ratio: float, width: int = BAR) -> str
     return "".join(cells)
 
 
-def context_view(breakdown, usage: UsageTotals | None = None) -> str:
+def context_view(breakdown, usage: UsageTotals | None = None, mode: str | None = None) -> str:
     """Each part in tokens and % of the window, the next request against the threshold and how it
     was counted, the project instruction files, then the session's usage."""
     window, threshold = breakdown.context_length, breakdown.threshold
@@ -58,6 +58,8 @@ def context_view(breakdown, usage: UsageTotals | None = None) -> str:
     ]
     if breakdown.window_source:
         lines.append(f"Window: {breakdown.window_source}")
+    if mode is not None:
+        lines.append(f"Mode: {mode}")
     if breakdown.threshold_rule:
         lines.append(f"Why there: {breakdown.threshold_rule}")
     label = max([LABEL, *(len(part.name) + 1 for part in breakdown.parts)])
@@ -175,12 +177,15 @@ def command_lines(
     here = available(front_end, commands)
     width = min(max(len(c.usage) for c in (*commands, *prompts)), MAX_USAGE_WIDTH) + 2
 
-    def row(c: CommandSpec) -> str:
-        return f"{'⏸' if mark_waits and c.waits else ' '} {c.usage:<{width}}{c.help}"
+    def row(c: CommandSpec) -> list[str]:
+        mark = "⏸" if mark_waits and c.waits else " "
+        if len(c.usage) > width - 2:  # too long for its column: the meaning starts under it, a line down
+            return [f"{mark} {c.usage}", f"  {'':<{width}}{c.help}"]
+        return [f"{mark} {c.usage:<{width}}{c.help}"]
 
-    lines = [row(c) for c in here]
+    lines = [line for c in here for line in row(c)]
     if prompts:
-        lines += ["", PROMPTS_HEADING, *(row(c) for c in prompts)]
+        lines += ["", PROMPTS_HEADING, *(line for c in prompts for line in row(c))]
     if mark_waits:
         lines += ["", WAITS_NOTE]
     if absent := missing(front_end, commands):

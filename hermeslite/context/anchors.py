@@ -25,6 +25,7 @@ from .exit_codes import exit_code_of
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
 from .messages import Message, call_id, call_name, parsed_arguments, text_of, tool_calls_of
+from .open_failures import drop_resolved, dropped_by_user
 from .redact import redact_secrets, redact_slice
 from .tool_roles import DEFAULT_TOOL_ROLES, ToolRole, ToolRoles
 
@@ -33,7 +34,7 @@ MAX_USERS = 200  # user messages looked at per compaction (bounded work; `rankin
 MAX_FILES = 100  # files only read, per compaction
 MAX_WRITTEN = 200  # files written or patched, per compaction
 MAX_COMMANDS = 20
-MAX_OLDER_FAILURES = 10  # failing commands kept beyond the newest 20
+MAX_OLDER_FAILURES = 40  # open failures kept beyond the newest 20 commands (until resolved; see open_failures)
 MAX_ERRORS = 8
 ERRORS_PER_COMMAND = 4
 ERROR_CHARS = 240
@@ -101,13 +102,17 @@ class Anchors:
     def merged_with(self, older: Anchors) -> Anchors:
         """These (newer) anchors first, then the older ones, deduplicated.
 
-        A command run again in the newer turns keeps only its newer outcome, so a
-        failure that was fixed since drops out together with its error lines. A
+        A command run again in the newer turns keeps only its newer outcome, and a
+        newer success of the same target (`open_failures`) resolves an older
+        failure, so a failure that was fixed since drops out together with its
+        error lines; so does one the user said to drop. A
         file keeps its strongest action: written or patched beats read. Standing
         instructions are merged so a later one replaces what it reverses.
         """
         newer = {c[0] for c in self.commands}
-        commands = _dedupe(self.commands + older.commands, key=lambda c: c[0])
+        dropped = {cmd for text in self.users for cmd in dropped_by_user(text, older.commands, failed)} - newer
+        commands = _dedupe(self.commands + [c for c in older.commands if c[0] not in dropped], key=lambda c: c[0])
+        commands = drop_resolved(commands, failed)  # a failure a later run of its target fixed goes
         latest_failures = {c[0]: (self.failures if c[0] in newer else older.failures).get(c[0]) for c in commands}
         commands, failures = _cap_commands(commands, latest_failures.get)
         return Anchors(
@@ -179,7 +184,8 @@ def failed(command: list[Any]) -> bool:
 def _cap_commands(
     commands: list[list[Any]], lines_of: Callable[[str], list[str] | None]
 ) -> tuple[list[list[Any]], dict[str, list[str]]]:
-    """The newest 20 commands, plus older ones that failed: a failure is what a resumed agent must not forget.
+    """The newest 20 commands, plus older ones still failing: an open failure is what a resumed agent must not
+    forget (resolved ones were dropped before; what the rest may cost is `ranking`'s budget).
 
     Among the older ones, failures that printed an error line come first: a
     `grep` that found nothing exits 1 too, and must not crowd out a failing test.
@@ -268,7 +274,7 @@ def extract_anchors(messages: Iterable[Message], roles: ToolRoles = DEFAULT_TOOL
     anchors.files = files.listed()
     anchors.instructions = merge_instructions(anchors.instructions, [])
     anchors.commands, anchors.failures = _cap_commands(
-        anchors.commands,
+        drop_resolved(anchors.commands, failed),
         lambda command: _error_lines(failed_output[command])[:ERRORS_PER_COMMAND] if command in failed_output else None,
     )
     return anchors

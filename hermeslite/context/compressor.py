@@ -22,13 +22,15 @@ from .assemble import assemble
 from .budgets import Budgets, overflow_reason, turn_overflow
 from .checkpoint import CheckpointEdit, replace_checkpoint
 from .guard import Guard
-from .handoff import find_previous
+from .handoff import find_previous, has_handoff
 from .messages import ARCHIVE_KEY, Message, reference_id
 from .pass_sizes import PassSizes
 from .plan import CompressionPlan, Preview, describe_plan
 from .planning import PlanSetup, checkpoint_estimate, plan_pass
+from .redact import redaction_memo
 from .refill import with_refill_record
 from .result import CompressionResult
+from .secret_fields import Span
 from .settings import CompressionConfig
 from .summarizing import Made, Summarize, Summarizer
 from .summary_request import LiveRequests, sent_prefix
@@ -206,7 +208,11 @@ class ContextCompressor:
             has_summarizer=self.summarize is not None,
             cooling_down=self.guard.cooling_down,
         )
-        return plan_pass(messages, focus_topic, setup, force=force, handoff=handoff, sent=sent, upto=upto)
+        redacted: dict[str, list[Span]] = {}
+        with redaction_memo(redacted):
+            plan = plan_pass(messages, focus_topic, setup, force=force, handoff=handoff, sent=sent, upto=upto)
+        plan.redacted = redacted
+        return plan
 
     def preview(
         self,
@@ -232,6 +238,10 @@ class ContextCompressor:
 
     async def execute(self, plan: CompressionPlan, live: LiveRequests | None = None) -> CompressionResult:
         """Carry out `plan`: make the checkpoint, reassemble, and update the iterative state."""
+        with redaction_memo(plan.redacted):
+            return await self._execute(plan, live)
+
+    async def _execute(self, plan: CompressionPlan, live: LiveRequests | None) -> CompressionResult:
         before = self.request_tokens(plan.tokens_before)
         result = CompressionResult(
             messages=plan.messages,
@@ -300,7 +310,12 @@ class ContextCompressor:
     ) -> None:
         """Keep the new checkpoint as state, archive what it replaced, and tell the guard how it went."""
         for msg in removed:
-            result.archived.setdefault(msg.get(ARCHIVE_KEY) or reference_id(msg), msg)
+            ref = msg.get(ARCHIVE_KEY) or reference_id(msg)
+            if has_handoff(msg) and ref in result.archived:
+                # A merged checkpoint carries the id of the message it was merged into, whose own words
+                # were just archived under it: the merged whole goes under an id of its own.
+                ref = reference_id(msg)
+            result.archived.setdefault(ref, msg)
         self.previous_summary, self.anchors = text, anchors
         if not made.fallback:
             self.guard.record_success()

@@ -307,16 +307,34 @@ def _topic(text: str) -> set[str]:
     return topic
 
 
+class _Said:
+    """An instruction with what comparing it to another takes, worked out once.
+
+    Merging compares every instruction with every one said before it; working
+    out topics and markers inside each comparison made a long session's merge
+    the costliest part of extracting its anchors.
+    """
+
+    __slots__ = ("changes", "key", "negative", "note", "text", "topic")
+
+    def __init__(self, text: str, note: str = "") -> None:
+        words = Text(text)
+        self.text, self.note, self.key = text, note, _norm(text)
+        self.topic = _topic(text)
+        self.negative, self.changes = NEGATIVE.found(words), CHANGE.found(words)
+
+    def replaces(self, older: _Said) -> bool:
+        a, b = self.topic, older.topic
+        if not a or not b or a.isdisjoint(b):
+            return False
+        if len(a & b) / min(len(a), len(b)) < SAME_SUBJECT:
+            return False
+        return self.negative != older.negative or self.changes
+
+
 def supersedes(newer: str, older: str) -> bool:
     """Whether `newer` changes `older`: the same subject, and reversed or said to replace it."""
-    a, b = _topic(newer), _topic(older)
-    if not a or not b:
-        return False
-    shared = len(a & b)
-    if shared == 0 or shared / min(len(a), len(b)) < SAME_SUBJECT:
-        return False
-    new, old = Text(newer), Text(older)
-    return NEGATIVE.found(new) != NEGATIVE.found(old) or CHANGE.found(new)
+    return _Said(newer).replaces(_Said(older))
 
 
 def merge_instructions(newer: list[list[str]], older: list[list[str]]) -> list[list[str]]:
@@ -325,15 +343,15 @@ def merge_instructions(newer: list[list[str]], older: list[list[str]]) -> list[l
     Walked oldest first so each instruction is checked against everything said
     before it; a replaced instruction leaves its text in its successor's note.
     """
-    kept: list[list[str]] = []
+    kept: list[_Said] = []
     for text, note in reversed(newer + older):
-        key = _norm(text)
-        kept = [k for k in kept if _norm(k[0]) != key]
-        for earlier in [k for k in kept if supersedes(text, k[0])]:
+        said = _Said(text, note)
+        kept = [k for k in kept if k.key != said.key]
+        for earlier in [k for k in kept if said.replaces(k)]:
             kept.remove(earlier)
-            note = clip_line(earlier[0], NOTE_CHARS)
-        kept.append([text, note])
-    return kept[::-1]
+            said.note = clip_line(earlier.text, NOTE_CHARS)
+        kept.append(said)
+    return [[k.text, k.note] for k in reversed(kept)]
 
 
 def render_instruction(text: str, note: str) -> str:

@@ -56,6 +56,7 @@ class CompressionPlan:
     upto: int | None = None  # /compress --upto N: user turns 1..N are summarized, the rest kept
     refills: int = 0  # recorded on the checkpoint: compactions in a row refilled within a turn (refill.py)
     turn: TurnCut = TurnCut()
+    redacted: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # the pass's redaction memo
 
     @property
     def tokens_before(self) -> int:

@@ -19,6 +19,9 @@ value, and MARK is never matched again, so redacting twice changes nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from .secret_commands import COMMAND_RULES
 from .secret_fields import FIELD_RULES, MARK, KeySpans, Span
@@ -26,7 +29,7 @@ from .secret_files import FILE_RULES
 from .secret_formats import RULES as FORMAT_RULES
 from .secret_formats import wrapped_keys
 
-__all__ = ["MARK", "redact_secrets", "redact_slice", "secret_spans"]
+__all__ = ["MARK", "redact_secrets", "redact_slice", "redaction_memo", "secret_spans"]
 CUT_CONTEXT = 8_192  # longer than any key the rules know (an RSA-4096 PEM block is about 3.3 KB)
 # Zero-width and control characters hide a key from the patterns (a token split by an escape byte
 # or a zero-width space); the patterns also run on the text without them. Tab, CR and LF are text.
@@ -106,9 +109,42 @@ def _splice(text: str, spans: list[Span]) -> str:
     return "".join(out)
 
 
+# What this pass has judged already: a text -> the spans of its secrets. Set only inside
+# `redaction_memo()`; outside it every call runs the rules.
+_MEMO: ContextVar[dict[str, list[Span]] | None] = ContextVar("redaction_memo", default=None)
+
+
+@contextmanager
+def redaction_memo(memo: dict[str, list[Span]] | None = None) -> Iterator[None]:
+    """Within the block, a text is judged by the rules once, however often it is redacted.
+
+    One compression pass meets the same text many times: a user message is
+    rendered for the summarizer and clipped for the anchors, a long output has
+    its head and its tail cut, a command or a path recurs in every turn that runs
+    or reads it, and each of those used to run every rule again. The memo lives
+    for one pass only (`memo` carries it from a pass's plan to its execution), so
+    it holds nothing after it, and its keys are texts the pass holds anyway.
+    """
+    token = _MEMO.set({} if memo is None else memo)
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _spans_of(text: str) -> list[Span]:
+    memo = _MEMO.get()
+    if memo is None:
+        return _all_spans(text)
+    spans = memo.get(text)
+    if spans is None:
+        spans = memo[text] = _all_spans(text)
+    return spans
+
+
 def redact_secrets(text: str) -> str:
     """`text` with credentials replaced by MARK; everything else is returned unchanged."""
-    spans = _all_spans(text)
+    spans = _spans_of(text)
     return _splice(text, spans) if spans else text
 
 
@@ -118,11 +154,17 @@ def redact_slice(text: str, start: int, end: int) -> str:
     Cutting first and redacting after would leave the part of a secret that the cut
     separated from its prefix or its name (`...3kQz9` after `ghp_abc` was cut away), so
     the rules read CUT_CONTEXT characters on each side and any secret that crosses an
-    edge of the slice is masked up to that edge.
+    edge of the slice is masked up to that edge. A text not much longer than that is
+    judged whole (more context, never less), so its head, its tail and its whole
+    share one judgement within a `redaction_memo`.
     """
-    low, high = max(0, start - CUT_CONTEXT), min(len(text), end + CUT_CONTEXT)
+    if len(text) <= end - start + 2 * CUT_CONTEXT:
+        low, window = 0, _spans_of(text)
+    else:
+        low, high = max(0, start - CUT_CONTEXT), min(len(text), end + CUT_CONTEXT)
+        window = _all_spans(text[low:high])
     spans = []
-    for s, e in _all_spans(text[low:high]):
+    for s, e in window:
         s, e = max(s + low, start), min(e + low, end)
         if s < e:
             spans.append((s - start, e - start))

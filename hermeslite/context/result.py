@@ -59,7 +59,7 @@ class CompressionResult:
         return (self.tokens_before - self.tokens_after) / self.tokens_before if self.tokens_before else 0.0
 
     def headline(self, request_before: int | None = None, request_after: int | None = None) -> str:
-        """One line for the user, e.g. "Compressed: 48 -> 12 messages, ~96k -> ~21k tokens".
+        """One line for the user, e.g. "Compressed: 48 → 12 messages, ~96k → ~21k tokens".
 
         The agent passes the whole request before and after (tool schemas
         included, in the provider's tokens) so the line reads like its meter;
@@ -67,8 +67,8 @@ class CompressionResult:
         """
         before = self.tokens_before if request_before is None else request_before
         after = self.tokens_after if request_after is None else request_after
-        sizes = f"~{format_tokens(before)} -> ~{format_tokens(after)} tokens"
-        counts = f"{self.messages_before} -> {plural(self.messages_after, 'message')}"
+        sizes = f"~{format_tokens(before)} → ~{format_tokens(after)} tokens"
+        counts = f"{self.messages_before} → {plural(self.messages_after, 'message')}"
         if self.aborted:
             return f"Compression aborted, nothing removed ({self.error or 'summary failed'})"
         if not self.changed:
@@ -97,7 +97,10 @@ class CompressionResult:
 
 
 def format_tokens(tokens: int) -> str:
-    """42.1k below 10k tokens, 96k above: precise where it matters, short everywhere."""
+    """640 below 1k tokens, 4.2k below 10k, 96k above: precise where it matters, short everywhere
+    (a small span once read `~0.0k tokens`)."""
+    if tokens < 1_000:
+        return str(tokens)
     return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
 
 

@@ -83,6 +83,7 @@ _PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
 SYMBOL = re.compile(r"[0-9!@#%^&*+/=~?|'-]")
 _BARE_END = re.compile(r"[\s\\]")
 _FORM_NEXT = re.compile(r"&[\w.%-]+=")
+_URL_BOUNDS = " \t\r\n\"'`<>("  # what a URL written in text or code starts after
 _PROSE_PUNCTUATION = ".,;:"
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _TRAILERS = frozenset(_PROSE_PUNCTUATION + "".join(_CLOSERS) + _QUOTES)
@@ -105,6 +106,16 @@ def _open_quote(text: str, start: int, end: int) -> str | None:
     return quote
 
 
+def _in_url_query(text: str, name_start: int) -> bool:
+    """Whether the name at `name_start` is a parameter of a URL's query (`…?a=1&token=x`), where a `#`
+    starts the fragment; a form body (`user=x&password=a#b`) has no `?` before its pairs."""
+    if not name_start or text[name_start - 1] not in "?&":
+        return False
+    before = text[max(0, name_start - _LOOKBACK) : name_start]
+    start = max(before.rfind(c) for c in _URL_BOUNDS) + 1
+    return "?" in before[start:]
+
+
 def trim_bare(text: str, raw: str, name_start: int) -> str:
     """An unquoted value without what closes around it: a form's next pair, `;`, and closing
     quotes, brackets and punctuation that belong to the text around the assignment, not to the value."""
@@ -112,6 +123,8 @@ def trim_bare(text: str, raw: str, name_start: int) -> str:
     if form:
         raw = raw[: form.start()]
     raw = raw.split(";", 1)[0]
+    if "#" in raw and _in_url_query(text, name_start):
+        raw = raw.split("#", 1)[0] or raw  # a URL's #fragment is not part of the query's value
     if raw[-1] not in _TRAILERS:
         return raw
     line = _line_start(text, name_start)

@@ -117,7 +117,12 @@ class CompressionConfig:
             hi=12_000,
         ),
     )
-    memory_flush: bool = field(default=True, metadata=spec("bool", "save durable facts to MEMORY.md before compacting"))
+    memory_flush: bool = field(
+        default=True,
+        metadata=spec(
+            "bool", "save durable facts to memory at each compaction (in the checkpoint request when it can)"
+        ),
+    )
     todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))
 
     def __post_init__(self) -> None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hermeslite.context.messages import SUMMARY_KEY
+
 from .database import RunSQL
 
 MAX_TERMS = 24  # more words than this add cost, not precision
@@ -38,6 +40,7 @@ class ArchiveHit:
     role: str  # user, assistant or tool
     tool: str | None  # the tool that produced it, for a tool result that names it
     excerpt: str  # the text around the best hits, whitespace collapsed
+    checkpoint: bool = False  # an earlier checkpoint (a user-role message, but no one typed it)
 
 
 def search_terms(query: str) -> list[str]:
@@ -64,8 +67,10 @@ def session_filter(session_id: str) -> str:
 
 _SEARCH_SQL = f"""
     SELECT d.ref, d.role, d.tool,
-           CAST(snippet(archive_fts, 1, '', '', '{ELLIPSIS}', {EXCERPT_TOKENS}) AS BLOB)
+           CAST(snippet(archive_fts, 1, '', '', '{ELLIPSIS}', {EXCERPT_TOKENS}) AS BLOB),
+           COALESCE(json_extract(a.json, '$.{SUMMARY_KEY}'), 0)
     FROM archive_fts JOIN archive_docs d ON d.id = archive_fts.rowid
+    LEFT JOIN archive a ON a.session_id = d.session_id AND a.ref = d.ref
     WHERE archive_fts MATCH ? AND d.session_id = ?
     ORDER BY bm25(archive_fts, 0.0, 1.0), d.id DESC
     LIMIT ?
@@ -80,7 +85,7 @@ def search(run: RunSQL, session_id: str, text: str, limit: int) -> list[ArchiveH
         return []
     expression = f"{session_filter(session_id)} AND {match_expression(terms)}"
     rows = run(_SEARCH_SQL, (expression, session_id, limit))
-    return [ArchiveHit(ref, role, tool, _excerpt(raw, terms)) for ref, role, tool, raw in rows]
+    return [ArchiveHit(ref, role, tool, _excerpt(raw, terms), bool(summary)) for ref, role, tool, raw, summary in rows]
 
 
 def _excerpt(raw: bytes | str, terms: list[str]) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from hermeslite.context.clip import clip_line, keep_ends
 from hermeslite.context.messages import (
+    SUMMARY_KEY,
     Message,
     call_arguments,
     call_id,
@@ -37,7 +38,9 @@ def render_original(msg: Message, tool_name: str | None = None) -> str:
     """An archived message as text for the model, with a line saying what it was."""
     role = str(msg.get("role") or "message")
     text = text_of(msg.get("content"))
-    if role == "tool":
+    if msg.get(SUMMARY_KEY):
+        head = "[original earlier checkpoint]"
+    elif role == "tool":
         head = f"[original output of {tool_name or msg.get('name') or 'a tool'} call {msg.get('tool_call_id', '?')}]"
     else:
         head = f"[original {role} message]"
@@ -74,6 +77,8 @@ def show_query(query: str, limit: int = 80) -> str:
 
 
 def hit_label(hit: ArchiveHit) -> str:
+    if hit.checkpoint:
+        return "earlier checkpoint"
     if hit.role == "tool":
         return f"output of {hit.tool}" if hit.tool else "tool output"
     return f"{hit.role or 'unknown'} message"

@@ -243,7 +243,13 @@ _V8 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+# v9: the session's mode (default | accept-edits | plan, see agent/modes.py): state, not transcript, so it
+# survives --continue, /resume and every compaction. NULL: default (or recorded before v9).
+_V9 = [
+    "ALTER TABLE sessions ADD COLUMN mode TEXT",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -382,3 +382,16 @@ class SessionStore:
     def load_todos(self, session_id: str) -> str | None:
         rows = self._query("SELECT todos FROM sessions WHERE id = ?", (session_id,))
         return rows[0][0] if rows else None
+
+    # ------------------------------------------------------------------ mode
+
+    def save_mode(self, session_id: str, mode: str) -> None:
+        """Record the session's mode (agent/modes.py)."""
+        with self._tx(session_id) as conn:
+            self._generation(conn, session_id)
+            conn.execute("UPDATE sessions SET mode = ? WHERE id = ?", (mode, session_id))
+
+    def load_mode(self, session_id: str) -> str | None:
+        """The session's recorded mode; None when it never left the default."""
+        rows = self._query("SELECT mode FROM sessions WHERE id = ?", (session_id,))
+        return rows[0][0] if rows else None

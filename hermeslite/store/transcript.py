@@ -6,7 +6,8 @@ stub result after each unanswered call (saying what happened, as an `error: `
 result the model can act on) and then drops anything orphaned. A process can
 also die while a reply streams, leaving the user's message with no answer;
 the next turn would then send two user messages in a row, so loading puts a
-short assistant note after it. The user's text stays as it was.
+short assistant note after it (not after a `!command`, which is never
+answered). The user's text stays as it was.
 
 A row that is not a readable message (hand edits, a bug, bit rot) is skipped
 with a note rather than making the whole session unloadable.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from .todos import SNAPSHOT_OPEN
 INTERRUPTED_TOOL_TEXT = "error: interrupted before this tool finished (session was restored)"
 NO_SAVED_REPLY = "[no reply was saved for this message: the session stopped before the answer was complete]"
 ROLES = ("system", "user", "assistant", "tool")
-TITLE_CHARS = 60
+TITLE_CHARS = 200  # what a title keeps of its message; each list cuts it to its own width
 
 
 class BadRow(ValueError):
@@ -85,12 +87,17 @@ def repair_transcript(messages: list[Message]) -> list[Message]:
 
 
 def _answer_lone_users(messages: list[Message]) -> list[Message]:
-    """A note from the assistant after each real user message that no reply follows (DESIGN invariant 3)."""
+    """A note from the assistant after each real user message that no reply follows (DESIGN invariant 3).
+
+    Not after a summary, which was never a question, nor after a `!command`'s output, which never
+    gets a reply by design: in a live session the next message follows it directly, as it does here.
+    """
     out: list[Message] = []
     for i, msg in enumerate(messages):
         out.append(msg)
         following = messages[i + 1].get("role") if i + 1 < len(messages) else None
-        if msg.get("role") == "user" and not is_summary(msg) and following in (None, "user"):
+        asked = msg.get("role") == "user" and not is_summary(msg) and user_command_of(msg) is None
+        if asked and following in (None, "user"):
             out.append({"role": "assistant", "content": NO_SAVED_REPLY})
     return out
 
@@ -148,12 +155,25 @@ def title_from(message: Message) -> str | None:
     if message.get("role") != "user" or message.get(SUMMARY_KEY):
         return None
     command = user_command_of(message)
-    source = f"!{command[0]}" if command else text_of(message.get("content")).split(SNAPSHOT_OPEN)[0]
+    source = f"!{command[0]}" if command else plain_text(text_of(message.get("content")).split(SNAPSHOT_OPEN)[0])
     text = " ".join(source.split())
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT
     if not text:
         return None
     return clip_end(text, TITLE_CHARS)
+
+
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")  # [text](url) and ![alt](src): the text
+_EMPHASIS = re.compile(r"(?<![\w*~])(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1(?![\w*~])")  # **bold**, *it*, ~~gone~~
+_LINE_MARK = re.compile(r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d+[.)][ \t]+)", re.MULTILINE)
+
+
+def plain_text(markdown: str) -> str:
+    """What Markdown reads as, for a title: heading, quote and list marks, emphasis, backticks and
+    link targets go (`**Fix** the `parser`` -> `Fix the parser`). Underscores stay, since they are
+    far more often in names (`__init__.py`) than emphasis."""
+    text = _LINE_MARK.sub("", _LINK.sub(r"\1", markdown))
+    return _EMPHASIS.sub(r"\2", text).replace("`", "")
 
 
 def referenced_ids(messages: list[Message]) -> set[str]:

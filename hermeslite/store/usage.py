@@ -19,6 +19,13 @@ from dataclasses import dataclass, field
 KINDS = ("turn", "summary", "flush")
 
 
+LOCAL_PREFIX = "local/"  # the embedded model's name (llm/local.py), which the store must not import
+
+
+def is_local_model(model: str | None) -> bool:
+    return bool(model) and str(model).startswith(LOCAL_PREFIX)
+
+
 @dataclass(frozen=True)
 class UsageRecord:
     kind: str  # turn | summary | flush
@@ -47,6 +54,7 @@ class UsageTotals:
     completion_tokens: int = 0
     cost: float = 0.0  # the priced requests only
     unpriced: int = 0  # requests whose model has no price
+    local: int = 0  # requests to the embedded model, which runs on this machine and costs nothing
 
     @classmethod
     def of(cls, records: Iterable[UsageRecord]) -> UsageTotals:
@@ -60,6 +68,7 @@ class UsageTotals:
                 r.completion_tokens,
                 r.cost or 0.0,
                 int(r.cost is None),
+                int(is_local_model(r.model)),
             )
         return total
 
@@ -72,6 +81,7 @@ class UsageTotals:
             self.completion_tokens + other.completion_tokens,
             self.cost + other.cost,
             self.unpriced + other.unpriced,
+            self.local + other.local,
         )
 
     def __sub__(self, other: UsageTotals) -> UsageTotals:
@@ -83,6 +93,7 @@ class UsageTotals:
             self.completion_tokens - other.completion_tokens,
             self.cost - other.cost,
             self.unpriced - other.unpriced,
+            self.local - other.local,
         )
 
     @property

@@ -24,7 +24,8 @@ the sandbox with the network. Without a sandbox that can hold the network,
 such a command asks all the same. With no one to ask (headless), whatever
 would ask is denied with the reason and how to permit it, as an error the
 model can act on. The file tools ask the same way, treating a path outside
-the boundary as an ESCAPE.
+the boundary as an ESCAPE. With `tools.edits: ask`, an edit by write_file or
+patch that would run asks too, showing its diff (`check_edit`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from hermeslite.tools.allow_list import AllowList, is_loopback
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
+from hermeslite.tools.edit_diff import EditDiff
 from hermeslite.tools.shell_policy import Risk, Verdict, judge
 from hermeslite.tools.shell_policy.hosts import UNKNOWN, describe, host_name
 
@@ -88,6 +90,8 @@ NETWORK_HINT = (
     "add the hosts to tools.network_allow (HTTP and HTTPS through hermeslite's proxy), or set tools.approval: allow"
 )
 PLACE_HINT = "start hermeslite in a project folder, or set tools.approval: allow"
+EDITS_HINT = "set tools.edits: auto (edits inside the project are written without asking)"
+EDITS_SCOPE = "file edits by write_file and patch"
 
 
 async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str]) -> Decision:
@@ -95,7 +99,11 @@ async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str])
     when it says so."""
     sandbox = ctx.sandbox is not None
     verdict = judge(command, replace(ctx.effective_boundary, env=env), sandbox=sandbox)
+    if ctx.planning:
+        return await _plan_decision(command, verdict, ctx)
     mode, risky_place = ctx.approval_policy, ctx.risky_workplace is not None
+    if ctx.mode == "accept-edits" and mode == "ask":
+        mode = "auto"  # edits and commands that stay inside the boundary run (in the sandbox) without asking
     decided = plan(verdict.risk, mode, sandbox, risky_place=risky_place)
     network = network_reason(verdict.hosts, ctx) if mode != "allow" else None
     if decided.action is Action.RUN and network is None:
@@ -114,6 +122,31 @@ async def check_approval(command: str, ctx: ToolContext, env: Mapping[str, str])
         hint = HINTS.get(verdict.risk, HINTS[Risk.UNCONTAINED])
     refusal = await _ask_or_refuse(ctx, request, action, "this command", hint)
     return Decision(sandboxed=decided.sandboxed, refusal=refusal, network=network is not None)
+
+
+PLAN_REFUSAL = (
+    "error: refused in plan mode ({reason}): in plan mode commands run where nothing but a scratch dir is "
+    "writable, and this one can do harm that sandbox cannot stop; do not retry it, put it in the plan instead"
+)
+
+
+async def _plan_decision(command: str, verdict: Verdict, ctx: ToolContext) -> Decision:
+    """Plan mode: every command runs in the sandbox with nothing writable but the scratch dir, so a
+    write anywhere fails whatever the parser thought of it, and nothing asks about writes. What
+    no filesystem sandbox holds (UNCONTAINED) is refused; the network asks as it always does."""
+    if verdict.risk == Risk.UNCONTAINED:
+        return Decision(sandboxed=True, refusal=PLAN_REFUSAL.format(reason=verdict.reason or "uncontained"))
+    if ctx.approval_policy == "allow":
+        return Decision(sandboxed=True, network=True)  # the user lets everything run; writes stay confined
+    network = network_reason(verdict.hosts, ctx)
+    if network is None:
+        return Decision(sandboxed=True)
+    action = Action.REFUSE if ctx.approval_policy == "deny" else Action.ASK
+    request = ApprovalRequest(
+        tool="terminal", command=command, reason=network, scope=f"terminal commands flagged: {network}"
+    )
+    refusal = await _ask_or_refuse(ctx, request, action, "this command", NETWORK_HINT)
+    return Decision(sandboxed=True, refusal=refusal, network=True)
 
 
 def network_reason(hosts: tuple[str, ...], ctx: ToolContext) -> str | None:
@@ -182,6 +215,29 @@ async def check_outside_call(ctx: ToolContext, request: ApprovalRequest, hint: s
     if decided.action is Action.RUN:
         return None
     return await _ask_or_refuse(ctx, request, decided.action, "this call", hint)
+
+
+async def check_edit(ctx: ToolContext, tool: str, diff: EditDiff) -> str | None:
+    """None when an edit that passed `check_path` may be written, else the refusal the model reads.
+
+    Only `tools.edits: ask` asks (as ctx.edits), with the diff in the request;
+    "allow for this session" then covers every edit. An edit that changes
+    nothing is not worth a question. The setting asks under `tools.approval:
+    allow` too (the user asked to review edits, specifically); under `deny`
+    the edit is refused, as everything that would ask is. The accept-edits mode
+    is the user saying, for now, that edits need no question.
+    """
+    if ctx.edits != "ask" or ctx.mode == "accept-edits" or (not diff.text and not diff.note):
+        return None
+    request = ApprovalRequest(
+        tool=tool,
+        command=f"{'write' if tool == 'write_file' else 'patch'} {diff.path}",
+        reason=f"edits {diff.summary()} (tools.edits is ask)",
+        scope=EDITS_SCOPE,
+        diff=diff,
+    )
+    action = Action.REFUSE if ctx.approval_policy == "deny" else Action.ASK
+    return await _ask_or_refuse(ctx, request, action, "this edit", EDITS_HINT)
 
 
 async def path_refusal(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hermeslite.context.tool_roles import ToolRole
+from hermeslite.tools.edit_diff import EditDiff
 from hermeslite.tools.sandbox import Sandbox, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 
@@ -25,9 +26,13 @@ class ApprovalRequest:
     command: str  # the command line, or `write /path` / `read /path` for the file tools
     reason: str  # why it needs approval, in a few words naming the path
     scope: str  # what "allow for this session" covers, in words; also the key it is remembered by
+    diff: EditDiff | None = None  # what a file edit would change, shown before the user answers
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[bool]]
+# Keeps a tool's whole output where `recall` finds it: (tool name, redacted text) -> recall id.
+Archive = Callable[[str, str], Awaitable[str]]
+ARCHIVE_CEILING = 64 << 20  # bytes of one output the archive keeps whole (tools.output_archive_mb)
 
 
 async def deny_all(request: ApprovalRequest) -> bool:
@@ -42,6 +47,7 @@ class ToolContext:
     cwd: Path
     approve: Approver = deny_all
     approval_policy: str = "ask"  # ask | auto | allow | deny
+    edits: str = "auto"  # tools.edits: ask shows an edit's diff and waits for a yes (approval.check_edit)
     terminal_timeout: float = 120.0
     output_limit: int = 30_000
     boundary: Boundary | None = None  # where writes need no approval; None: cwd and the temp dir
@@ -50,6 +56,18 @@ class ToolContext:
     pass_env: tuple[str, ...] = ()  # secret-looking variables passed to tool processes anyway
     hidden_env: tuple[str, ...] = ()  # more variables never passed (model.api_key_env)
     risky_workplace: str | None = None  # why cwd is no place for a project ($HOME, /, /etc), if it is not
+    # The session's mode (default | accept-edits | plan, see agent/modes.py). In plan mode `scratch` is
+    # the one folder commands may write, and every command runs in the sandbox (`sandbox` is never None).
+    mode: str = "default"
+    scratch: Path | None = None
+    archive: Archive | None = None  # where output over output_limit is kept whole (tools/spill.py)
+    archive_ceiling: int = ARCHIVE_CEILING  # past it, only an output's first and last halves are archived
+    spill_dir: Path | None = None  # where a long streamed output waits on disk (None: the system temp dir)
+
+    @property
+    def planning(self) -> bool:
+        """Plan mode is on: commands run where nothing but the scratch dir is writable."""
+        return self.mode == "plan" and self.sandbox is not None and self.scratch is not None
 
     def __post_init__(self) -> None:
         if self.boundary is None:
@@ -70,6 +88,7 @@ class ToolResult:
     # Image parts (OpenAI format) that go with the text to a model that takes images in tool
     # results (an MCP tool's screenshot); the text names each, for a model that does not.
     images: tuple[dict[str, Any], ...] = ()
+    diff: EditDiff | None = None  # what a file edit changed (or, refused, would have changed): for the user
 
     @classmethod
     def error(cls, text: str) -> ToolResult:

@@ -28,8 +28,9 @@ from typing import Any, ClassVar
 
 from hermeslite.context.result import plural
 from hermeslite.context.tool_roles import ToolRole
-from hermeslite.tools.approval import path_refusal
+from hermeslite.tools.approval import check_edit, path_refusal
 from hermeslite.tools.base import ToolContext, ToolResult
+from hermeslite.tools.edit_diff import MAX_DIFF_BYTES, EditDiff, edit_diff
 from hermeslite.tools.fd_walk import Parent, PathError, open_leaf, parent_of, replace
 from hermeslite.tools.line_window import Window, read_window
 from hermeslite.tools.protected import protected_paths
@@ -182,16 +183,40 @@ class WriteFileTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path, content = resolve(ctx, args["path"]), args["content"]
+        name = shown(ctx, path)
         refused = write_refusal(ctx, path) or await path_refusal(ctx, self.name, path, write=True)
         if refused:
             return refused
         data = content.encode("utf-8")
+        diff = await asyncio.to_thread(_diff_over, path, name, data)
+        refusal = await check_edit(ctx, self.name, diff)
+        if refusal:
+            return ToolResult(refusal, is_error=True, diff=diff)
         try:
-            with parent_of(path, shown(ctx, path), create=True) as parent:
+            with parent_of(path, name, create=True) as parent:
                 replace(parent, data)
         except PathError as exc:
             return ToolResult.error(str(exc))
-        return ToolResult(f"wrote {plural(_line_count(content), 'line')} ({len(data)} bytes) to {shown(ctx, path)}")
+        return ToolResult(f"wrote {plural(_line_count(content), 'line')} ({len(data)} bytes) to {name}", diff=diff)
+
+
+def _diff_over(path: Path, name: str, after: bytes) -> EditDiff:
+    """The diff of writing `after` over what is at `path` now: a new file when nothing regular is there."""
+    try:
+        with parent_of(path, name) as parent:
+            opened = open_leaf(parent)
+    except PathError:
+        return edit_diff(name, None, after)
+    try:
+        info = os.fstat(opened)
+        if not stat.S_ISREG(info.st_mode):
+            return edit_diff(name, None, after)
+        if info.st_size > MAX_DIFF_BYTES:
+            return edit_diff(name, None, after, before_size=info.st_size)
+        with open(opened, "rb", closefd=False) as handle:
+            return edit_diff(name, handle.read(MAX_DIFF_BYTES + 1), after)
+    finally:
+        os.close(opened)
 
 
 class PatchTool:
@@ -226,24 +251,55 @@ class PatchTool:
             return refused
         try:
             with parent_of(path, name) as parent:
-                return _patch(parent, old, new, bool(args.get("replace_all")))
+                return await self._edit(parent, ctx, old, new, bool(args.get("replace_all")))
         except PathError as exc:
             return ToolResult.error(str(exc))
 
+    async def _edit(self, parent: Parent, ctx: ToolContext, old: str, new: str, replace_all: bool) -> ToolResult:
+        """Read, edit and write back the file in one open directory, so the file written is the file read.
 
-def _patch(parent: Parent, old: str, new: str, replace_all: bool) -> ToolResult:
-    """Read, edit and write back the file in one open directory, so the file written is the file read."""
+        With tools.edits: ask the user may take a while to answer, so the file
+        is read again before it is written: an edit made meanwhile (in the
+        user's editor) fails the call instead of being overwritten.
+        """
+        name = parent.shown
+        edited = _patched(parent, old, new, replace_all)
+        if isinstance(edited, ToolResult):
+            return edited
+        before, after, count = edited
+        diff = await asyncio.to_thread(edit_diff, name, before.encode("utf-8"), after.encode("utf-8"))
+        refusal = await check_edit(ctx, self.name, diff)
+        if refusal:
+            return ToolResult(refusal, is_error=True, diff=diff)
+        if ctx.edits == "ask" and _read_text(parent) != before:
+            return ToolResult.error(
+                f"{name} changed while the edit waited for approval; read it again and redo the edit"
+            )
+        replace(parent, after.encode("utf-8"))
+        return ToolResult(f"patched {name}: replaced {count} occurrence(s)\n{_diff(before, after, name)}", diff=diff)
+
+
+def _read_text(parent: Parent) -> str | ToolResult:
+    """The whole text of the file, exactly as stored (line endings kept), or the error to return."""
     name = parent.shown
     opened = _open_text(parent)
     try:
         if os.fstat(opened).st_size > MAX_PATCH_BYTES:
             return ToolResult.error(f"{name} is larger than {MAX_PATCH_BYTES:,} bytes; edit it with the terminal tool")
         with open(opened, encoding="utf-8", newline="", closefd=False) as handle:
-            before = handle.read()
+            return handle.read()
     except UnicodeDecodeError:
         return ToolResult.error(f"{name} is not UTF-8 text; patch edits only UTF-8 files")
     finally:
         os.close(opened)
+
+
+def _patched(parent: Parent, old: str, new: str, replace_all: bool) -> tuple[str, str, int] | ToolResult:
+    """(the text before, the text after, how many occurrences were replaced), or the error to return."""
+    name = parent.shown
+    before = _read_text(parent)
+    if isinstance(before, ToolResult):
+        return before
     count = before.count(old)
     if count == 0 and "\r\n" in before and "\r" not in old:  # model wrote \n, file uses \r\n
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
@@ -258,9 +314,7 @@ def _patch(parent: Parent, old: str, new: str, replace_all: bool) -> ToolResult:
             f"old text occurs {count} times in {name}; add surrounding lines to make it "
             "unique, or set replace_all to true"
         )
-    after = before.replace(old, new)
-    replace(parent, after.encode("utf-8"))
-    return ToolResult(f"patched {name}: replaced {count} occurrence(s)\n{_diff(before, after, name)}")
+    return before, before.replace(old, new), count
 
 
 def _diff(before: str, after: str, name: str) -> str:

@@ -59,6 +59,16 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
                 end.shutdown(how)
 
 
+def _bridge(client: socket.socket, upstream: socket.socket) -> None:
+    """Pass bytes both ways until each side is done, then close both."""
+    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+    back.start()
+    _pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
 def _relay(client: socket.socket, target: str) -> None:
     """A proxy client: pass its bytes to hermeslite's proxy and back."""
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -68,12 +78,7 @@ def _relay(client: socket.socket, target: str) -> None:
         client.close()
         upstream.close()
         return
-    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-    back.start()
-    _pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+    _bridge(client, upstream)
 
 
 def _tunnel(client: socket.socket, target: str, port: int) -> None:
@@ -94,12 +99,7 @@ def _tunnel(client: socket.socket, target: str, port: int) -> None:
         client.close()
         upstream.close()
         return
-    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-    back.start()
-    _pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+    _bridge(client, upstream)
 
 
 def _serve(listener: socket.socket, target: str, forward: int) -> None:

@@ -24,18 +24,20 @@ def _marker(omitted: int) -> str:
     return f"\n…[{omitted} chars omitted]…\n"
 
 
-def _split(limit: int) -> tuple[int, int]:
+def _split(limit: int, room: int = 0) -> tuple[int, int]:
+    """Head and tail sizes; `room` (for a line the caller adds) comes off the tail, so the head's cut
+    stays where it would be without it."""
     limit = max(limit, 2)
     head = int(limit * HEAD_SHARE)
-    return head, limit - head
+    return head, max(limit - head - room, 1)
 
 
-def cap_output(text: str, limit: int) -> str:
+def cap_output(text: str, limit: int, room: int = 0) -> str:
     """`text` redacted; when longer than `limit` characters, only its redacted head and tail around
-    a marker that says how much was left out."""
+    a marker that says how much was left out, `room` characters short of `limit`."""
     if len(text) <= limit:
         return redact_secrets(text)
-    head, tail = _split(limit)
+    head, tail = _split(limit, room)
     return _ends(text, head, text, len(text) - tail, len(text))
 
 
@@ -56,9 +58,10 @@ class CappedBuffer:
     ever held.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, room: int = 0) -> None:
         self.limit = limit
-        self._head_size, self._tail_size = _split(limit)
+        self._room = room
+        self._head_size, self._tail_size = _split(limit, room)
         self._head: list[str] = []
         self._head_len = 0
         self._tail = ""
@@ -82,5 +85,5 @@ class CappedBuffer:
     def text(self) -> str:
         head = "".join(self._head)
         if self.total == len(head) + len(self._tail):  # nothing was dropped: the whole output is here
-            return cap_output(head + self._tail, self.limit)
+            return cap_output(head + self._tail, self.limit, self._room)
         return _ends(head, self._head_size, self._tail, len(self._tail) - self._tail_size, self.total)

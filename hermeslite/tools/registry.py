@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hermeslite.context.tool_roles import ToolRoles
+from hermeslite.context.tool_roles import ToolRole, ToolRoles
 from hermeslite.tools.base import Tool, ToolContext, ToolResult, function_schema
 from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
 from hermeslite.tools.search import SearchFilesTool
@@ -75,10 +75,19 @@ class ToolRegistry:
         """The table the compaction engine is handed: each registered tool's declared role."""
         return ToolRoles({name: tool.role for name, tool in self._tools.items() if tool.role is not None})
 
-    def schemas(self, only: set[str] | None = None) -> list[dict[str, Any]]:
+    def plan_withheld(self) -> set[str]:
+        """The tools plan mode does not offer: every one that declares it can change files (an MCP tool
+        not marked read-only included), but the terminal, whose commands plan mode confines."""
+        return {name for name, tool in self._all.items() if tool.writes and tool.role is not ToolRole.RUNS_COMMANDS}
+
+    def schemas(self, only: set[str] | None = None, without: set[str] | None = None) -> list[dict[str, Any]]:
         """OpenAI function-tool definitions, built-in tools in registration order then the offered
-        ones; `only` narrows them (e.g. memory flush)."""
-        return [function_schema(tool) for name, tool in self._all.items() if only is None or name in only]
+        ones; `only` narrows them (e.g. memory flush), `without` leaves some out (plan mode)."""
+        return [
+            function_schema(tool)
+            for name, tool in self._all.items()
+            if (only is None or name in only) and (without is None or name not in without)
+        ]
 
     async def execute(self, name: str, arguments: str | dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
         """Run one tool call; only cancellation escapes, every other failure is an error result."""

@@ -29,7 +29,7 @@ import platform
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hermeslite.paths import ensure_dir
@@ -57,11 +57,20 @@ class Sandbox:
     isolated: bool  # user, mount and network namespaces in use
     protected: tuple[Path, ...] = ()  # hermeslite's own paths (protected.protected_paths)
     network_allow: tuple[str, ...] = ()  # tools.network_allow; reachable only when isolated
+    scratch: Path | None = None  # plan mode: the one folder writable, instead of cwd, temp dir and writable_paths
 
     def writable(self, cwd: Path) -> tuple[Path, ...]:
         """Every root writes are allowed beneath, for a command run in `cwd`."""
         devices = PRIVATE_DEVICE_PATHS if self.isolated else DEVICE_PATHS
+        if self.scratch is not None:
+            # Without namespaces /dev/shm is the machine's: a file there would outlive the command.
+            kept = devices if self.isolated else tuple(d for d in devices if d != Path("/dev/shm"))
+            return (self.scratch, *kept)
         return (Path(cwd), temp_dir(), *self.extra_writable, *devices)
+
+    def planning(self, scratch: Path) -> Sandbox:
+        """This sandbox for plan mode: nothing writable but `scratch` (and harmless devices)."""
+        return replace(self, scratch=Path(os.path.realpath(scratch)))
 
     @property
     def denies_network(self) -> bool:

@@ -9,6 +9,7 @@ when the output carries the kernel's wording for such a failure.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 # What a write or a signal stopped by the sandbox prints (EACCES, EPERM, EROFS).
 BLOCKED = re.compile(r"Permission denied|Operation not permitted|Read-only file system", re.IGNORECASE)
@@ -16,6 +17,11 @@ BLOCKED_NOTE = (
     "[sandbox: this command may write only inside the working directory, the temp dir and "
     "tools.writable_paths (never hermeslite's own files), and signal only processes it started; "
     "if it must do more, ask the user to run it or to allow the path]"
+)
+PLAN_NOTE = (
+    "[plan mode: commands may write nothing but the scratch dir {scratch} (also $TMPDIR): the project, "
+    "the home and /tmp are read-only until the user leaves plan mode. Do not retry the write; describe "
+    "the change in your plan instead]"
 )
 # What resolvers, curl, pip, npm, git and the proxy print when there is no way out.
 OFFLINE = re.compile(
@@ -34,9 +40,11 @@ OFFLINE_NOTE = (
 )
 
 
-def failure_notes(output: str, *, offline: bool) -> list[str]:
-    """The notes for a sandboxed command that failed with `output`; `offline`: it ran without network."""
-    notes = [BLOCKED_NOTE] if BLOCKED.search(output) else []
+def failure_notes(output: str, *, offline: bool, scratch: Path | None = None) -> list[str]:
+    """The notes for a sandboxed command that failed with `output`; `offline`: it ran without network;
+    `scratch`: it ran in plan mode, where only that folder is writable."""
+    blocked = BLOCKED_NOTE if scratch is None else PLAN_NOTE.format(scratch=scratch)
+    notes = [blocked] if BLOCKED.search(output) else []
     if offline and OFFLINE.search(output):
         notes.append(OFFLINE_NOTE)
     return notes

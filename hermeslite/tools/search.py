@@ -31,6 +31,7 @@ from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.fd_walk import PathError, open_path
 from hermeslite.tools.files import resolve
 from hermeslite.tools.search_worker import SKIP_DIRS, Match, display
+from hermeslite.tools.spill import fit_result
 
 TEXT_CHARS = 200
 DEFAULT_RESULTS = 100
@@ -85,7 +86,8 @@ class SearchFilesTool:
         matches, total = found
         lines = [f"{path}:{line}:{_clip(text)}" for path, line, text in matches]
         more = f" (showing first {len(matches)})" if total > len(matches) else ""
-        return ToolResult("\n".join([*lines, f"{plural(total, 'match', 'matches')}{more}"]))
+        listing = "\n".join([*lines, f"{plural(total, 'match', 'matches')}{more}"])
+        return ToolResult(await fit_result(ctx, self.name, listing))
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from hermeslite.tools import process_groups
 from hermeslite.tools.approval import check_approval
 from hermeslite.tools.base import ToolContext, ToolResult
 from hermeslite.tools.environment import tool_environment
-from hermeslite.tools.output import CappedBuffer
 from hermeslite.tools.sandbox import prepare
 from hermeslite.tools.sandbox_notes import failure_notes
+from hermeslite.tools.spill import OutputSink, SpilledOutput
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 0.5  # seconds to wait for output still in flight after bash exits
@@ -45,7 +45,7 @@ class TerminalTool:
     description = (
         "Run a bash command in the working directory and return its combined stdout and stderr "
         "followed by its exit code. Stdin is empty, so interactive programs fail rather than wait. "
-        "Long output keeps its head and tail. To keep a server running, start it in the background "
+        "Long output keeps its head and tail; the result then gives the recall id of the whole. To keep a server running, start it in the background "
         "with its output redirected to a file (cmd > log 2>&1 &)."
     )
     parameters: ClassVar[dict[str, Any]] = {
@@ -66,21 +66,32 @@ class TerminalTool:
             return ToolResult.error("timeout must be a positive number of seconds")
         if not Path(ctx.cwd).is_dir():
             return ToolResult.error(f"working directory {ctx.cwd} does not exist")
+        if ctx.mode == "plan" and not ctx.planning:
+            return ToolResult.error("plan mode is on but the kernel sandbox is not available; no command can run")
         env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
         decision = await check_approval(command, ctx, env)
         if decision.refusal:
             return ToolResult(decision.refusal, is_error=True)
         sandbox = ctx.sandbox if decision.sandboxed else None
+        if ctx.planning and ctx.sandbox is not None and ctx.scratch is not None:  # (narrowed for mypy)
+            sandbox = ctx.sandbox.planning(ctx.scratch)  # plan mode: nothing writable but the scratch dir
+            env = {**env, "TMPDIR": str(sandbox.scratch)}
         timeout = min(asked, ctx.terminal_timeout)
         try:
             launch = prepare(command, Path(ctx.cwd), sandbox, env, network=decision.network)
         except OSError as exc:
             return ToolResult.error(f"the sandbox could not be set up ({exc}); the command was not run")
-        code, output, notes = await run_command(
-            launch.argv, {**env, **launch.env}, timeout, ctx.output_limit, fds=launch.fds
-        )
-        if sandbox is not None and code != 0:
-            notes += failure_notes(output, offline=sandbox.denies_network and not decision.network)
+        spilled = SpilledOutput(ctx.output_limit, ctx.archive_ceiling, ctx.spill_dir)
+        try:
+            code, notes = await run_command(launch.argv, {**env, **launch.env}, timeout, spilled, fds=launch.fds)
+            output = await spilled.result(ctx, self.name)
+        finally:
+            spilled.close()
+        # In plan mode a write refused on the way to a success is worth the note too: the model may not notice it.
+        if sandbox is not None and (code != 0 or sandbox.scratch is not None):
+            notes += failure_notes(
+                output, offline=sandbox.denies_network and not decision.network, scratch=sandbox.scratch
+            )
         if asked > timeout and code == TIMED_OUT_CODE:
             notes.append(f"[{asked:g} s was asked; tools.terminal_timeout caps commands at {timeout:g} s]")
         body = output.rstrip("\n")
@@ -89,9 +100,9 @@ class TerminalTool:
 
 
 async def run_command(
-    argv: list[str], env: dict[str, str], timeout: float, limit: int, *, fds: tuple[int, ...] = ()
-) -> tuple[int, str, list[str]]:
-    """Exit code, capped output and notes about what was killed; kills the group if cancelled.
+    argv: list[str], env: dict[str, str], timeout: float, buffer: OutputSink, *, fds: tuple[int, ...] = ()
+) -> tuple[int, list[str]]:
+    """Exit code and notes about what was killed, the output fed to `buffer`; kills the group if cancelled.
 
     `argv` is a launcher command line (`sandbox.prepare`), so it starts in `/`
     and moves to the command's cwd itself; `fds` are descriptors it must
@@ -120,7 +131,6 @@ async def run_command(
         os.close(write_fd)
     process_groups.track(proc.pid)
     pipe = os.fdopen(read_fd, "rb", buffering=0)
-    buffer = CappedBuffer(limit)
     notes: list[str] = []
     timed_out = False
     transport = reader = None
@@ -158,10 +168,10 @@ async def run_command(
         if not process_groups.alive(proc.pid):  # a server left running stays tracked until hermeslite exits
             process_groups.untrack(proc.pid)
     code = TIMED_OUT_CODE if timed_out else _exit_code(proc.returncode)
-    return code, buffer.text(), notes
+    return code, notes
 
 
-async def _pump(stream: asyncio.StreamReader, buffer: CappedBuffer) -> None:
+async def _pump(stream: asyncio.StreamReader, buffer: OutputSink) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while chunk := await stream.read(CHUNK):
         buffer.feed(decoder.decode(chunk))

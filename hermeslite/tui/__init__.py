@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ def run_tui(
     notes: list[str] | None = None,
     model_note: tuple[str, bool] | None = None,
     first_run: bool = False,
+    mode: str | None = None,
 ) -> int:
     """Run the app until the user quits; returns the exit code. The session is saved as it goes.
 
@@ -43,6 +45,9 @@ def run_tui(
         notes=notes,
         model_note=model_note,
         first_run=first_run,
+        mode=mode,
     )
     code = app.run()
+    if app.host.kept_session:  # the screen is gone: the way back is the last thing left on the terminal
+        print(f"Session saved. Resume it with: hermeslite --resume {app.host.kept_session}", file=sys.stderr)
     return code if isinstance(code, int) else 0

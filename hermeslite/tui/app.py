@@ -42,12 +42,14 @@ from .gcpause import GcPause
 from .host import AgentHost
 from .router import EventRouter
 from .screens.approval import Approvals
+from .screens.plan_card import APPROVE, PlanCard
 from .screens.text_viewer import TextViewer
 from .textual_messages import AgentReady, BootFailed
 from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.mode_badge import ModeBadge
 from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
@@ -76,6 +78,7 @@ class HermesApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("ctrl+o", "toggle_card", "Expand", show=False),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+c", "quit_twice", "Quit", priority=True),
     ]
     activity: reactive[str] = reactive("")
@@ -95,6 +98,7 @@ class HermesApp(App[int]):
         notes: list[str] | None = None,
         model_note: tuple[str, bool] | None = None,
         first_run: bool = False,
+        mode: str | None = None,
     ) -> None:
         super().__init__()
         self.notices = notices  # start-up warnings the user must see here: stderr is hidden
@@ -111,7 +115,7 @@ class HermesApp(App[int]):
         self.gc = GcPause(tune_gc)
         self.feed = EventFeed()
         self.host = AgentHost(
-            settings, self.cwd, self.feed, session_id=session_id, llm=llm, store=store, on_boot=self._booted
+            settings, self.cwd, self.feed, session_id=session_id, llm=llm, store=store, on_boot=self._booted, mode=mode
         )
         self._drawer: asyncio.Task | None = None
         self._cancel_note = ""
@@ -128,6 +132,8 @@ class HermesApp(App[int]):
         self.queued = QueuedMessages(id="queued")
         self.meter = PressureMeter(id="meter")
         self.activity_line = ActivityLine(id="activity")
+        self.mode_badge = ModeBadge(mode, id="mode")
+        self._mode_pending: str | None = None  # the mode a queued Shift+Tab asked for
 
     # -- layout --------------------------------------------------------------------
 
@@ -141,6 +147,7 @@ class HermesApp(App[int]):
         with Horizontal(id="status"):
             yield self.meter
             yield self.activity_line
+            yield self.mode_badge
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -232,6 +239,7 @@ class HermesApp(App[int]):
         self.header_bar.model, self.header_bar.origin = agent.model_name, self.host.model_origin or ""
         self.refresh_header()
         self.show_pressure(agent.pressure())
+        self.mode_badge.show(agent.mode)
 
     def refresh_header(self) -> None:
         agent = self.host.agent
@@ -251,9 +259,17 @@ class HermesApp(App[int]):
         self.activity_line.show(activity)
 
     async def show_notice(self, text: str, severity: str = "warning") -> None:
-        """Something to read once (a config warning, an assumed window): a toast and a line in the chat."""
-        self.notify(text, severity=severity, markup=False)
+        """Something to read once (a config warning, an assumed window): a line in the chat, and a
+        toast only when that line is out of sight."""
+        self.toast_unless_seen(text, severity=severity)
         await self.chat.add_note(text, kind=severity)
+
+    def toast_unless_seen(self, text: str, *, severity: str = "information", title: str = "") -> None:
+        """A toast for a line the chat also gets, raised only when the user would not see that line
+        (scrolled up, or a dialog open): otherwise it would say the same thing twice, over the chat."""
+        if self.chat.following and len(self.screen_stack) == 1:
+            return
+        self.notify(text, title=title, severity=severity, markup=False)
 
     def notify(
         self,
@@ -301,7 +317,7 @@ class HermesApp(App[int]):
         try:
             cmd, args = self.commands.parse(text, TUI)
         except UnknownCommand as exc:
-            self.notify(str(exc), severity="warning", markup=False)
+            self.toast_unless_seen(str(exc), severity="warning")
             self.run_worker(self.chat.add_note(str(exc), kind="warning"), group="ui")
             return
         if isinstance(cmd, PromptCommand):
@@ -319,9 +335,11 @@ class HermesApp(App[int]):
         """An error as a notification and one inline line; the details stay in the message text."""
         text = error if isinstance(error, str) else (str(error) or type(error).__name__)
         line = text.strip().splitlines()[0] if text.strip() else "unknown error"
-        self.notify(line, severity="error", markup=False)
-        if self.chat.is_attached:
-            await self.chat.add_error(line)
+        if not self.chat.is_attached:
+            self.notify(line, severity="error", markup=False)
+            return
+        self.toast_unless_seen(line, severity="error")
+        await self.chat.add_error(line)
 
     # -- views ----------------------------------------------------------------------------
 
@@ -386,6 +404,44 @@ class HermesApp(App[int]):
     @on(NewBelow.Jump)
     def _on_jump(self) -> None:
         self.chat.jump_to_end()
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next mode (default, accept-edits, plan); during a turn, queued as /mode is."""
+        from hermeslite.agent.modes import ModeError, next_mode
+
+        target = next_mode(self._mode_pending or self.mode_badge.mode)
+        agent = self.host.agent
+        if agent is None or self.turns.busy or self.queued.items:
+            self._mode_pending = target
+            self.run_worker(self.turns.send(f"/mode {target}"), group="ui")
+            return
+        try:
+            agent.set_mode(target)
+        except ModeError as exc:  # no kernel sandbox: the cycle goes on past plan mode
+            self.notify(str(exc), severity="warning", markup=False)
+            agent.set_mode(next_mode(target))
+
+    def show_mode(self, mode: str) -> None:
+        """The status bar's mode, after the agent switched."""
+        if self._mode_pending == mode:
+            self._mode_pending = None
+        self.mode_badge.show(mode)
+
+    def offer_plan(self, plan: str) -> None:
+        """The plan card for the model's plan: Approve leaves plan mode and tells the model to proceed."""
+
+        def answered(answer: str | None) -> None:
+            if answer == APPROVE:
+                self.run_worker(self._approve_plan(), group="ui", exit_on_error=False)
+            self.prompt.focus()
+
+        self.push_screen(PlanCard(plan, last_typed=self.prompt.last_key), answered)
+
+    async def _approve_plan(self) -> None:
+        from hermeslite.agent.modes import APPROVED, DEFAULT
+
+        (await self.host.ready()).set_mode(DEFAULT)
+        await self.turns.send(APPROVED)
 
     def action_toggle_card(self) -> None:
         """Ctrl+O: expand or collapse the newest tool panel or compaction card."""

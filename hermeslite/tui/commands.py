@@ -129,7 +129,7 @@ async def _handoff(app: CommandSurface, args: str) -> None:
         if report.session_id is None:
             await app.report_error(report.text)
             return
-        await switch_session(app, report.session_id)
+        await switch_session(app, report.session_id, fresh=True)
         await app.chat.add_note(report.text)
 
     app.turns.run_in_turn(hand_off, "handing off", "the handoff stopped; no session was created")
@@ -140,11 +140,12 @@ async def _context(app: CommandSurface, args: str) -> None:
     from hermeslite.agent.breakdown import context_breakdown
 
     agent = await app.host.ready()
-    app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage()))
+    app.show_view("Context", views.context_view(context_breakdown(agent), usage=agent.session_usage(), mode=agent.mode))
 
 
-async def switch_session(app: CommandSurface, session_id: str | None) -> None:
-    """/new (None) or /resume <id>: a new agent on the same model and store.
+async def switch_session(app: CommandSurface, session_id: str | None, *, fresh: bool = False) -> None:
+    """/new (None) or /resume <id>: a new agent on the same model and store. `fresh`: the session
+    was created just now (a handoff's), so it is announced as new, not as resumed.
 
     A resumed session goes on with the app's model; the note says so when it was
     recorded with another one.
@@ -154,7 +155,8 @@ async def switch_session(app: CommandSurface, session_id: str | None) -> None:
     await app.chat.clear()
     await app.show_agent(agent, replay_transcript=session_id is not None)
     model = agent.model_name
-    note = views.session_view(agent.session_id, session_id is not None, info.model if info else None, model)
+    resumed = session_id is not None and not fresh
+    note = views.session_view(agent.session_id, resumed, info.model if info else None, model)
     await app.chat.add_note(note)
 
 
@@ -191,7 +193,7 @@ async def _rewind(app: CommandSurface, args: str) -> None:
         if text is None:
             await app.chat.add_note(f"There is no turn {turn}: /rewind lists them.", kind="warning")
             return
-        app.push_screen(RewindChoice(turn, text), lambda what: _send(app, f"/rewind {turn} {what}") if what else None)
+        app.push_screen(RewindChoice(turn, text), lambda what: _chosen(app, agent, turn, what))
         return
     try:
         preview = await rewind.preview_rewind(agent, turn, choice)
@@ -216,6 +218,25 @@ async def _undo(app: CommandSurface, args: str) -> None:
 
 def _send(app: CommandSurface, text: str) -> None:
     app.call_later(app.turns.send, text)
+
+
+def _chosen(app: CommandSurface, agent: Agent, turn: int, what: str | None) -> None:
+    """The rewind choice: on to its preview; "summarize up to here" sends the `/compress --upto` that
+    covers the turn (numbered as the transcript now counts user turns), or says why there is none."""
+    from hermeslite.agent.controls import upto_for_turn
+
+    from .screens.rewind import SUMMARIZE
+
+    if what != SUMMARIZE:
+        if what:
+            _send(app, f"/rewind {turn} {what}")
+        return
+    try:
+        upto = upto_for_turn(agent, turn)
+    except ValueError as exc:
+        app.run_worker(app.chat.add_note(f"Cannot summarize up to turn {turn}: {exc}.", kind="warning"), group="ui")
+        return
+    _send(app, f"/compress --upto {upto}")
 
 
 async def confirm_restore(app: CommandSurface, agent: Agent, preview: Preview, force: bool = False) -> None:
@@ -373,3 +394,14 @@ async def _help(app: CommandSurface, args: str) -> None:
 @handlers.bind("quit")
 async def _quit(app: CommandSurface, args: str) -> None:
     app.exit(0)
+
+
+@handlers.bind("mode")
+async def _mode(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent.modes import mode_command
+
+    ok, text = mode_command(await app.host.ready(), args)
+    if ok:
+        await app.chat.add_note(text)
+    else:
+        await app.report_error(text)

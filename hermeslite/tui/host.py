@@ -72,8 +72,10 @@ class AgentHost:
         llm: LLMClient | None = None,
         store: SessionStore | None = None,
         on_boot: Booted | None = None,
+        mode: str | None = None,
     ) -> None:
         self.settings = settings
+        self.start_mode = mode  # --mode, for the first agent; later ones keep the mode or their session's
         self.cwd = cwd
         self.deliver = deliver
         self.model_cfg = settings.model  # resolved (a name picked when none is set) by `start`
@@ -89,6 +91,7 @@ class AgentHost:
         self._closed = False
         self._newest: Agent | None = None  # the last agent built, current or not yet handed over
         self._mcp: McpServers | None = None  # the MCP servers, started once for every agent of the app
+        self.kept_session: str | None = None  # set at close: the session left saved, to say how to resume it
 
     @property
     def model_name(self) -> str:
@@ -161,6 +164,9 @@ class AgentHost:
         """In a thread, which runs on after the app has quit: then the new session is deleted here
         (unless used), and otherwise `close` sees it, so a quick quit leaves no empty session."""
         settings = replace(self.settings, model=self.model_cfg)  # the model /model switched to, if it did
+        mode = self.start_mode
+        if mode is None and session_id is None and self.agent is not None:
+            mode = self.agent.mode  # /new goes on in the mode the user chose; /resume in its session's
         agent = factory.build_agent(
             settings,
             cwd=self.cwd,
@@ -169,7 +175,9 @@ class AgentHost:
             llm=self._llm,
             store=self._store,
             mcp=self._mcp,
+            mode=mode,
         )
+        self.start_mode = None
         with self._closing:
             if self._closed:
                 agent.discard_if_unused()
@@ -218,8 +226,8 @@ class AgentHost:
             self._task.cancel()
         with self._closing:
             self._closed = True
-            if self._newest is not None:
-                self._newest.discard_if_unused()
+            if self._newest is not None and not self._newest.discard_if_unused():
+                self.kept_session = self._newest.session_id
         if self._mcp is not None:
             self._mcp.close()
         if self._owns_store and self._store is not None:

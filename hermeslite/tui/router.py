@@ -22,6 +22,7 @@ class EventRouter:
     def __init__(self, app: EventSurface) -> None:
         self.app = app
         self.chat = app.chat
+        self._reply = ""  # the turn's last reply without tool calls: in plan mode, the plan
         # Every event class, by class: a renamed or new event fails here or in the test, never silently.
         self.handlers: dict[type[Drawn], Callable[[Any], Awaitable[None]]] = {
             ev.TextDelta: self._on_TextDelta,
@@ -36,6 +37,7 @@ class EventRouter:
             ev.Retrying: self._on_Retrying,
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: self._on_ApprovalRequested,
+            ev.ModeChanged: self._on_ModeChanged,
             Settled: self._on_Settled,
         }
 
@@ -48,6 +50,7 @@ class EventRouter:
         await self.chat.append_text(event.text)
 
     async def _on_ReplyComplete(self, event: ev.ReplyComplete) -> None:
+        self._reply = "" if event.tool_calls else event.content
         await self.chat.end_reply(event.content)
         self.app.gc.stop()
         self.app.activity = "thinking"
@@ -57,7 +60,7 @@ class EventRouter:
         await self.chat.tool_started(event.call_id, event.name, event.arguments, expanded=event.by_user)
 
     async def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
-        self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code)
+        self.chat.tool_finished(event.call_id, event.content, event.is_error, event.exit_code, event.diff)
         self.app.activity = "thinking"
 
     async def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
@@ -75,6 +78,7 @@ class EventRouter:
 
     async def _on_Notice(self, event: ev.Notice) -> None:
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
+        # a toast too: a notice comes mid-turn, and the reply that follows pushes its line out of sight
         self.app.notify(event.text, severity=severity, markup=False)
         await self.chat.add_note(event.text, kind=severity)
 
@@ -95,9 +99,15 @@ class EventRouter:
             await self.chat.end_reply()
         self.app.activity = ""
         self.app.refresh_header()
+        plan, self._reply = self._reply, ""
+        if event.ok and plan.strip() and self.app.mode_badge.mode == "plan" and not self.app.queued.items:
+            self.app.offer_plan(plan)
 
     async def _on_ApprovalRequested(self, event: ev.ApprovalRequested) -> None:
         self.app.ask_approval(event.request, event.answer)
+
+    async def _on_ModeChanged(self, event: ev.ModeChanged) -> None:
+        self.app.show_mode(event.mode)
 
     async def _on_Settled(self, event: Settled) -> None:
         await self.app.turns.send_queued()

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .widgets.activity import ActivityLine
     from .widgets.chat_view import ChatView
     from .widgets.header import HeaderBar
+    from .widgets.mode_badge import ModeBadge
+    from .widgets.queued import QueuedMessages
 
 
 class Notifier(Protocol):
@@ -32,6 +34,8 @@ class Notifier(Protocol):
     ) -> None: ...
 
     async def report_error(self, error: BaseException | str) -> None: ...
+
+    def toast_unless_seen(self, text: str, *, severity: str = ..., title: str = ...) -> None: ...
 
 
 class CommandSurface(Notifier, Protocol):
@@ -68,6 +72,8 @@ class EventSurface(Notifier, Protocol):
     gc: GcPause
     activity_line: ActivityLine
     turns: TurnRunner
+    mode_badge: ModeBadge
+    queued: QueuedMessages
 
     def show_pressure(self, pressure: Any) -> None: ...
 
@@ -76,3 +82,7 @@ class EventSurface(Notifier, Protocol):
     def refresh_header(self) -> None: ...
 
     def ask_approval(self, request: Any, answer: asyncio.Future[bool]) -> None: ...
+
+    def offer_plan(self, plan: str) -> None: ...
+
+    def show_mode(self, mode: str) -> None: ...

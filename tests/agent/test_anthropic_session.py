@@ -18,6 +18,7 @@ import pytest
 from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
+from hermeslite.agent.memory_notes import HEADING as NOTES_HEADING
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
@@ -30,6 +31,7 @@ from tests.summary_requests import checkpoint, is_extension_summary, is_summary_
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
 WINDOW = 16_000
 CHECKPOINT = checkpoint("- kept by the fake model.")
+NOTE = "Reads code best in small steps."
 FLUSH_THINKS = 0.3
 ASK = "Please look at the next part of the service and tell me what it does. " * 12
 
@@ -46,12 +48,13 @@ def answers_tool_results(body: dict) -> bool:
     return isinstance(content, list) and any(block.get("type") == "tool_result" for block in content)
 
 
-def respond(body: dict) -> Reply:
-    """Checkpoints for summaries, nothing to save for flushes (after a pause), a file read every third
-    turn, else prose."""
+def respond(body: dict, notes: bool = True) -> Reply:
+    """Checkpoints for summaries (with a memory note when asked for notes and `notes`), nothing to
+    save for flushes (after a pause), a file read every third turn, else prose."""
     text = last_user_text(body)
     if is_summary_request(body):
-        return Reply.say(CHECKPOINT)
+        asked = f"## {NOTES_HEADING}" in text
+        return Reply.say(f"{CHECKPOINT}\n## {NOTES_HEADING}\n- user: {NOTE}" if asked and notes else CHECKPOINT)
     if FLUSH_INSTRUCTION in text:
         time.sleep(FLUSH_THINKS)  # a summary sent beside the flush would arrive before its cache write
         return Reply.say("nothing to save")
@@ -154,15 +157,13 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     summaries = [x for x in server.accepted if is_summary_request(x.body)]
     assert summaries and all(is_extension_summary(x.body) for x in summaries)
     assert assert_extends_the_last_turn_request(server.accepted) == len(summaries)
-    # The flush went just before each summary.
-    pairs = [
-        (a, b)
-        for a, b in pairwise(server.accepted)
-        if FLUSH_INSTRUCTION in last_user_text(a.body) and is_summary_request(b.body)
-    ]
-    assert len(pairs) == len(summaries)
-    # Each compaction's own requests (summary + flush) were mostly read from the cache.
-    assert all(c.usage.requests == 2 and c.usage.cache_hit_rate >= 0.8 for c in compactions)
+    # One request per compaction: the memory notes came with the checkpoint, no flush was sent, the
+    # note was saved and the checkpoint in the transcript does not carry it.
+    assert not any(FLUSH_INSTRUCTION in last_user_text(x.body) for x in server.accepted)
+    assert all(f"## {NOTES_HEADING}" in last_user_text(x.body) for x in summaries)
+    assert all(c.usage.requests == 1 and c.usage.cache_hit_rate >= 0.8 for c in compactions)
+    assert NOTE in agent.deps.memory.snapshot() and NOTE in str(agent.messages[0])  # the system prompt's memory
+    assert NOTES_HEADING not in str(agent.messages[1:]) and NOTE not in str(agent.messages[1:])
 
     # Ordinary turns read the previous turn's prefix, and the store agrees with the server.
     turns = [x for x in server.accepted if is_turn(x.body)]
@@ -175,12 +176,36 @@ async def test_a_long_session_with_tools_and_two_compactions_reads_the_cache(ses
     assert recorded.cache_hit_rate > 0.6
 
 
+def respond_without_notes(body: dict) -> Reply:
+    return respond(body, notes=False)
+
+
+@pytest.mark.parametrize("replies", [respond_without_notes])
+async def test_a_summary_reply_without_notes_is_followed_by_the_flush(session) -> None:
+    """A model that ignores the notes request still gets its chance to save memories: the separate
+    flush, right after the summary, on the turns as they were."""
+    agent, rec, server, _ = session
+    await chat_until_two_compactions(agent, rec)
+    assert server.rejections == []
+    summaries = [x for x in server.accepted if is_summary_request(x.body)]
+    flushes = [
+        b
+        for a, b in pairwise(server.accepted)
+        if is_summary_request(a.body) and FLUSH_INSTRUCTION in last_user_text(b.body)
+    ]
+    assert summaries and len(flushes) == len(summaries)
+    compactions = [c for c in rec.of(ev.CompactionFinished) if c.result.changed]
+    assert all(c.usage.requests == 2 for c in compactions)
+    assert "Here is what that part does" in str(flushes[0].body["messages"])  # the turns, not the checkpoint
+
+
 @pytest.mark.parametrize("flush", [False])
 async def test_with_no_memory_flush_the_summary_still_reads_all_but_its_instruction(session) -> None:
     agent, rec, server, _ = session
     await chat_until_two_compactions(agent, rec)
     assert server.rejections == []
     assert not any(FLUSH_INSTRUCTION in last_user_text(x.body) for x in server.accepted)
+    assert not any(NOTES_HEADING in last_user_text(x.body) for x in server.accepted)
     assert assert_extends_the_last_turn_request(server.accepted) >= 2
     for x in server.accepted:
         if is_summary_request(x.body):

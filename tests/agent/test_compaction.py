@@ -87,6 +87,8 @@ async def test_manual_compress_passes_focus_and_reports(make_agent, scripted_ser
     prompt = summary_instruction(next(b for b in scripted_server.requests if is_summary_request(b)))
     assert '"database schema"' in prompt
     assert result.changed and result.headline().startswith("Compressed:")
+    # the same arrow as the compaction card's, in the toast and the headless line alike
+    assert " → " in result.headline() and "->" not in result.headline()
     assert rec.of(ev.CompactionStarted)[-1].trigger == "manual"
     assert rec.of(ev.CompactionStarted)[-1].focus == "database schema"
     records = make_agent.store.compactions(agent.session_id)

@@ -106,7 +106,7 @@ async def test_undo_and_model_switch_report_the_same_count_as_the_meter(make_age
     report = controls.uncompress(agent)
     assert report.done
     assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.request_tokens()
-    assert f"-> ~{agent.request_tokens() / 1000:.1f}k tokens" in report.text
+    assert f"→ ~{agent.request_tokens() / 1000:.1f}k tokens" in report.text
     assert abs(agent.request_tokens() - before) / before < 0.02  # the same transcript, counted alike
     agent.switch_model(agent.deps.llm)
     assert agent.request_size().calibration.samples == 0

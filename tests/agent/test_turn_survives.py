@@ -20,6 +20,7 @@ from hermeslite.context.messages import ARCHIVE_KEY
 from hermeslite.context.turn import CUT
 from tests.agent.helpers import chat, is_flush_request
 from tests.builders import assert_valid
+from tests.envelope import unwrapped
 from tests.server import Reply, ScriptedServer, estimate_prompt_tokens
 from tests.summary_requests import checkpoint, is_summary_request
 
@@ -72,7 +73,7 @@ async def test_a_command_that_prints_600_kb_at_a_6k_window_runs_once_and_the_tur
     assert len(turn_requests(scripted_server)) == 2  # the call, then the answer: no second run
     assert not [b for b in scripted_server.requests if is_summary_request(b)]  # nothing to summarize: only cut
     # The model read the head and tail of its own output, and how to get the whole back.
-    result = next(m for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    result = unwrapped(next(m for m in scripted_server.requests[-1]["messages"] if m["role"] == "tool")["content"])
     assert result.startswith("build step ok") and "FINAL-LINE" in result
     marker = CUT.search(result)
     assert marker is not None and len(result) < 4_000

@@ -62,7 +62,14 @@ def test_api_base_that_is_not_a_url_is_a_usage_error(capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize(
-    "argv", [["-p", "hi", "sessions"], ["--continue", "config"], ["--resume", "2026", "sessions"], ["-p", "x", "trust"]]
+    "argv",
+    [
+        ["-p", "hi", "sessions"],
+        ["--continue", "config"],
+        ["--resume", "2026", "sessions"],
+        ["-p", "x", "trust"],
+        ["--mode", "plan", "sessions"],
+    ],
 )
 def test_a_chat_option_with_a_command_is_a_usage_error_not_dropped(
     argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -70,7 +77,9 @@ def test_a_chat_option_with_a_command_is_a_usage_error_not_dropped(
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.endswith("error: -p, --continue and --resume start a chat; they do not go with a command\n")
+    assert captured.err.endswith(
+        "error: -p, --continue, --resume and --mode start a chat; they do not go with a command\n"
+    )
 
 
 def test_config_without_file_shows_defaults_and_where_it_looked(
@@ -198,3 +207,11 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"hermeslite {__version__}\n"
+
+
+def test_help_shows_the_subcommand_as_optional():
+    """With no command hermeslite opens the chat: the usage line must not say one is required."""
+    from hermeslite.cli import build_parser
+
+    usage = " ".join(build_parser().format_usage().split())
+    assert usage.endswith("[COMMAND ...]") and "] COMMAND ..." not in usage

@@ -93,7 +93,7 @@ def test_line_chat_on_stdin_with_slash_commands(scripted_server, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "hello back" in done.stdout
-    assert "/compress [--preview] [focus]" in done.stderr
+    assert "/compress [--preview] [--upto N] [focus]" in done.stderr
     assert "Unknown command /bogus" in done.stderr
     assert "compressing (manual)" in done.stderr and "focus: database schema" in done.stderr
 

@@ -53,7 +53,7 @@ def test_preview_compress_and_uncompress_in_the_line_chat(scripted_server, tmp_p
     # A new process: the undo point is in the database.
     undone = hermeslite([*model_args(scripted_server), "--continue"], home, tmp_path, input="/uncompress\n/quit\n")
     assert undone.returncode == 0, undone.stderr
-    assert f"Undid the last compaction: {len(compacted)} -> 13 messages" in undone.stderr
+    assert f"Undid the last compaction: {len(compacted)} → 13 messages" in undone.stderr
     assert store.load_transcript(sid) == original
 
 
@@ -134,7 +134,7 @@ def test_compress_upto_in_the_line_chat_keeps_the_later_turns_and_says_so(script
         [*model_args(scripted_server), "--continue"], home, tmp_path, input="/compress --upto 2\n/quit\n"
     )
     assert again.returncode == 0, again.stderr
-    assert "⟳ Compressed turns 1-2 (later turns kept verbatim): 13 -> " in again.stderr
+    assert "⟳ Compressed turns 1-2 (later turns kept verbatim): 13 → " in again.stderr
     after = store.load_transcript(sid)
     assert after[1]["content"].endswith(before[5]["content"])  # turn 3's ask, with the checkpoint in front
     assert after[2:] == before[6:]  # and everything after it verbatim

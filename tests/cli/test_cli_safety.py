@@ -80,3 +80,17 @@ def test_no_note_when_the_sandbox_is_on(scripted_server, tmp_path):
     done, home = run_headless(scripted_server, tmp_path)
     expected = assess("auto", [], home / "proj").warning
     assert ("hermeslite: note: " in done.stderr) is (expected is not None)
+
+
+def test_a_headless_denial_is_printed_whole_with_how_to_permit_it(scripted_server, tmp_path):
+    """The line once stopped at 100 characters, in the middle of the reason, with no sign it was cut."""
+    from tests.envelope import sent_tool_results
+
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "curl -s https://example.com"})]), Reply.text("no")
+    )
+    done, _ = run_headless(scripted_server, tmp_path)
+    assert done.returncode == 0, done.stderr
+    (refusal,) = sent_tool_results(scripted_server)
+    assert refusal.startswith("error: denied") and "to permit it, " in refusal
+    assert f"  ✗ {refusal}\n" in done.stderr

@@ -97,6 +97,9 @@ def test_a_compaction_in_one_process_cannot_drop_a_turn_of_another(scripted_serv
         for n in range(12):
             store.append_message(sid, {"role": "user", "content": f"step {n}: " + "please look at this " * 40})
             store.append_message(sid, {"role": "assistant", "content": f"done {n}: " + "long findings " * 150})
+    # The test model's window (8,192 tokens) is one where a checkpoint is built by code; this one asks the model.
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "config.yaml").write_text("compression:\n  min_summary_tokens: 0\n")
     scripted_server.responder = lambda body: None if body.get("stream") else Reply.delay(3, Reply.text("noted"))
     a = start(["--resume", sid, *model_args(scripted_server)], home, tmp_path, stdin=subprocess.PIPE)
     assert a.stdin is not None

@@ -67,6 +67,16 @@ def test_a_command_missing_from_a_front_end_is_declared_and_shown_by_help():
     assert not any(line.startswith("  /picker") for line in line_lines[: line_lines.index("Not here")])
 
 
+def test_a_usage_too_long_for_its_column_puts_the_meaning_a_line_down_never_glued_to_it():
+    long = CommandSpec("compress", "[--preview] [--upto N] [focus] [more]", "compact now")
+    short = CommandSpec("quit", "", "leave")
+    lines = command_lines(TUI, mark_waits=False, commands=(long, short))
+    column = lines[-1].index("leave")
+    usage = next(i for i, line in enumerate(lines) if "/compress" in line)
+    assert lines[usage].rstrip().endswith("[more]")
+    assert lines[usage + 1].index("compact now") == column and not lines[usage + 1][:column].strip()
+
+
 def test_a_command_used_where_it_is_not_says_where_it_works(monkeypatch: pytest.MonkeyPatch):
     from hermeslite.commands import registry
 

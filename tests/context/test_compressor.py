@@ -8,8 +8,8 @@ import json
 import pytest
 
 from hermeslite.context import estimate_tokens
-from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE
-from hermeslite.context.messages import SUMMARY_KEY, strip_private
+from hermeslite.context.handoff import END, OPEN, SYSTEM_NOTE, merge_into
+from hermeslite.context.messages import ARCHIVE_KEY, SUMMARY_KEY, strip_private
 
 from ..builders import Transcript, assert_valid
 from .scripted import GOOD_SUMMARY, AuthError, FakeClock, RateLimited, Scripted, long_session, make
@@ -338,3 +338,18 @@ def test_a_fresh_compressor_for_a_handoff_knows_the_same_tools():
     twin = made.fresh()
     assert twin.tool_roles is roles
     assert twin.tool_roles.of("shell") is ToolRole.RUNS_COMMANDS and twin.tool_roles.of("terminal") is None
+
+
+async def test_a_merged_checkpoint_whose_user_part_has_a_recall_id_is_archived_whole():
+    """Found by the property suite: a user message whose image was pruned carries a recall id; a
+    checkpoint merged into it keeps that id, and the next compaction archived the user's words under
+    it and then skipped the merged message, whose id was taken, so it was kept nowhere."""
+    user = {"role": "user", "content": "here is the screenshot [image removed]", ARCHIVE_KEY: "r0123456789"}
+    merged = merge_into(user, "## Active Task\nfix the parser", {})
+    later = long_session(turns=10, chars=3_000)
+    messages = [merged, *later[1:]] if later[0]["role"] == "user" else [merged, *later]
+    c = make(Scripted(), ctx=60_000)
+    r = await c.compress(messages, force=True)
+    assert r.summary and merged not in r.messages
+    assert any(a == merged for a in r.archived.values())
+    assert_valid(r.messages)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermeslite.context.anchors import extract_anchors, render_anchors
+from hermeslite.context.clip import clip_line
 from hermeslite.context.instructions import instruction_in, is_strong, merge_instructions, supersedes
 
 from ..builders import Transcript
@@ -85,3 +88,42 @@ def test_the_record_lists_instructions_first_and_says_what_replaced_what():
         'conflict, the earlier instruction "From now on always use tabs for indentation.")'
     )
     assert text.count("always use tabs") == 1
+
+
+def _merge_by_pairs(newer: list[list[str]], older: list[list[str]]) -> list[list[str]]:
+    """The merge spelled out with `supersedes` on each pair: what the faster merge must equal."""
+    kept: list[list[str]] = []
+    for text, note in reversed(newer + older):
+        key = " ".join(text.split()).lower()
+        kept = [k for k in kept if " ".join(k[0].split()).lower() != key]
+        for earlier in [k for k in kept if supersedes(text, k[0])]:
+            kept.remove(earlier)
+            note = clip_line(earlier[0], 200)
+        kept.append([text, note])
+    return kept[::-1]
+
+
+SAYINGS = st.sampled_from(
+    [
+        "Always use tabs for indentation.",
+        "Use four spaces for indentation instead of tabs.",
+        "Don't use tabs for indentation.",
+        "Never touch vendor/.",
+        "From now on you may edit vendor/ files.",
+        "Prefer httpx over requests.",
+        "Never use the requests library; use httpx.",
+        "Always run ruff before committing.",
+        "Stop running ruff before committing.",
+        "Keep commits small.",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    newer=st.lists(st.tuples(SAYINGS, st.sampled_from(["", "an earlier note"])), max_size=12),
+    older=st.lists(st.tuples(SAYINGS, st.just("")), max_size=12),
+)
+def test_merging_equals_checking_every_pair(newer, older):
+    newer, older = [list(x) for x in newer], [list(x) for x in older]
+    assert merge_instructions(newer, older) == _merge_by_pairs(newer, older)

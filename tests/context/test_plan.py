@@ -112,3 +112,12 @@ def test_the_preview_agrees_with_the_pass(scn: Scenario):
         assert preview.summarized.count == result.dropped
     elif not result.aborted and preview.summarized.count == 0:
         assert preview.estimated_after == result.tokens_after
+
+
+def test_a_preview_of_a_short_session_counts_small_spans_in_tokens_never_as_zero_k():
+    """A span of a few dozen tokens read `~0.0k tokens`."""
+    from hermeslite.context.result import format_tokens
+
+    assert [format_tokens(n) for n in (0, 37, 999, 1_000, 4_210, 96_400)] == ["0", "37", "999", "1.0k", "4.2k", "96k"]
+    text = "\n".join(make(Scripted()).preview(long_session(turns=30)).lines())
+    assert "0.0k" not in text and "~0." not in text

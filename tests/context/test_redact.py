@@ -258,6 +258,15 @@ QUERY_PARAMETERS = [
     ],
     ("https://app.example/cb#access_token=abc&state=1", f"https://app.example/cb#access_token={MARK}&state=1"),
     ("[link](https://x.example/?token=abc)", f"[link](https://x.example/?token={MARK})"),
+    # A URL's #fragment is not part of the last parameter's value: it stays (issue 19, item 11).
+    ("https://example.com/page?token=xyz#section", f"https://example.com/page?token={MARK}#section"),
+    ('see "https://a.example/c?x=1&password=hunter2#top".', f'see "https://a.example/c?x=1&password={MARK}#top".'),
+    (
+        "https://x.example/p?access_token=ya29.abc#frag and more",
+        f"https://x.example/p?access_token={MARK}#frag and more",
+    ),
+    # A form body has no fragment: a `#` there is part of the password.
+    ('curl -d "user=x&password=ab#cd"', f'curl -d "user=x&password={MARK}"'),
     *unchanged(
         "https://example.com/path?page=2&sort=asc",
         "https://x.example/?tokens=5&keyword=rust&monkey=1",

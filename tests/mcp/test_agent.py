@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from hermeslite.agent import events as ev
 from hermeslite.agent import mcp_commands
 from hermeslite.agent.breakdown import context_breakdown
@@ -15,7 +17,9 @@ from hermeslite.agent.factory import build_agent, start_mcp
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
+from hermeslite.tools.landlock import abi_version
 from hermeslite.tools.mcp.status import State, Unavailable
+from tests.envelope import unwrapped
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import Reply as AnthropicReply
 from tests.mcp.conftest import mcp_settings
@@ -52,7 +56,7 @@ async def test_mcp_tools_follow_the_built_in_ones_by_name_are_called_and_answere
     assert echo["parameters"]["properties"]["text"]["type"] == "string"
     assert second["tools"] == first["tools"]  # one set for the whole turn
     results = [m for m in second["messages"] if m["role"] == "tool"]
-    assert [(m["name"], m["content"]) for m in results] == [("mcp__t__echo", "ping"), ("mcp__a__add", "5")]
+    assert [(m["name"], unwrapped(m["content"])) for m in results] == [("mcp__t__echo", "ping"), ("mcp__a__add", "5")]
     read_only = sorted(tool.name for tool in agent.deps.registry.offered if tool.read_only)
     assert read_only == ["mcp__t__big", "mcp__t__echo"]  # what a read-only mode would offer
 
@@ -64,7 +68,7 @@ async def test_headless_refuses_an_unapproved_tool_says_how_to_allow_it_and_it_n
     flag = workdir / "flag"
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(flag)})]), Reply.text("ok"))
     await agent.run_turn("make the flag")
-    assert scripted_server.requests[1]["messages"][-1]["content"] == (
+    assert unwrapped(scripted_server.requests[1]["messages"][-1]["content"]) == (
         "error: denied (mcp__t__touch is a tool of the MCP server t): no one can approve this call in headless "
         'mode; to permit it, add "touch" to mcp_servers.t.approved_tools in the config file, or set '
         "tools.approval: allow"
@@ -80,7 +84,7 @@ async def test_approval_allow_runs_any_tool_and_deny_refuses_even_an_approved_on
     denied, _ = mcp_agent({"t": stdio_entry(approved_tools=["echo"])}, approval="deny")
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(workdir / "b")})]), Reply.text("ok"))
     await denied.run_turn("make b")
-    assert scripted_server.requests[-1]["messages"][-1]["content"].startswith(
+    assert unwrapped(scripted_server.requests[-1]["messages"][-1]["content"]).startswith(
         "error: refused (mcp__t__touch is a tool of the MCP server t): the approval policy is deny"
     )
     assert not (workdir / "b").exists()
@@ -90,14 +94,14 @@ async def test_a_result_over_the_output_limit_is_capped_and_recall_brings_back_t
     agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["big"])}, output_limit=2_000)
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__big", {"chars": 10_000_000})]), Reply.text("a big one"))
     await agent.run_turn("fetch it")
-    sent = scripted_server.requests[1]["messages"][-1]["content"]
+    sent = unwrapped(scripted_server.requests[1]["messages"][-1]["content"])
     assert len(sent) <= 2_000 and sent.startswith("BEGIN-OF-BIG") and "chars omitted" in sent
     assert "END-OF-BIG unique-tail-marker" in sent
-    ref = re.search(r"the whole result is in the session archive under recall id (r[0-9a-f]{10})", sent)
+    ref = re.search(r"the whole output is in the session archive under recall id (r[0-9a-f]{10})", sent)
     assert ref is not None and "10,000,0" in sent
     scripted_server.enqueue(Reply.tool_calls([("recall", {"query": "unique tail marker"})]), Reply.text("found"))
     await agent.run_turn("find its end")
-    found = scripted_server.requests[-1]["messages"][-1]["content"]
+    found = unwrapped(scripted_server.requests[-1]["messages"][-1]["content"])
     assert ref.group(1) in found and "unique-tail-marker" in found and "mcp__t__big" in found
 
 
@@ -107,7 +111,7 @@ async def test_an_error_result_and_a_structured_one_reach_the_model(mcp_agent, s
         Reply.tool_calls([("mcp__t__fail", {"why": "quota"}), ("mcp__t__structured", {})]), Reply.text("ok")
     )
     await agent.run_turn("try")
-    results = [m["content"] for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
+    results = [unwrapped(m["content"]) for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
     assert results == ["error: could not do it: quota", '{\n  "temperature": 21.5,\n  "unit": "celsius"\n}']
     finished = recorder.of(ev.ToolFinished)
     assert [event.is_error for event in finished] == [True, False]
@@ -117,7 +121,7 @@ async def test_an_image_is_named_for_a_model_that_takes_no_images_in_tool_result
     agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["picture"])})
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__picture", {})]), Reply.text("ok"))
     await agent.run_turn("show me")
-    assert scripted_server.requests[1]["messages"][-1]["content"] == (
+    assert unwrapped(scripted_server.requests[1]["messages"][-1]["content"]) == (
         "a one-pixel picture\n[image 1: image/png, 72 B]\n"
         "[1 image not shown: this model takes no images in tool results]"
     )
@@ -145,8 +149,11 @@ async def test_claude_gets_the_image_inside_the_tool_result(tmp_path: Path, work
         assert not server.rejections
         blocks = server.exchanges[-1].body["messages"][-1]["content"]
         result = next(block for block in blocks if block["type"] == "tool_result")
-        kinds = [part["type"] for part in result["content"]]
-        assert kinds == ["text", "image"] and result["content"][1]["source"]["media_type"] == "image/png"
+        kinds = [part["type"] for part in result["content"]]  # the text and the image, inside the envelope
+        assert (
+            kinds == ["text", "text", "image", "text"] and result["content"][2]["source"]["media_type"] == "image/png"
+        )
+        assert result["content"][0]["text"] == "<tool_output>" and result["content"][3]["text"] == "</tool_output>"
 
 
 async def test_a_failed_server_is_told_once_at_the_start_of_a_turn(mcp_agent, scripted_server):
@@ -210,4 +217,26 @@ async def test_a_streamable_http_servers_tool_through_the_loop(mcp_agent, script
     scripted_server.enqueue(Reply.tool_calls([("mcp__web__echo", {"text": "over http"})]), Reply.text("done"))
     assert (await agent.run_turn("call it")).ok
     assert tool_names(scripted_server.requests[0])[len(BUILT_IN) :] == ["mcp__web__big", "mcp__web__echo"]
-    assert scripted_server.requests[1]["messages"][-1]["content"] == "over http"
+    assert unwrapped(scripted_server.requests[1]["messages"][-1]["content"]) == "over http"
+
+
+@pytest.mark.skipif(abi_version() < 1, reason="plan mode needs Landlock")
+async def test_plan_mode_offers_only_the_mcp_tools_marked_read_only_and_refuses_the_others(
+    mcp_agent, scripted_server, workdir
+):
+    agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["echo", "touch"], read_only_tools=["echo"])})
+    agent.set_mode("plan")
+    flag = workdir / "flag"
+    scripted_server.enqueue(
+        Reply.tool_calls([("mcp__t__echo", {"text": "ping"}), ("mcp__t__touch", {"path": str(flag)})]),
+        Reply.text("done"),
+    )
+    await agent.run_turn("look, then touch")
+    first, second = scripted_server.requests
+    names = tool_names(first)
+    assert "mcp__t__echo" in names and "mcp__t__touch" not in names
+    assert not {"write_file", "patch"} & set(names)
+    results = {m["name"]: unwrapped(m["content"]) for m in second["messages"] if m["role"] == "tool"}
+    assert results["mcp__t__echo"] == "ping"
+    assert results["mcp__t__touch"].startswith("error: mcp__t__touch is not available in plan mode")
+    assert not flag.exists()

@@ -26,6 +26,7 @@ from hermeslite.store.sessions import (
     default_sessions_path,
     repair_transcript,
 )
+from hermeslite.store.transcript import TITLE_CHARS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -182,6 +183,24 @@ def test_a_summary_in_a_user_message_is_not_answered_with_a_note():
     assert repair_transcript(msgs) == msgs
 
 
+def test_a_bang_command_last_or_before_a_message_is_not_answered_with_a_note():
+    """A `!command` never gets a reply by design; a note would claim a crash that did not happen."""
+    from hermeslite.context.user_command import user_command_message
+
+    ran = user_command_message("ls", "a.txt", 0)
+    ending = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        ran,
+    ]
+    assert repair_transcript(ending) == ending
+    followed = [*ending, {"role": "user", "content": "what is in a.txt?"}, {"role": "assistant", "content": "text"}]
+    assert repair_transcript(followed) == followed
+    lost = [*ending, {"role": "user", "content": "what is in a.txt?"}]
+    assert repair_transcript(lost)[-1]["content"] == NO_SAVED_REPLY  # a real question with no answer still is noted
+
+
 def test_repair_is_a_no_op_on_valid_transcripts():
     msgs = [
         {"role": "user", "content": "go"},
@@ -282,8 +301,12 @@ def test_latest_list_get_and_titles(store: SessionStore):
     infos = store.list_sessions()
     assert [i.id for i in infos] == [a, b]
     info_a = store.get_session(a)
-    assert info_a.title.startswith("Fix the flaky test in CI please") and len(info_a.title) <= 60
-    assert info_a.title.endswith("…")
+    assert info_a.title == "Fix the flaky test in CI please, it fails on every third run or so"  # one line, whole
+    store.append_message(b, {"role": "assistant", "content": "ok"})
+    c = store.create_session("model-c", "/three")
+    store.append_message(c, {"role": "user", "content": "word " * 100})
+    long = store.get_session(c).title
+    assert len(long) == TITLE_CHARS and long.endswith("…")  # each list cuts it further to its own width
     assert (info_a.message_count, info_a.model, info_a.cwd) == (3, "model-a", "/one")
     assert store.get_session(b).title == "Named"
     assert len(store.list_sessions(limit=1)) == 1
@@ -443,3 +466,12 @@ def test_sigkill_mid_session_loses_nothing_committed(tmp_path: Path):
     assert [r["content"] for r in results[:37]] == [f"output {i}" for i in range(37)]
     assert results[-1] == {"role": "tool", "tool_call_id": "call_37", "content": INTERRUPTED_TOOL_TEXT}
     assert sanitize_tool_pairs(loaded) == loaded
+
+
+def test_a_title_is_what_the_markdown_of_the_first_message_reads_as(store: SessionStore):
+    """The header and every listing showed the first message's raw Markdown."""
+    sid = store.create_session("m", "/w")
+    store.append_message(
+        sid, {"role": "user", "content": "## **Fix** the `parser`\n- see [app.py](src/app.py), *not* __init__.py"}
+    )
+    assert store.get_session(sid).title == "Fix the parser see app.py, not __init__.py"

@@ -27,7 +27,8 @@ from hermeslite.tools.files import PatchTool, ReadFileTool, WriteFileTool
 from hermeslite.tools.search import SearchFilesTool
 from hermeslite.tools.shell_policy import Boundary
 from tests.cli_process import hermeslite, model_args
-from tests.server import Reply, ScriptedServer
+from tests.envelope import unwrapped
+from tests.server import MODEL, Reply, ScriptedServer
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),
@@ -165,7 +166,8 @@ def newest_results(messages: list[dict]) -> list[tuple[str, str, bool]]:
     """(tool name, result, is error) for each call of the last assistant message: what this request answers."""
     at = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     names = {c["id"]: c["function"]["name"] for c in messages[at]["tool_calls"]}
-    return [(names[m["tool_call_id"]], m["content"], m["content"].startswith("error: ")) for m in messages[at + 1 :]]
+    results = [(names[m["tool_call_id"]], unwrapped(m["content"])) for m in messages[at + 1 :]]
+    return [(name, text, text.startswith("error: ")) for name, text in results]
 
 
 def test_headless_replies_of_a_hundred_writes_race_a_swapper(
@@ -173,7 +175,8 @@ def test_headless_replies_of_a_hundred_writes_race_a_swapper(
 ) -> None:
     """As the issue ran it: `hermeslite -p`, an obedient model sending 100 file calls a reply."""
     config = tmp_path / "config.yaml"
-    config.write_text("model:\n  context_window: 1000000\n")  # no compaction: every reply answers a tool turn
+    # No compaction: every reply answers a tool turn. The window belongs to the model the config names.
+    config.write_text(f"model:\n  name: {MODEL}\n  context_window: 1000000\n")
     proj = lay_out(outside_home)
     before = outside(outside_home, proj)
     per_reply = 100

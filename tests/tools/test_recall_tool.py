@@ -166,6 +166,20 @@ def registry_with(store: SessionStore, sid: str | None):
     return default_registry(extra_tools=[RecallTool(store, lambda: sid)])
 
 
+async def test_an_archived_checkpoint_is_labelled_as_one_not_as_a_user_message(store: SessionStore):
+    """A checkpoint sits in a user-role message, but no one typed it."""
+    sid = store.create_session("m", "/w")
+    checkpoint = {"role": "user", "content": "## Goal\nship the parser rewrite", "_hl_summary": True}
+    store.archive(
+        sid, {"r00000000b1": checkpoint, "r00000000b2": {"role": "user", "content": "the parser rewrite, please"}}
+    )
+    result = await registry_with(store, sid).execute("recall", '{"query": "parser rewrite"}', ctx())
+    labels = {line.split(" · ")[0].split(". ")[1]: line.split(" · ")[1] for line in result.content.splitlines()[1::2]}
+    assert labels == {"r00000000b1": "earlier checkpoint", "r00000000b2": "user message"}
+    whole = await registry_with(store, sid).execute("recall", {"id": "r00000000b1"}, ctx())
+    assert whole.content.splitlines()[0] == "[original earlier checkpoint]"
+
+
 async def test_query_form_through_the_registry_lists_ids_kinds_and_excerpts(store: SessionStore):
     sid = store.create_session("m", "/w")
     store.archive(

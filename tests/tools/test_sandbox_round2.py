@@ -438,6 +438,7 @@ async def test_a_key_read_is_not_a_key_sent(outside):
 async def test_a_namespace_step_that_fails_runs_nothing(outside):
     """Fail closed: a launcher that cannot join the sandbox's namespaces exits 126 and never starts bash."""
     from hermeslite.tools.environment import tool_environment
+    from hermeslite.tools.output import CappedBuffer
     from hermeslite.tools.sandbox import prepare
     from hermeslite.tools.terminal import run_command
 
@@ -445,7 +446,9 @@ async def test_a_namespace_step_that_fails_runs_nothing(outside):
     launch = prepare(f"touch {outside.proj}/ran", outside.proj, ctx.sandbox, tool_environment(os.environ))
     argv = list(launch.argv)
     argv[argv.index("--userns") + 1] = "987"  # a descriptor the launcher does not have
-    code, output, _ = await run_command(argv, {**os.environ, **launch.env}, 30, 4000, fds=launch.fds)
+    buffer = CappedBuffer(4000)
+    code, _ = await run_command(argv, {**os.environ, **launch.env}, 30, buffer, fds=launch.fds)
+    output = buffer.text()
     assert code == 126 and "cannot confine the command" in output and "it was not run" in output
     assert not (outside.proj / "ran").exists()
 

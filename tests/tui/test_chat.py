@@ -66,7 +66,7 @@ async def test_a_failing_command_shows_its_exit_code(make_app, scripted_server):
         assert panel.state == "error" and "exit 3" in screen_text(app)
 
 
-async def test_provider_errors_are_one_line_and_a_notification(make_app, scripted_server):
+async def test_provider_errors_are_one_line_in_the_chat(make_app, scripted_server):
     scripted_server.enqueue(Reply.error(401, "Incorrect API key provided: sk-abc"))
     app = make_app()
     shown = Notifications()
@@ -76,7 +76,7 @@ async def test_provider_errors_are_one_line_and_a_notification(make_app, scripte
         errors = app.chat.query(ErrorLine)
         assert len(errors) == 1 and errors[0].text.startswith("✗ ")
         assert "Traceback" not in screen_text(app)
-        assert any(n.severity == "error" for n in shown)
+        assert not shown  # the error line is in sight: no toast saying it again over it
         scripted_server.enqueue(Reply.text("back again"))
         await send(pilot, "retry")
         assert app.chat.query(AssistantMessage).last().source == "back again"
@@ -288,3 +288,25 @@ async def test_start_up_warnings_are_shown_in_the_chat(make_app):
     async with app.run_test(size=(140, 24)) as pilot:
         await pilot.pause()
         assert f"⚠ {warning}" in screen_text(app)
+
+
+async def test_a_model_error_is_said_once_and_a_toast_comes_only_for_a_line_out_of_sight(make_app, scripted_server):
+    """/model's error was a chat line and a toast covering it; toasts sat over the input and the queue."""
+    from hermeslite.tui.screens.text_viewer import TextViewer
+
+    app = make_app()
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
+        await ready(pilot)
+        await send(pilot, "/model nosuchprovider/")
+        assert len(app.chat.query(ErrorLine)) == 1 and not shown
+        scripted_server.enqueue(Reply.delay(1.0, Reply.error(401, "Incorrect API key provided: sk-abc")))
+        await send(pilot, "hello", wait=False)
+        await send(pilot, "/help", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, TextViewer))
+        await until(pilot, lambda: len(app.chat.query(ErrorLine)) == 2)  # behind the viewer: out of sight
+        await pilot.pause(0.3)
+        assert [n.severity for n in shown] == ["error"]
+        rows = screen_text(app).splitlines()
+        toast_row = next(i for i, row in enumerate(rows) if shown[0].message[:30] in row)
+        assert toast_row < app.prompt.region.y - 1  # above the input and the queued line's row

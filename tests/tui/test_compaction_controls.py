@@ -74,7 +74,7 @@ async def test_uncompress_restores_exactly_also_after_a_restart(make_app, script
         later = copy(app.host.agent.messages[compacted:])
         await send(pilot, "/uncompress")
         assert app.host.agent.messages == before + later
-        assert last_note(app).startswith(f"Undid the last compaction: {compacted + 2} -> {len(before) + 2} messages")
+        assert last_note(app).startswith(f"Undid the last compaction: {compacted + 2} → {len(before) + 2} messages")
         meter = app.query_one(PressureMeter)
         assert f"{app.host.agent.request_tokens() / 1000:.1f}k / 50k tokens" in str(meter.content)
         await send(pilot, "/uncompress")
@@ -153,6 +153,8 @@ async def test_handoff_opens_a_new_session_that_records_its_parent(make_app, scr
         assert store.load_transcript(old) == old_saved[0]
         assert [m["role"] for m in app.host.agent.messages] == ["system", "user", "assistant"]
         assert f"Handed off to session {new} with a fresh checkpoint" in last_note(app)
+        notes = [n.text for n in app.chat.query(NoteLine)]
+        assert f"New session {new}." in notes and not any("Resumed" in n for n in notes)  # it was just made
         await send(pilot, "/sessions")
         assert isinstance(app.screen, TextViewer)
         row = next(line for line in str(app.screen.body).splitlines() if new in line)

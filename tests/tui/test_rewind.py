@@ -102,3 +102,50 @@ async def test_the_diff_view_colours_added_and_removed_lines(make_app, scripted_
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, DiffViewer)
+
+
+async def test_summarize_up_to_here_compacts_through_the_chosen_turn(make_app, scripted_server):
+    from hermeslite.context.handoff import split_handoff
+    from hermeslite.tui.widgets.compaction_card import CompactionCard
+    from tests.builders import FILLER
+    from tests.summary_requests import answer_summaries
+    from tests.tui.pilot import chat
+    from tests.tui.screen import screen_text
+
+    answer_summaries(scripted_server)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await chat(pilot, 6)  # session turns 1-6 hold "turn 0" .. "turn 5"
+        await send(pilot, "/compress --upto 2")  # the transcript now counts "turn 2" as its first user turn
+
+        await send(pilot, "/rewind")
+        await pilot.press("up", "enter")  # session turn 5: "turn 4"
+        await until(pilot, lambda: isinstance(app.screen, RewindChoice))
+        assert app.screen.turn == 5
+        await pilot.press("s")
+        await settle(pilot)
+        cards = app.chat.query(CompactionCard)
+        assert len(cards) == 2 and cards.last().state == "done", notes(app)
+        assert "⟳ compaction · manual · turns 1-3 ·" in screen_text(app)
+        users = [m for m in app.host.agent.messages if m["role"] == "user"]
+        # "turn 2" to "turn 4" went into the summary, merged into the message of "turn 5", kept verbatim
+        assert len(users) == 1 and split_handoff(users[0])[1].strip() == f"turn 5: {FILLER}".strip()
+
+        await send(pilot, "/rewind")
+        await pilot.press("home", "enter")  # session turn 1, summarized long ago
+        await until(pilot, lambda: isinstance(app.screen, RewindChoice))
+        await pilot.press("s")
+        await settle(pilot)
+        assert "Cannot summarize up to turn 1: turn 1 is not in the conversation as it is now" in notes(app)[-1]
+        assert len(app.chat.query(CompactionCard)) == 2
+
+        await send(pilot, "/rewind")
+        await pilot.press("end", "enter")  # the latest turn: always kept whole
+        await until(pilot, lambda: isinstance(app.screen, RewindChoice))
+        await pilot.press("s")
+        await settle(pilot)
+        assert notes(app)[-1] == (
+            "Cannot summarize up to turn 6: turn 6 is the latest turn, and a compaction always keeps the latest turn whole."
+        )
+        assert len(app.chat.query(CompactionCard)) == 2

@@ -149,12 +149,16 @@ async def test_each_picker_entry_is_two_lines_cut_with_an_ellipsis_at_any_width(
                 title, facts[row.id] = lines[2 * index].strip(), lines[2 * index + 1].strip()
                 assert facts[row.id].startswith(when(row.updated_at))
                 if row.id in (handoff, first):
-                    assert title.startswith("refactor the session store") and title.endswith("…")
-                    assert facts[row.id].split(" · ")[1:3] == ["2 messages", "123k context"]
+                    whole = ("refactor the session store and its listing " * 3).strip()
+                    assert title == whole if width == 200 else title.startswith(whole[:40]) and title.endswith("…")
+                    assert len(title) > 60  # the picker's room, not the table's column, cuts it
+                    assert facts[row.id].split(" · ")[1] == "2 messages"
+            # the handoff's origin comes right after the messages: whole from 120 columns, its head at 80
+            origin = facts[handoff].split(" · ")[2]
+            assert origin == f"(handed off from {first})" if width >= 120 else origin.startswith("(handed off from 2")
+            assert facts[first].split(" · ")[2] == "123k context"
             if width == 80:  # three facts whole, the model's head, then the ellipsis
                 assert facts[first].split(" · ")[3].startswith("anthropic/claude")
                 assert facts[first].endswith("…") and facts[handoff].endswith("…")
-            if width == 120:  # all but the handoff's origin
-                assert facts[first].endswith(first) and facts[handoff].endswith(f"{handoff} · …")
             if width == 200:
-                assert facts[handoff].endswith(f"(handed off from {first})")
+                assert facts[first].endswith(first) and facts[handoff].endswith(handoff)

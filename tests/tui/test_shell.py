@@ -98,6 +98,25 @@ async def test_a_resumed_session_shows_the_command_as_typed_with_its_panel(make_
         assert INTRO not in screen_text(app)
 
 
+async def test_a_session_ending_with_a_bang_command_reopens_without_a_crash_note(make_app, scripted_server):
+    """A `!command` never gets a reply: reopening must not say one was lost."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo last-thing-done")
+        session = app.host.agent.session_id
+    reopened = make_app(session_id=session)
+    async with reopened.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert "no reply was saved" not in screen_text(reopened)
+        assert [m["role"] for m in reopened.host.agent.messages[1:]] == ["user"]
+        scripted_server.enqueue(Reply.text("Seen."))
+        await send(pilot, "and now?")
+        sent = scripted_server.requests[-1]["messages"]
+        assert sent[-2]["content"].startswith(INTRO) and "last-thing-done" in sent[-2]["content"]
+        assert sent[-1] == {"role": "user", "content": "and now?"}
+
+
 async def test_bang_runs_inside_the_sandbox(make_app, scripted_server, outside):
     import pytest
 

@@ -143,6 +143,7 @@ def test_every_command_has_help_and_appears_everywhere():
         "/todo",
         "/init",
         "/model",
+        "/mode",
         "/help",
         "/quit",
     }
@@ -161,6 +162,7 @@ def test_every_command_has_help_and_appears_everywhere():
         "/resume",
         "/init",
         "/model",
+        "/mode",
     }
     assert "!command" in text and "does not call tools" in text
 

@@ -34,8 +34,9 @@ async def test_help_wraps_each_meaning_under_its_column(make_app):
         await ready(pilot)
         await send(pilot, "/help")
         lines = viewer_lines(app)
-        start = next(i for i, line in enumerate(lines) if "/compress [--preview] [focus]" in line)
+        start = next(i for i, line in enumerate(lines) if "compact the conversation" in line)
         column = lines[start].index("compact the conversation")
+        assert "/compress [--preview]" in lines[start - 1] and lines[start][:column].strip() == ""
         following = lines[start + 1]
         assert following[:column].strip() == "" and following[column] != " ", following
         for line in lines:  # a continuation never starts under the command names
@@ -57,3 +58,20 @@ async def test_sessions_rows_stay_one_line_each_and_scroll_sideways(make_app):
             await pilot.press("right")
         await pilot.pause(0.5)
         assert "a title that makes" in viewer_lines(app)[row]
+
+
+async def test_a_tall_page_scrolls_to_its_last_line_and_keeps_its_hint_at_any_height(make_app):
+    """The body once took the whole box and pushed the hint and its own last two lines out of sight."""
+    from hermeslite.tui.views import KEYS
+
+    last_meaning = KEYS[-1][1]
+    for size in (SIZE, (120, 40)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await ready(pilot)
+            await send(pilot, "/help")
+            await pilot.press("end")
+            await pilot.pause(0.3)
+            lines = viewer_lines(app)
+            assert lines[-1].strip() == "Esc or q to close", (size, lines[-3:])
+            assert lines[-2].rstrip().endswith(last_meaning.split()[-1]), (size, lines[-3:])

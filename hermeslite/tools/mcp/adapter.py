@@ -7,42 +7,34 @@ as the terminal's uncontained commands are: it asks until the user allows
 that tool for the session, unless the config lists it in `approved_tools`
 (or `tools.approval` is allow); headless, it is refused with how to allow it.
 
-The result is capped like other tool output. A longer one is kept whole
-(secrets redacted first, as the runner would) in the session archive, and the
-model reads its head and tail with the recall id that brings it back. A
+The result is capped like other tool output: a longer one is kept whole in the
+session archive and the model reads its head and tail with the recall id that
+brings it back (tools/spill.py, shared with the terminal and search). A
 failure of any kind is an error result, never an exception: the turn goes on.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tool_roles import ToolRole
 from hermeslite.tools.approval import check_outside_call
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult
-from hermeslite.tools.output import cap_output
+from hermeslite.tools.spill import fit_result
 
 from .config import McpServerConfig
 from .manager import McpServers
 from .names import tool_name
 from .status import ToolInfo, Unavailable
 
-# Keeps a result whole where `recall` finds it: (tool name, whole text) -> recall id.
-Archive = Callable[[str, str], Awaitable[str]]
 SHOWN_ARGUMENTS = 300  # characters of the arguments the approval dialog shows
-MARKER_ROOM = 40  # what cap_output's "…[N chars omitted]…" line takes, so the whole fits the limit
 
 
 class McpTool:
     role: ToolRole | None = None
 
-    def __init__(
-        self, server: str, info: ToolInfo, config: McpServerConfig, servers: McpServers, archive: Archive | None
-    ) -> None:
+    def __init__(self, server: str, info: ToolInfo, config: McpServerConfig, servers: McpServers) -> None:
         self.server = server
         self.tool = info.name  # the server's own name for it
         self.name = tool_name(server, info.name)
@@ -54,7 +46,6 @@ class McpTool:
         self.writes = not self.read_only
         self.approved = config.approved(info.name)
         self._servers = servers
-        self._archive = archive
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -69,9 +60,7 @@ class McpTool:
             outcome = await self._servers.call_tool(self.server, self.tool, args)
         except Unavailable as exc:
             return ToolResult.error(str(exc))
-        text = outcome.text
-        if len(text) > ctx.output_limit:
-            text = await self._fit(text, ctx.output_limit)
+        text = await fit_result(ctx, self.name, outcome.text)
         if outcome.is_error:
             return ToolResult(f"error: {text}", is_error=True)
         return ToolResult(text, images=tuple(image.part() for image in outcome.images))
@@ -92,19 +81,3 @@ class McpTool:
             f'add "{self.tool}" to mcp_servers.{self.server}.approved_tools in the config file, '
             "or set tools.approval: allow"
         )
-
-    async def _fit(self, text: str, limit: int) -> str:
-        """`text` cut to its head and tail within `limit`, saying where the whole of it is kept."""
-        redacted = await asyncio.to_thread(redact_secrets, text)
-        try:
-            if self._archive is None:
-                raise LookupError("there is no session archive")
-            ref = await self._archive(self.name, redacted)
-        except Exception as exc:  # noqa: BLE001 - the capped result still reaches the model
-            note = f"\n[{len(text):,} characters in all; the whole result could not be archived: {exc}]"
-        else:
-            note = (
-                f"\n[{len(text):,} characters in all; the whole result is in the session archive under recall id "
-                f'{ref}: recall(query="some words") finds a passage]'
-            )
-        return cap_output(redacted, max(limit - len(note) - MARKER_ROOM, 1_000)) + note

@@ -16,20 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from hermeslite.commands.diff_view import ADDED, FILE, HUNK, REMOVED, diff_lines
-
-STYLES = {ADDED: "green", REMOVED: "red", HUNK: "cyan", FILE: "bold"}
-
-
-def diff_content(text: str) -> Content:
-    """The diff as one styled Content, a line per diff line."""
-    lines = diff_lines(text)
-    parts: list[str | tuple[str, str]] = []
-    for index, (kind, line) in enumerate(lines):
-        end = "\n" if index < len(lines) - 1 else ""
-        style = STYLES.get(kind)
-        parts.append((line + end, style) if style else line + end)
-    return Content.assemble(*parts)
+from ..diff_text import diff_content
 
 
 class DiffViewer(ModalScreen[None]):

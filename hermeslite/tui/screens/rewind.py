@@ -3,7 +3,9 @@
 The picker lists the session's turns, oldest first with the newest
 highlighted (the one usually wanted), each with what it did to the files.
 The choice is Claude Code's three: the files and the conversation, the
-conversation only, or the files only. Nothing is restored before the
+conversation only, or the files only; a fourth, "summarize up to here",
+restores nothing and runs `/compress --upto` through that turn instead (the
+earlier turns become a summary, the later ones stay verbatim). Nothing is restored before the
 confirmation, which shows the preview (the diffstat, and the files changed
 by hand since hermeslite last saw them: those are overwritten only with the
 explicit `o`, never with Enter). /undo uses the same confirmation.
@@ -35,6 +37,8 @@ CHOICE_LABELS = (
     ("chat", "Conversation only", "c"),
     ("code", "Files only", "f"),
 )
+SUMMARIZE = "summarize"  # not a rewind: /compress --upto through the turn
+SUMMARIZE_LABEL = ("Summarize up to here (keeps the files and later turns)", "s")
 NO_TURNS = "No turns yet in this session: nothing to rewind."
 
 
@@ -73,11 +77,13 @@ class TurnPicker(ModalScreen[int | None]):
 
 
 class RewindChoice(ModalScreen[str | None]):
-    """What goes back to before the turn: b, c, f or Enter on an entry; Esc cancels."""
+    """What goes back to before the turn (b, c, f), or summarizing through it (s); Enter on an
+    entry chooses it, Esc cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Cancel"),
         *(Binding(key, f"choose('{choice}')", label, show=False) for choice, label, key in CHOICE_LABELS),
+        Binding(SUMMARIZE_LABEL[1], f"choose('{SUMMARIZE}')", SUMMARIZE_LABEL[0], show=False),
     ]
 
     def __init__(self, turn: int, text: str) -> None:
@@ -89,10 +95,12 @@ class RewindChoice(ModalScreen[str | None]):
             yield Static(f"Rewind to before turn {self.turn}", id="rewind-title")
             yield Static(Content(neutralize(first_line(self.text))), id="rewind-turn")
             yield OptionList(
-                *(Option(f"{label}  ({key})", id=choice) for choice, label, key in CHOICE_LABELS), id="rewind-options"
+                *(Option(f"{label}  ({key})", id=choice) for choice, label, key in CHOICE_LABELS),
+                Option(f"{SUMMARIZE_LABEL[0]}  ({SUMMARIZE_LABEL[1]})", id=SUMMARIZE),
+                id="rewind-options",
             )
             yield Static(
-                "Enter or b/c/f to choose · Esc to cancel · nothing changes before you confirm", id="rewind-hint"
+                "Enter or b/c/f/s to choose · Esc to cancel · nothing is restored before you confirm", id="rewind-hint"
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

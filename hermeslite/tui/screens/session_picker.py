@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from hermeslite.agent.session_list import SessionRow
 from hermeslite.commands.session_table import EMPTY, session_cells
-from hermeslite.display import plural
+from hermeslite.display import neutralize, plural
 
 FACT_GAP = " · "
 FACT_INDENT = "  "
@@ -25,15 +25,16 @@ MORE = "…"
 
 def session_facts(row: SessionRow) -> list[str]:
     """What `hermeslite sessions` prints beside a title, most useful first: a narrow screen
-    drops them from the end."""
+    drops them from the end. A handoff's origin comes early: it is what tells two sessions of
+    the same task apart, and at the end even a wide screen dropped it."""
     cells = session_cells(row)
     facts = [
         cells["when"],
         plural(row.message_count, "message"),
+        cells["origin"],
         f"{cells['context']} context" if row.context_tokens is not None else "",
         cells["model"],
         cells["id"],
-        cells["origin"],
     ]
     return [fact for fact in facts if fact]
 
@@ -63,7 +64,8 @@ def session_label(row: SessionRow, width: int | None = None) -> Content:
     ellipsis)."""
     cells = session_cells(row)
     facts = fitted_facts(session_facts(row), None if width is None else width - len(FACT_INDENT))
-    return Content.assemble(f"{cells['mark']} ", cells["title"], f"\n{FACT_INDENT}", (facts, "dim"))
+    title = neutralize(row.title) if row.title else cells["title"]  # the table's cut is for its column only
+    return Content.assemble(f"{cells['mark']} ", title, f"\n{FACT_INDENT}", (facts, "dim"))
 
 
 class SessionList(OptionList):

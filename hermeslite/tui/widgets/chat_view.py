@@ -25,6 +25,8 @@ from .message import AssistantMessage, ErrorLine, NoteLine, UserMessage
 from .tool_panel import ToolPanel
 
 if TYPE_CHECKING:
+    from hermeslite.tools.edit_diff import EditDiff
+
     from .compaction_card import CompactionCard
 
 
@@ -105,10 +107,12 @@ class ChatView(VerticalScroll, can_focus=False):
         self.tools[call_id] = panel
         await self._add(panel)
 
-    def tool_finished(self, call_id: str, content: str, is_error: bool, exit_code: int | None) -> None:
+    def tool_finished(
+        self, call_id: str, content: str, is_error: bool, exit_code: int | None, diff: EditDiff | None = None
+    ) -> None:
         panel = self.tools.pop(call_id, None)
         if panel is not None:
-            panel.finish(content, is_error, exit_code)
+            panel.finish(content, is_error, exit_code, diff)
 
     async def compaction_started(self, trigger: str, focus: str | None, messages: int, tokens: int) -> None:
         from .compaction_card import CompactionCard  # Markdown inside: not needed for the first frame

@@ -55,6 +55,8 @@ class SlashComplete(OptionList, can_focus=False):
         background: $surface;
         scrollbar-size-vertical: 1;
         text-wrap: nowrap;
+        max-width: 100%;
+        text-overflow: ellipsis;  /* a help cut at the screen's edge says so */
     }
     """
 

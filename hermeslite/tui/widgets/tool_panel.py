@@ -3,6 +3,8 @@
 Collapsed it is one line (`✓ terminal  pytest -q  · exit 0 · 48 lines, 2.1 kB`)
 so a long agentic turn stays readable; expanding shows the head of the
 result (a `!command` the user ran starts expanded: they ran it to see it).
+An edit by write_file or patch shows its diff stat in the title (`+12 −3`)
+and the coloured diff inside, so what changed is one click (or Ctrl+O) away.
 The title is built as `Content`, never parsed as markup, because commands and
 paths are full of square brackets. A click toggles it, and it never takes the
 keyboard focus (see chat_view.py).
@@ -16,9 +18,13 @@ from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from hermeslite.display import key_argument, neutralize
+from hermeslite.tools.edit_diff import EditDiff
 
+from ..diff_text import diff_content
 from ..format import preview, result_summary
 from .spinner import FRAMES, INTERVAL
+
+DIFF_LINES = 200  # of an edit's diff in the expanded panel; /diff shows everything
 
 
 class ToolPanel(Collapsible):
@@ -50,7 +56,7 @@ class ToolPanel(Collapsible):
         self._frame = (self._frame + 1) % len(FRAMES)
         self.title = self._label(FRAMES[self._frame])  # type: ignore[assignment]  # Content, not str: no markup in the title
 
-    def _end(self, state: str, mark: str, outcome: str, body: str) -> None:
+    def _end(self, state: str, mark: str, outcome: str, body: str | Content) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -58,11 +64,15 @@ class ToolPanel(Collapsible):
         self.add_class(f"-{state}")
         self.state = state
         self.title = self._label(mark, outcome)  # type: ignore[assignment]  # Content, not str: no markup in the title
-        self._body.update(Content(neutralize(body)))
+        self._body.update(body if isinstance(body, Content) else Content(neutralize(body)))
 
-    def finish(self, content: str, is_error: bool, exit_code: int | None) -> None:
-        """Show the outcome: exit code and size in the title, the head of the output inside."""
+    def finish(self, content: str, is_error: bool, exit_code: int | None, diff: EditDiff | None = None) -> None:
+        """Show the outcome: exit code and size in the title, the head of the output inside; for an
+        edit that was written, its diff stat in the title and the diff inside."""
         mark, state = ("✗", "error") if is_error else ("✓", "ok")
+        if diff is not None and not is_error:
+            self._end(state, mark, diff.stat, _diff_body(diff))
+            return
         self._end(state, mark, result_summary(content, is_error, exit_code), preview(content) or "(no output)")
 
     def cancel(self, *, ran: bool = True) -> None:
@@ -70,3 +80,14 @@ class ToolPanel(Collapsible):
         ran (it waited on the approval dialog)."""
         outcome = "cancelled, process killed" if ran else "cancelled before it ran"
         self._end("cancelled", "■", outcome, "Cancelled by the user (Esc).")
+
+
+def _diff_body(diff: EditDiff) -> Content:
+    """The coloured diff, its first DIFF_LINES lines; a note (binary, too large) or `no change` alone."""
+    lines = diff.lines
+    if not lines:
+        return Content(neutralize(diff.summary()))
+    shown = "\n".join(lines[:DIFF_LINES])
+    more = len(lines) - DIFF_LINES
+    body = diff_content(shown)
+    return body + Content(f"\n… {more} more lines (/diff shows them all)") if more > 0 else body
