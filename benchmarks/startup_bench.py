@@ -26,9 +26,18 @@ What it measures
 3. What each server's tool schemas cost in every request: tokens by the
    meter's estimate (the same count /context and /mcp show), from the tools of
    that first request.
+4. `hermeslite -p hello` beside `llm -m ... hello` (Simon Willison's `llm`, the
+   lightest well-known CLI that sends one prompt to an OpenAI-compatible
+   server) against the same scripted server: wall time and CPU time (user +
+   system of the process and its children) from start to exit, peak memory,
+   and hermeslite's ratio to llm. The target is at most 1.5x in wall and CPU.
+   `llm` comes from its own venv, so no plugin of the project's venv (the
+   embedded model's, which loads llama.cpp) slows it down:
+   `python -m venv /tmp/llm-venv && /tmp/llm-venv/bin/pip install 'llm>=0.32.1,<0.33'`,
+   then `--llm /tmp/llm-venv/bin/llm`. Without `--llm` this table is left out.
 
 Runs alternate between the arms (load drifts on a shared machine); the median
-and the range are reported. Run: `python benchmarks/startup_bench.py [--runs N]`.
+and the range are reported. Run: `python benchmarks/startup_bench.py [--runs N] [--llm PATH]`.
 It prints the commit it ran on, the load, and the tables; it is a report, not a test.
 """
 
@@ -166,6 +175,84 @@ def prompt_run(arm: Arm, server: ScriptedServer) -> dict[str, Any]:
     return {"request": arrived[0] - started, "exit": ended - started, "tools": server.requests[-1].get("tools") or []}
 
 
+@dataclass(frozen=True)
+class Cost:
+    """What one process cost from start to exit."""
+
+    wall: float
+    cpu: float
+    peak_mib: float
+
+
+def measured(argv: list[str], env: dict[str, str], cwd: str) -> Cost:
+    """Run `argv` to its end with its output in files; its wall and CPU time and peak memory.
+
+    `os.wait4` reads the child's own rusage (children it waited for included), which
+    `subprocess.run` would discard when it reaps the process.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[0]} failed ({child.returncode}): {err.read()[-2000:].decode(errors='replace')}")
+    return Cost(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def hermeslite_prompt(server: ScriptedServer, home: Path) -> Cost:
+    """`hermeslite -p hello` with the plain arm's config, to its exit."""
+    env = ARMS[0].prepare(home / "home", server)
+    return measured(ARMS[0].prompt_argv(), env, str(home))
+
+
+def llm_prompt(llm: Path, server: ScriptedServer, home: Path) -> Cost:
+    """`llm -m bench hello` against the same server, with a model declared the way llm's docs say."""
+    user_path = home / "llm-home"
+    user_path.mkdir(parents=True, exist_ok=True)
+    model = {"model_id": "bench", "model_name": MODEL.removeprefix("openai/"), "api_base": server.base_url}
+    (user_path / "extra-openai-models.yaml").write_text(yaml.safe_dump([model]))
+    env = {**os.environ, "LLM_USER_PATH": str(user_path), "OPENAI_API_KEY": "sk-bench"}
+    return measured([str(llm), "-m", "bench", "hello"], env, str(home))
+
+
+def versus_llm(llm: Path, runs: int) -> dict[str, list[Cost]]:
+    """Both programs `runs` times, alternating, each run in a fresh home."""
+    found: dict[str, list[Cost]] = {"hermeslite -p": [], "llm -m": []}
+    with ScriptedServer() as server:
+        server.responder = lambda body: Reply.text("hi")
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                found["hermeslite -p"].append(hermeslite_prompt(server, Path(tmp)))
+            with tempfile.TemporaryDirectory() as tmp:
+                found["llm -m"].append(llm_prompt(llm, server, Path(tmp)))
+    return found
+
+
+def versus_table(found: dict[str, list[Cost]]) -> list[str]:
+    """A row per program (median and range), then hermeslite's ratio to llm of the medians."""
+
+    def seconds(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f} s ({min(values):.2f}–{max(values):.2f})"
+
+    rows = [
+        (
+            name,
+            seconds([c.wall for c in costs]),
+            seconds([c.cpu for c in costs]),
+            f"{statistics.median(c.peak_mib for c in costs):.0f} MiB",
+        )
+        for name, costs in found.items()
+    ]
+    ours, theirs = found["hermeslite -p"], found["llm -m"]
+    measures: list[Callable[[Cost], float]] = [lambda c: c.wall, lambda c: c.cpu, lambda c: c.peak_mib]
+    ratios = [statistics.median(map(m, ours)) / statistics.median(map(m, theirs)) for m in measures]
+    rows.append(("ratio (target ≤ 1.5x)", *(f"{r:.2f}x" for r in ratios)))
+    return table(("program", "wall", "CPU (user + sys)", "peak memory"), rows)
+
+
 def schema_costs(tools: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     """(server, tools, schema tokens) for each MCP server among a request's tools."""
     by_server: dict[str, list[dict[str, Any]]] = {}
@@ -204,12 +291,17 @@ def run(arms: tuple[Arm, ...], runs: int, measure: Callable[[Arm, ScriptedServer
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds of each measure (median and range reported)")
+    parser.add_argument("--llm", type=Path, help="the `llm` program of a venv of its own, for the side-by-side table")
     args = parser.parse_args()
+    if args.llm is not None and not args.llm.exists():
+        print(f"{args.llm} does not exist: see this script's docstring for installing llm", file=sys.stderr)
+        return 1
     if not TIME_SERVER.exists():
         print(f"{TIME_SERVER} is missing: pip install -e '.[dev]' installs mcp-server-time", file=sys.stderr)
         return 1
     frames = run(ARMS, args.runs, first_frame)
     prompts = run(ARMS, args.runs, prompt_run)
+    versus = versus_llm(args.llm, args.runs) if args.llm else None
     load = os.getloadavg()[0]
     print(f"hermeslite start-up benchmark · commit {commit()} · {args.runs} runs per arm · load {load:.1f}\n")
     rows = []
@@ -231,6 +323,9 @@ def main() -> int:
     cost_rows.append(("all three", str(sum(c for _, c, _ in costs)), f"{sum(t for _, _, t in costs):,}"))
     print("\nWhat each server's tool schemas add to every request (the meter's estimate):\n")
     print("\n".join(table(("server", "tools", "schema tokens"), cost_rows)))
+    if versus is not None:
+        print("\n`hermeslite -p hello` and `llm -m bench hello` against the same server, start to exit:\n")
+        print("\n".join(versus_table(versus)))
     return 0
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from hermeslite.store.sessions import SessionStore
+from tests.patience import patience
 from tests.server import MODEL, ScriptedServer
 
 
@@ -20,15 +21,16 @@ def env_for(home: Path) -> dict[str, str]:
 def hermeslite(
     args: list[str], home: Path, cwd: Path, *, env: dict[str, str] | None = None, **kw
 ) -> subprocess.CompletedProcess:
-    """Run `python -m hermeslite *args` to completion (two minutes at most), capturing its output as text;
-    `env` replaces the environment `env_for(home)` makes."""
+    """Run `python -m hermeslite *args` to completion, capturing its output as text; `env` replaces the
+    environment `env_for(home)` makes. It is given up after two minutes on an idle machine, longer on a
+    loaded one (tests/patience.py)."""
     return subprocess.run(
         [sys.executable, "-m", "hermeslite", *args],
         cwd=cwd,
         env=env_for(home) if env is None else env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=patience(120),
         **kw,
     )
 

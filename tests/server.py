@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from tests.patience import patience
+
 DEFAULT_TEXT = "ok"
 # A model name litellm sends down its OpenAI-compatible path, so `api_base` can point it here.
 MODEL = "openai/test-model"
@@ -69,6 +71,7 @@ class Reply:
     after_chunks: int = 0
     seconds: float = 0.0
     inner: Reply | None = None
+    gate: threading.Event | None = None
     usage: tuple[int, int] | None = None
     finish: str | None = None
     refusal: str | None = None
@@ -142,6 +145,12 @@ class Reply:
     def delay(cls, seconds: float, reply: Reply) -> Reply:
         """Wait `seconds` before answering with `reply`."""
         return cls("delay", seconds=seconds, inner=reply)
+
+    @classmethod
+    def held(cls, gate: threading.Event, reply: Reply) -> Reply:
+        """Answer with `reply` once the test sets `gate`: a request in flight for exactly as long as the
+        test needs, however slow the machine (given up after a minute, or longer on a loaded one)."""
+        return cls("held", gate=gate, inner=reply)
 
     @classmethod
     def stall(cls, seconds: float, reply: Reply, after_chunks: int = 1) -> Reply:
@@ -284,6 +293,11 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if reply.kind == "delay":
             time.sleep(reply.seconds)
             assert reply.inner is not None
+            return self._answer(body, reply.inner)
+        if reply.kind == "held":
+            assert reply.gate is not None and reply.inner is not None
+            if not reply.gate.wait(patience(60)):
+                raise AssertionError("a held reply was never released: set its gate")
             return self._answer(body, reply.inner)
         if reply.kind in ("unfinished", "empty", "stream_error", "stall"):
             return self._stream_oddly(body, reply)

@@ -7,10 +7,14 @@ command line through preflight compression to a real model's answer.
 
 from __future__ import annotations
 
+import pytest
+
 from hermeslite.agent.tool_asks import TOOLS_HINT
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
 from tests.cli_process import hermeslite
+
+pytestmark = pytest.mark.slow
 
 PASTE = ("The deployment log shows the billing service restarting after each health check timeout. " * 70)[:6000]
 

@@ -8,7 +8,7 @@ from hermeslite.display import format_token_count, plural, short_path
 
 MCP_NONE = (
     "No MCP servers are configured. Add one under mcp_servers: in the config file, or with "
-    "`hermeslite mcp add NAME -- COMMAND [ARGS...]` (see MCP servers in the README)."
+    "`hermeslite mcp add NAME -- COMMAND [ARGS...]` (see MCP servers in docs/configuration.md)."
 )
 MCP_MARKS = {"ready": "●", "starting": "…", "failed": "✗", "stopped": "○"}
 

@@ -35,7 +35,7 @@ EVERYWHERE = frozenset(FRONT_ENDS)
 
 @dataclass(frozen=True)
 class Variant:
-    """An argument that makes a command do something else, listed on its own (palette, README)."""
+    """An argument that makes a command do something else, listed on its own (palette, user guide)."""
 
     word: str  # e.g. "--preview"
     args: str  # what may follow it, e.g. "[focus]"
@@ -65,7 +65,7 @@ class CommandSpec:
         return f"{self.slash} {self.args}".strip()
 
     def usages(self) -> list[str]:
-        """The command and each variant, as a user types them: the rows of the README's table."""
+        """The command and each variant, as a user types them: the rows of the user guide's table (docs/guide.md)."""
         return [self.usage] + [f"{self.slash} {v.word} {v.args}".strip() for v in self.variants]
 
     def available_in(self, front_end: str) -> bool:

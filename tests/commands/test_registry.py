@@ -1,5 +1,5 @@
 """The command registry is the one list: every front end reaches every command it declares, /help and
-the README say the same, and a command a front end lacks is said, not omitted."""
+the user guide (docs/guide.md) say the same, and a command a front end lacks is said, not omitted."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from hermeslite.commands.views import command_lines
 from hermeslite.tui import commands as tui_commands
 from hermeslite.tui.views import help_view
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
 HANDLERS = {TUI: tui_commands.handlers, LINE: line_commands.handlers}
 HELP = {TUI: help_view, LINE: line_commands.help_text}
 DECLARED = [(spec, front_end) for spec in COMMANDS for front_end in sorted(spec.front_ends)]
@@ -117,17 +117,17 @@ def test_undo_is_the_file_undo_not_another_name_for_uncompress():
     assert "undo" not in next(c for c in COMMANDS if c.name == "uncompress").known_as
 
 
-def readme_rows() -> dict[str, str]:
-    """The README's command table: the first column (without backquotes) -> the second."""
-    text = README.read_text(encoding="utf-8")
+def guide_rows() -> dict[str, str]:
+    """The guide's command table: the first column (without backquotes) -> the second."""
+    text = GUIDE.read_text(encoding="utf-8")
     table = text[text.index("| command | does |") :].split("\n\n", 1)[0].splitlines()[2:]
     rows = [re.fullmatch(r"\| `(.+?)` \| (.*) \|", row.replace("\\|", "¦")) for row in table]
     return {row.group(1).replace("¦", "|"): row.group(2) for row in rows if row}
 
 
-def test_the_readme_command_table_is_the_registry():
+def test_the_guide_command_table_is_the_registry():
     """Same commands, hints and order; a row of a command some front end lacks says where it works."""
-    rows = readme_rows()
+    rows = guide_rows()
     assert list(rows) == [usage for spec in COMMANDS for usage in spec.usages()] + ["!command"]
     for spec in COMMANDS:
         if spec.front_ends != EVERYWHERE:

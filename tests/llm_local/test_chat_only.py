@@ -20,6 +20,8 @@ from hermeslite.store.sessions import SessionStore
 from tests.recorder import Recorder
 from tests.server import MODEL, ScriptedServer
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("llama_cpp")
 try:
     local.gguf_path()

@@ -1,7 +1,7 @@
 """The embedded SmolLM2 model, for real: no mocks, one model load for the whole module.
 
-Replies are kept short (max_tokens 24) so the module stays quick on a
-two-core machine; HERMESLITE_SLOW_TESTS=1 adds a summary-sized prompt.
+Replies are kept short (max_tokens 24), but loading and reading prompts still
+take seconds to minutes on two cores: the module is marked `slow`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from hermeslite.llm.errors import ContextOverflow
 from hermeslite.llm.local import LOCAL_MODEL_NAME, LocalModelClient
 from hermeslite.llm.types import Completed, Completion, StreamedText
 from tests.builders import Transcript
+
+pytestmark = pytest.mark.slow
 
 pytest.importorskip("llama_cpp")
 try:
@@ -205,9 +207,6 @@ def test_loading_and_generating_in_a_fresh_process_print_nothing_and_keep_the_te
     assert proc.stderr == b"." * written
 
 
-@pytest.mark.skipif(
-    not os.environ.get("HERMESLITE_SLOW_TESTS"), reason="set HERMESLITE_SLOW_TESTS=1 (2-3 minutes on two cores)"
-)
 async def test_a_summary_sized_prompt_fits_and_shrinks_the_reply(client: LocalModelClient) -> None:
     notes = "".join(f"Step {i}: ran pytest on module_{i}.py, exit code {i % 2}, fixed an import. " for i in range(310))
     summarizer = LocalModelClient(max_tokens=512, seed=5)

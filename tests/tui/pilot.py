@@ -38,12 +38,17 @@ async def send(pilot, text: str, *, wait: bool = True) -> None:
 
 
 async def until(pilot, condition, timeout: float = 10.0) -> None:
-    """Pause until `condition()` holds (for things in flight, such as a running tool)."""
+    """Pause until `condition()` holds (for things in flight, such as a running tool).
+
+    `timeout` is the give-up time on an idle machine; a loaded one waits longer (tests/patience.py).
+    """
     import time
 
-    deadline = time.monotonic() + timeout
+    from tests.patience import patience
+
+    started = time.monotonic()
     while not condition():
-        if time.monotonic() > deadline:
+        if time.monotonic() - started > patience(timeout):
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.02)
 

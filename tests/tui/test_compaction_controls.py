@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator
 
 from textual.pilot import Pilot
@@ -191,12 +192,14 @@ async def test_uncompress_typed_during_a_turn_waits_for_it_and_keeps_its_reply(m
     async with chatted_app(make_app, scripted_server) as (app, pilot):
         before = copy(app.host.agent.messages)
         await send(pilot, "/compress")
-        scripted_server.enqueue(Reply.delay(2.0, Reply.text("slow answer")))
+        answer = threading.Event()  # the turn stays in flight until /uncompress is typed, however slow the machine
+        scripted_server.enqueue(Reply.held(answer, Reply.text("slow answer")))
         await send(pilot, "one more", wait=False)
         await until(pilot, lambda: app.turns.busy)
         await send(pilot, "/uncompress", wait=False)
         await pilot.pause()
         assert app.queued.items == ["/uncompress"]
+        answer.set()
         await settle(pilot)
         assert app.host.agent.messages[: len(before)] == before
         assert [m["content"] for m in app.host.agent.messages[len(before) :]] == ["one more", "slow answer"]

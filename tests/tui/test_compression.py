@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from textual.widgets.collapsible import CollapsibleTitle
 
 from hermeslite.tui.widgets.compaction_card import CompactionCard
@@ -83,8 +85,10 @@ async def test_compress_with_a_focus_reaches_the_summarizer_and_shows_the_card(m
 
 
 async def test_the_card_shows_the_spinner_text_while_compressing(make_app, scripted_server):
+    summarized = threading.Event()  # the summary is held until the card has been read
+
     def respond(body):
-        return Reply.delay(1.0, Reply.text(checkpoint())) if is_summary_request(body) else None
+        return Reply.held(summarized, Reply.text(checkpoint())) if is_summary_request(body) else None
 
     scripted_server.responder = respond
     app = make_app(motion=False)
@@ -97,6 +101,7 @@ async def test_the_card_shows_the_spinner_text_while_compressing(make_app, scrip
         assert app.activity == "compressing"
         text = screen_text(app)
         assert "Compressing 13 messages (~" in text and "focus: database schema..." in text
+        summarized.set()
         await settle(pilot)
         assert app.chat.query_one(CompactionCard).state == "done"
 

@@ -1,4 +1,4 @@
-"""The README's example command file and skill load as it says and do what it says."""
+"""The user guide's example command file and skill load as it says and do what it says."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 from hermeslite.extensions.command_files import load_command_files
 from hermeslite.extensions.skills import load_skills
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
 
 
 def example(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index(f"\n### {heading}\n") :]
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text[text.index(f"\n## {heading}\n") :]
     return re.search(r"```markdown\n(.*?)```", section, re.S).group(1)
 
 
-def test_the_readme_command_example_expands_as_shown(tmp_path: Path):
+def test_the_guide_command_example_expands_as_shown(tmp_path: Path):
     path = tmp_path / ".hermeslite" / "commands" / "review.md"
     path.parent.mkdir(parents=True)
     path.write_text(example("Custom commands"), encoding="utf-8")
@@ -28,11 +28,11 @@ def test_the_readme_command_example_expands_as_shown(tmp_path: Path):
     assert review.expand('src/app.py "error handling"').startswith(
         "Review src/app.py for bugs, unclear names and missing tests, paying most attention to error handling."
     )
-    readme = README.read_text(encoding="utf-8")
-    assert '`/review src/app.py "error handling"` sends' in readme
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert '`/review src/app.py "error handling"` sends' in guide
 
 
-def test_the_readme_skill_example_loads(tmp_path: Path):
+def test_the_guide_skill_example_loads(tmp_path: Path):
     path = Path.home() / ".agents" / "skills" / "release-notes" / "SKILL.md"
     path.parent.mkdir(parents=True)
     path.write_text(example("Skills"), encoding="utf-8")
