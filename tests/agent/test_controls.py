@@ -51,7 +51,7 @@ async def test_uncompress_restores_the_transcript_and_keeps_later_turns(make_age
     await chat(agent, 1, text="after the compaction")
     report = controls.uncompress(agent)
     assert (
-        report.done and f"-> {len(before) + 3} messages" in report.text and "the 2 messages added since" in report.text
+        report.done and f"→ {len(before) + 3} messages" in report.text and "the 2 messages added since" in report.text
     )
     assert agent.messages[1:] == before + agent.messages[len(before) + 1 :]
     assert [m["content"] for m in agent.messages[-2:]] == ["turn 0: after the compaction", "ok"]

@@ -17,6 +17,7 @@ from hermeslite import paths
 from hermeslite.cli import main
 from hermeslite.config import load_settings
 from tests.cli_process import env_for, hermeslite, model_args
+from tests.envelope import unwrapped
 from tests.mcp.test_servers import alive
 from tests.mcp_servers import stdio_entry
 from tests.server import Reply
@@ -145,7 +146,7 @@ def test_a_prompt_run_waits_for_its_servers_calls_one_and_ends_them(scripted_ser
     assert done.returncode == 0, done.stderr
     assert done.stdout == "done\n"
     assert "» mcp__t__echo: text=from a real process" in done.stderr
-    assert scripted_server.requests[1]["messages"][-1]["content"] == "from a real process"
+    assert unwrapped(scripted_server.requests[1]["messages"][-1]["content"]) == "from a real process"
     assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)]
 
 
