@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from hermeslite.agent import events as ev
-from hermeslite.agent import mcp_commands
+from hermeslite.agent import mcp_commands, rewind
 from hermeslite.agent.breakdown import context_breakdown
 from hermeslite.agent.factory import build_agent, start_mcp
 from hermeslite.config import ModelConfig
@@ -20,6 +20,7 @@ from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import Reply as AnthropicReply
 from tests.mcp.conftest import mcp_settings
 from tests.mcp_servers import stdio_entry
+from tests.envelope import sent_tool_results, unwrapped
 from tests.server import Reply
 
 BUILT_IN = ["terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "recall"]
@@ -52,7 +53,7 @@ async def test_mcp_tools_follow_the_built_in_ones_by_name_are_called_and_answere
     assert echo["parameters"]["properties"]["text"]["type"] == "string"
     assert second["tools"] == first["tools"]  # one set for the whole turn
     results = [m for m in second["messages"] if m["role"] == "tool"]
-    assert [(m["name"], m["content"]) for m in results] == [("mcp__t__echo", "ping"), ("mcp__a__add", "5")]
+    assert [(m["name"], unwrapped(m["content"])) for m in results] == [("mcp__t__echo", "ping"), ("mcp__a__add", "5")]
     read_only = sorted(tool.name for tool in agent.deps.registry.offered if tool.read_only)
     assert read_only == ["mcp__t__big", "mcp__t__echo"]  # what a read-only mode would offer
 
@@ -64,11 +65,11 @@ async def test_headless_refuses_an_unapproved_tool_says_how_to_allow_it_and_it_n
     flag = workdir / "flag"
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(flag)})]), Reply.text("ok"))
     await agent.run_turn("make the flag")
-    assert scripted_server.requests[1]["messages"][-1]["content"] == (
+    assert sent_tool_results(scripted_server) == [
         "error: denied (mcp__t__touch is a tool of the MCP server t): no one can approve this call in headless "
         'mode; to permit it, add "touch" to mcp_servers.t.approved_tools in the config file, or set '
         "tools.approval: allow"
-    )
+    ]
     assert not flag.exists()
 
 
@@ -80,7 +81,7 @@ async def test_approval_allow_runs_any_tool_and_deny_refuses_even_an_approved_on
     denied, _ = mcp_agent({"t": stdio_entry(approved_tools=["echo"])}, approval="deny")
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(workdir / "b")})]), Reply.text("ok"))
     await denied.run_turn("make b")
-    assert scripted_server.requests[-1]["messages"][-1]["content"].startswith(
+    assert sent_tool_results(scripted_server)[0].startswith(
         "error: refused (mcp__t__touch is a tool of the MCP server t): the approval policy is deny"
     )
     assert not (workdir / "b").exists()
@@ -90,7 +91,7 @@ async def test_a_result_over_the_output_limit_is_capped_and_recall_brings_back_t
     agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["big"])}, output_limit=2_000)
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__big", {"chars": 10_000_000})]), Reply.text("a big one"))
     await agent.run_turn("fetch it")
-    sent = scripted_server.requests[1]["messages"][-1]["content"]
+    sent = unwrapped(scripted_server.requests[1]["messages"][-1]["content"])
     assert len(sent) <= 2_000 and sent.startswith("BEGIN-OF-BIG") and "chars omitted" in sent
     assert "END-OF-BIG unique-tail-marker" in sent
     ref = re.search(r"the whole result is in the session archive under recall id (r[0-9a-f]{10})", sent)
@@ -107,7 +108,7 @@ async def test_an_error_result_and_a_structured_one_reach_the_model(mcp_agent, s
         Reply.tool_calls([("mcp__t__fail", {"why": "quota"}), ("mcp__t__structured", {})]), Reply.text("ok")
     )
     await agent.run_turn("try")
-    results = [m["content"] for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
+    results = sent_tool_results(scripted_server)
     assert results == ["error: could not do it: quota", '{\n  "temperature": 21.5,\n  "unit": "celsius"\n}']
     finished = recorder.of(ev.ToolFinished)
     assert [event.is_error for event in finished] == [True, False]
@@ -117,7 +118,7 @@ async def test_an_image_is_named_for_a_model_that_takes_no_images_in_tool_result
     agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["picture"])})
     scripted_server.enqueue(Reply.tool_calls([("mcp__t__picture", {})]), Reply.text("ok"))
     await agent.run_turn("show me")
-    assert scripted_server.requests[1]["messages"][-1]["content"] == (
+    assert sent_tool_results(scripted_server)[0] == (
         "a one-pixel picture\n[image 1: image/png, 72 B]\n"
         "[1 image not shown: this model takes no images in tool results]"
     )
@@ -146,7 +147,12 @@ async def test_claude_gets_the_image_inside_the_tool_result(tmp_path: Path, work
         blocks = server.exchanges[-1].body["messages"][-1]["content"]
         result = next(block for block in blocks if block["type"] == "tool_result")
         kinds = [part["type"] for part in result["content"]]
-        assert kinds == ["text", "image"] and result["content"][1]["source"]["media_type"] == "image/png"
+        # The image sits inside the envelope: an opening text part, the result's text and image, the closing one.
+        assert kinds == ["text", "text", "image", "text"] and result["content"][2]["source"]["media_type"] == "image/png"
+        assert result["content"][0]["text"].startswith("<tool_output") and result["content"][1]["text"] == (
+            "a one-pixel picture\n[image 1: image/png, 72 B]"
+        )
+        assert result["content"][3]["text"].startswith("</tool_output")
 
 
 async def test_a_failed_server_is_told_once_at_the_start_of_a_turn(mcp_agent, scripted_server):
@@ -210,4 +216,20 @@ async def test_a_streamable_http_servers_tool_through_the_loop(mcp_agent, script
     scripted_server.enqueue(Reply.tool_calls([("mcp__web__echo", {"text": "over http"})]), Reply.text("done"))
     assert (await agent.run_turn("call it")).ok
     assert tool_names(scripted_server.requests[0])[len(BUILT_IN) :] == ["mcp__web__big", "mcp__web__echo"]
-    assert scripted_server.requests[1]["messages"][-1]["content"] == "over http"
+    assert sent_tool_results(scripted_server) == ["over http"]
+
+
+async def test_what_an_mcp_tool_writes_in_the_project_is_checkpointed_and_undone(mcp_agent, scripted_server, workdir):
+    """A server runs outside the sandbox: a tool not marked read-only is snapshotted around like write_file,
+    so /undo takes back the file it made; a read-only one takes no snapshot."""
+    agent, _ = mcp_agent({"t": stdio_entry(approved_tools=["touch", "echo"], read_only_tools=["echo"])})
+    scripted_server.enqueue(Reply.tool_calls([("mcp__t__echo", {"text": "look"})]), Reply.text("looked"))
+    assert (await agent.run_turn("look only")).ok
+    made = workdir / "made-by-mcp.txt"
+    scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(made)})]), Reply.text("made"))
+    assert (await agent.run_turn("make a file")).ok
+    assert made.exists()
+    undo = await rewind.preview_undo(agent)
+    assert undo.turn == 2 and [c.path for c in undo.plan.changes] == ["made-by-mcp.txt"]
+    assert (await rewind.apply(agent, undo)).done
+    assert not made.exists()
