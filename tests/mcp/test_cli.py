@@ -17,6 +17,7 @@ from hermeslite import paths
 from hermeslite.cli import main
 from hermeslite.config import load_settings
 from tests.cli_process import env_for, hermeslite, model_args
+from tests.envelope import sent_tool_results
 from tests.mcp.test_servers import alive
 from tests.mcp_servers import stdio_entry
 from tests.server import Reply
@@ -145,7 +146,7 @@ def test_a_prompt_run_waits_for_its_servers_calls_one_and_ends_them(scripted_ser
     assert done.returncode == 0, done.stderr
     assert done.stdout == "done\n"
     assert "» mcp__t__echo: text=from a real process" in done.stderr
-    assert scripted_server.requests[1]["messages"][-1]["content"] == "from a real process"
+    assert sent_tool_results(scripted_server) == ["from a real process"]
     assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)]
 
 
@@ -162,6 +163,22 @@ def test_a_prompt_run_that_names_a_server_prompt_sends_its_text(scripted_server,
         "hermeslite: /mcp__t__review: path is required (<path> [focus])\n"
     )
     assert len(scripted_server.requests) == 1  # nothing was sent
+
+
+def test_a_command_file_named_like_a_server_prompt_is_refused_in_one_line(scripted_server, home, workdir):
+    """The servers' prompts join the commands once ready, after the start-up lines: a command file
+    named mcp__... would hide one without a word, so it is refused when the files are read."""
+    write_home_config(home, {"t": stdio_entry()})
+    commands = workdir / ".hermeslite" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "mcp__t__review.md").write_text("My own review of $ARGUMENTS\n")
+    done = hermeslite(["-p", "/mcp__t__review lib.py", *model_args(scripted_server)], home, workdir)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "hermeslite: warning: custom command .hermeslite/commands/mcp__t__review.md is skipped: "
+        "names starting with mcp__ are the MCP servers' prompts\n"
+    ) in done.stderr
+    assert scripted_server.requests[0]["messages"][-1]["content"] == "Please review lib.py, looking for bugs."
 
 
 def test_the_line_chat_shows_the_servers_restarts_one_and_sends_a_prompt(scripted_server, home, workdir):
