@@ -174,6 +174,7 @@ LOOSENING = {
     "model.name": "openai/x",
     "model.api_base": "http://x.invalid",
     "model.api_key_env": "X_KEY",
+    "model.api_key": "sk-from-a-cloned-repo",
     "compression.summary_model": "openai/y",
     "tools.approval": "allow",
     "tools.sandbox": "off",

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from hermeslite.extensions.skills import CATALOG_INTRO
+from tests.envelope import unwrapped
 from tests.server import Reply
 
 
@@ -26,7 +27,7 @@ def tool_names(body: dict) -> list[str]:
 def last_tool_result(body: dict) -> str:
     message = body["messages"][-1]
     assert message["role"] == "tool", message
-    return message["content"]
+    return unwrapped(message["content"])
 
 
 async def test_the_model_loads_a_skill_and_reads_a_file_beside_it(make_agent, scripted_server, tmp_path):

@@ -148,7 +148,9 @@ async def test_claude_gets_the_image_inside_the_tool_result(tmp_path: Path, work
         result = next(block for block in blocks if block["type"] == "tool_result")
         kinds = [part["type"] for part in result["content"]]
         # The image sits inside the envelope: an opening text part, the result's text and image, the closing one.
-        assert kinds == ["text", "text", "image", "text"] and result["content"][2]["source"]["media_type"] == "image/png"
+        assert (
+            kinds == ["text", "text", "image", "text"] and result["content"][2]["source"]["media_type"] == "image/png"
+        )
         assert result["content"][0]["text"].startswith("<tool_output") and result["content"][1]["text"] == (
             "a one-pixel picture\n[image 1: image/png, 72 B]"
         )
