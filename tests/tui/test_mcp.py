@@ -15,6 +15,7 @@ from hermeslite.tui.app import HermesApp
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from tests.envelope import sent_tool_results
 from tests.mcp_servers import stdio_entry
 from tests.server import Reply
 from tests.tui.conftest import make_settings
@@ -68,7 +69,7 @@ async def test_a_server_tool_asks_and_a_allows_it_for_the_session(mcp_app, scrip
         scripted_server.enqueue(Reply.tool_calls([("mcp__t__touch", {"path": str(second)})]), Reply.text("again"))
         await send(pilot, "make the second file")
         assert second.exists() and not isinstance(app.screen, ApprovalScreen)  # remembered: not asked again
-        assert scripted_server.requests[-1]["messages"][-1]["content"] == f"created {second}"
+        assert sent_tool_results(scripted_server) == [f"created {first}", f"created {second}"]
 
 
 async def test_mcp_shows_the_servers_and_restart_brings_one_back(mcp_app, scripted_server):
