@@ -16,11 +16,11 @@ from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.mcp.status import State, Unavailable
+from tests.envelope import sent_tool_results, unwrapped
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import Reply as AnthropicReply
 from tests.mcp.conftest import mcp_settings
 from tests.mcp_servers import stdio_entry
-from tests.envelope import sent_tool_results, unwrapped
 from tests.server import Reply
 
 BUILT_IN = ["terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "recall"]
