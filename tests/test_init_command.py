@@ -123,5 +123,7 @@ async def test_a_model_that_rewrites_an_existing_file_unasked_is_called_out(make
     await chat.handle("/init")
     assert (
         "note: AGENTS.md was changed (4 lines now) although the model was told to ask you first; "
-        "new sessions read it; this one from its next compaction."
+        "new sessions read it; this one from its next compaction. /undo puts the old one back."
     ) in err.getvalue().splitlines()
+    await chat.handle("/undo")
+    assert (folder / "AGENTS.md").read_text() == "Old notes.\n"

@@ -50,20 +50,23 @@ class InitPlan:
     before: bytes | None  # the file's bytes before the turn; None when there was none
     prompt: str
 
-    def outcome(self) -> ev.Notice:
+    def outcome(self, *, undoable: bool = False) -> ev.Notice:
         """What became of the file in the turn, in one line; a warning when an existing file was
-        changed although the model was told to ask first."""
+        changed although the model was told to ask first, naming /undo when file checkpoints
+        (`undoable`) hold the old one."""
         after = _read(self.path)
         rest = "new sessions read it; this one from its next compaction."
         if after is None:
             return ev.Notice(f"{self.name} was not written.")
-        lines = len(after.splitlines())
+        count = len(after.splitlines())
+        lines = f"{count} line{'' if count == 1 else 's'}"
         if self.before is None:
-            return ev.Notice(f"Wrote {self.name} ({lines} lines): {rest}")
+            return ev.Notice(f"Wrote {self.name} ({lines}): {rest}")
         if after == self.before:
             return ev.Notice(f"{self.name} is unchanged: answer the model to have it apply the changes it proposes.")
+        back = " /undo puts the old one back." if undoable else ""
         return ev.Notice(
-            f"{self.name} was changed ({lines} lines now) although the model was told to ask you first; {rest}",
+            f"{self.name} was changed ({lines} now) although the model was told to ask you first; {rest}{back}",
             "warning",
         )
 
@@ -82,7 +85,7 @@ async def run(agent: Agent, init: InitPlan) -> ev.TurnFinished:
     stopped it and sees where it stopped)."""
     finished = await agent.run_turn(init.prompt)
     if not finished.cancelled:
-        agent.emit(init.outcome())
+        agent.emit(init.outcome(undoable=agent.deps.checkpoints.off_reason is None))
     return finished
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from hermeslite.extensions.command_files import CommandFile, CommandFiles, load_command_files
 from hermeslite.extensions.reading import shown
 
+from .mcp_prompts import names_a_server_prompt
 from .registry import CommandRegistry, CommandSpec, PromptCommand
 
 
@@ -45,7 +46,17 @@ class LoadedCommands:
 
 
 def load_commands(cwd: Path) -> LoadedCommands:
-    """The registry of a front end working in `cwd`: the built-in commands and the command files."""
+    """The registry of a front end working in `cwd`: the built-in commands and the command files.
+
+    Names that start with `mcp__` belong to the MCP servers' prompts, which join the registry only
+    once their server is ready, after this is said: a file of such a name is refused here, in one
+    line, rather than hiding a server's prompt later without a word."""
     files = load_command_files(cwd)
-    registry = CommandRegistry([CommandFileProvider(files, cwd)])
-    return LoadedCommands(registry, (*files.problems, *registry.refused()))
+    reserved = [file for file in files.commands if names_a_server_prompt("/" + file.name)]
+    kept = CommandFiles(tuple(f for f in files.commands if f not in reserved), files.problems)
+    registry = CommandRegistry([CommandFileProvider(kept, cwd)])
+    taken = [
+        f"custom command {shown(file.path, cwd)} is skipped: names starting with mcp__ are the MCP servers' prompts"
+        for file in reserved
+    ]
+    return LoadedCommands(registry, (*files.problems, *taken, *registry.refused()))

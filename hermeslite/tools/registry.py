@@ -67,8 +67,9 @@ class ToolRegistry:
         return list(self._all)
 
     def writes(self, name: str) -> bool:
-        """Whether the tool called `name` declares it can change files (an unknown name cannot run)."""
-        tool = self._tools.get(name)
+        """Whether the tool called `name` declares it can change files (an unknown name cannot run). An
+        offered tool (an MCP server's) counts too: it runs outside the sandbox and may write the project."""
+        tool = self.get(name)
         return tool is not None and tool.writes
 
     def tool_roles(self) -> ToolRoles:

@@ -165,6 +165,22 @@ def test_a_prompt_run_that_names_a_server_prompt_sends_its_text(scripted_server,
     assert len(scripted_server.requests) == 1  # nothing was sent
 
 
+def test_a_command_file_named_like_a_server_prompt_is_refused_in_one_line(scripted_server, home, workdir):
+    """The servers' prompts join the commands once ready, after the start-up lines: a command file
+    named mcp__... would hide one without a word, so it is refused when the files are read."""
+    write_home_config(home, {"t": stdio_entry()})
+    commands = workdir / ".hermeslite" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "mcp__t__review.md").write_text("My own review of $ARGUMENTS\n")
+    done = hermeslite(["-p", "/mcp__t__review lib.py", *model_args(scripted_server)], home, workdir)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "hermeslite: warning: custom command .hermeslite/commands/mcp__t__review.md is skipped: "
+        "names starting with mcp__ are the MCP servers' prompts\n"
+    ) in done.stderr
+    assert scripted_server.requests[0]["messages"][-1]["content"] == "Please review lib.py, looking for bugs."
+
+
 def test_the_line_chat_shows_the_servers_restarts_one_and_sends_a_prompt(scripted_server, home, workdir):
     write_home_config(home, {"t": stdio_entry(), "nope": {"command": "no-such-mcp-program"}})
     lines = "hello\n/mcp\n/mcp restart t\n/mcp__t__review src/app.py\n/mcp restart nope\n"

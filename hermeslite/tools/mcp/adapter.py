@@ -40,7 +40,7 @@ class McpTool:
         self.name = tool_name(server, info.name)
         self.description = info.description or f"The {info.name} tool of the MCP server {server}."
         self._parameters = info.input_schema
-        self.read_only = config.read_only(info.name)  # for a mode that offers only tools that change nothing
+        self.read_only = config.read_only(info.name)  # the user listed it in read_only_tools
         # A server runs outside the sandbox and may change the project's files: its calls are snapshotted
         # (file checkpoints) unless the user marked the tool as one that only reads.
         self.writes = not self.read_only

@@ -80,7 +80,9 @@ class McpServerConfig:
     )
     read_only_tools: list[str] = field(
         default_factory=list,
-        metadata=spec("names", "tools (names or globs) that only read: the ones a read-only mode may offer"),
+        metadata=spec(
+            "names", "tools (names or globs) that only read: their calls take no file checkpoint (the others do)"
+        ),
     )
     approved_tools: list[str] = field(
         default_factory=list,
