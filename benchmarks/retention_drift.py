@@ -94,18 +94,27 @@ def work_round(messages: list[dict], calls: Calls, round_no: int) -> list[dict]:
     return out
 
 
-async def drift(summarize: Summarize, context_length: int) -> dict[int, list[bool]]:
-    """Survival of each needle after each checkpoint compaction."""
+Opening = Callable[[Calls], list[dict]]
+Round = Callable[[list[dict], Calls, int], list[dict]]
+Needles = tuple[tuple[str, Callable[[str], bool]], ...]
+
+
+async def drift(
+    summarize: Summarize, context_length: int, session: tuple[Opening, Round, Needles] | None = None
+) -> dict[int, list[bool]]:
+    """Survival of each needle after each checkpoint compaction; `session` (its opening, a round of
+    work, the needles) defaults to this module's."""
+    start, work, needles = session or (opening, work_round, NEEDLES)
     c = pinned_compressor(summarize, context_length)
     calls = Calls()
-    messages = opening(calls)
+    messages = start(calls)
     survived: dict[int, list[bool]] = {}
     for round_no in range(1, ROUNDS + 1):
-        messages = work_round(messages, calls, round_no)
+        messages = work(messages, calls, round_no)
         messages = (await c.compress(messages, force=True)).messages
         if round_no in CHECKPOINTS:
             text = visible_text(messages)
-            survived[round_no] = [check(text) for _, check in NEEDLES]
+            survived[round_no] = [check(text) for _, check in needles]
     return survived
 
 

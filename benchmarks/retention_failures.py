@@ -16,13 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from retention_drift import REQUESTS, Calls, Summarize
+from retention_drift import CHECKPOINTS, REQUESTS, ROUNDS, Calls, Summarize, drift
 
-from tests.builders import pinned_compressor, visible_text
-
-ROUNDS = 10
 REQUESTS_PER_ROUND = 20
-CHECKPOINTS = (1, 2, 5, 10)
 INSTRUCTION = "From now on always run the tests with -q and never edit vendor/."
 OPEN = "pytest -q tests/test_retry.py"
 OPEN_ERROR = "E   AssertionError: expected 3 retries after a 503, got 5"
@@ -77,23 +73,10 @@ def work_round(messages: list[dict], calls: Calls, round_no: int) -> list[dict]:
     return out
 
 
-async def failure_drift(summarize: Summarize, context_length: int) -> dict[int, list[bool]]:
-    c = pinned_compressor(summarize, context_length)
-    calls = Calls()
-    messages = opening(calls)
-    survived: dict[int, list[bool]] = {}
-    for round_no in range(1, ROUNDS + 1):
-        messages = work_round(messages, calls, round_no)
-        messages = (await c.compress(messages, force=True)).messages
-        if round_no in CHECKPOINTS:
-            text = visible_text(messages)
-            survived[round_no] = [check(text) for _, check in NEEDLES]
-    return survived
-
-
 async def failure_table(summarizers: tuple[tuple[str, Summarize], ...], context_length: int) -> float:
     """Print the failure rows after 1, 2, 5 and 10 compactions per summarizer; return the worst share held at 10."""
-    results = {name: await failure_drift(fn, context_length) for name, fn in summarizers}
+    session = (opening, work_round, NEEDLES)
+    results = {name: await drift(fn, context_length, session) for name, fn in summarizers}
     print(
         f"\nFailures: {ROUNDS} rounds of {REQUESTS_PER_ROUND} requests, {FLAKY_PER_ROUND} tests a round failing then "
         f"passing when rerun with other flags; an open failure from the start, a failure fixed in round 1; "
