@@ -11,17 +11,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
-HOST = """
-import asyncio, json, sys
-from pathlib import Path
-spec = json.loads(sys.argv[1])
+IMPORTS = """
 import hermeslite
 from hermeslite.tools.base import ToolContext
 from hermeslite.tools.sandbox import assess
 from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.terminal import TerminalTool
+"""
+
+HOST = (
+    """
+import asyncio, json, sys
+from pathlib import Path
+spec = json.loads(sys.argv[1])
+"""
+    + IMPORTS
+    + """
 
 cwd, home = Path(spec["cwd"]), Path(spec["home"])
 assessed = assess(spec["sandbox"], spec["writable"], cwd)
@@ -36,6 +44,7 @@ async def main():
 print(json.dumps({"package": hermeslite.__file__, "warning": assessed.warning,
                   "sandboxed": assessed.sandbox is not None, "results": asyncio.run(main())}))
 """
+)
 
 
 def run_host(
@@ -72,3 +81,21 @@ def run_host(
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def host_libraries() -> list[Path]:
+    """The installed third-party modules (files or package dirs) the host process imports.
+
+    A test running the host as another user copies these where that user can
+    read them: the test's own venv may sit in a directory only its owner can
+    enter (CI builds it under `mktemp -d`, mode 700).
+    """
+    purelib = sysconfig.get_paths()["purelib"]
+    listing = (
+        "import sys\n" + IMPORTS + "\nfor m in list(sys.modules.values()):\n"
+        "    f = getattr(m, '__file__', None) or ''\n"
+        f"    if f.startswith({purelib!r}) and '.' not in m.__name__: print(f)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    found = [Path(line) for line in done.stdout.splitlines()]
+    return sorted({f.parent if f.name == "__init__.py" else f for f in found if "__editable__" not in f.name})

@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ import hermeslite
 from hermeslite.tools import namespaces
 from hermeslite.tools.terminal import TerminalTool
 from tests.tools.helpers import needs_landlock
-from tests.tools.host_process import run_host
+from tests.tools.host_process import host_libraries, run_host
 
 tool = TerminalTool()
 needs_namespaces = pytest.mark.skipif(
@@ -208,6 +207,11 @@ def test_started_in_the_home_hermeslite_says_so_once(outside, scripted_server):
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv is not installed")
 def test_as_an_unprivileged_user_the_sandbox_holds_the_same(outside):
     nobody = 65534
+    site = outside.base / "site"
+    copy_package(site)
+    for library in host_libraries():
+        copy = shutil.copytree if library.is_dir() else shutil.copy2
+        copy(library, site / library.name)
     for path in [outside.base, *outside.base.rglob("*")]:
         os.chown(path, nobody, nobody, follow_symlinks=False)
     prefix = ("setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups")
@@ -225,8 +229,7 @@ def test_as_an_unprivileged_user_the_sandbox_holds_the_same(outside):
     socket = outside.home / "t.sock"
     subprocess.run([*prefix, "tmux", "-S", str(socket), "new-session", "-d", "sleep 300"], check=True, timeout=20)
     try:
-        env = {**host_env(outside, PACKAGE.parent), "USER": "nobody"}
-        env["PYTHONPATH"] += os.pathsep + sysconfig.get_paths()["purelib"]
+        env = {**host_env(outside, site), "USER": "nobody"}
         report = run_host(
             [
                 "id -u",
