@@ -54,6 +54,7 @@ from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
 from .widgets.queued import QueuedMessages
+from .widgets.mention_complete import MentionComplete
 from .widgets.slash_complete import SlashComplete
 from .widgets.warning_bar import WarningBar
 
@@ -156,6 +157,8 @@ class HermesApp(App[int]):
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
         self.prompt.completer = SlashComplete(self.prompt, lambda: commands.entries(self.commands))
         await self.screen.mount(self.prompt.completer)
+        self.prompt.mentions = MentionComplete(self.prompt, self.cwd)
+        await self.screen.mount(self.prompt.mentions)
         self.prompt.cursor_blink = self.motion
         self.prompt.unqueue = self.queued.pop_last
         self.prompt.focus()
