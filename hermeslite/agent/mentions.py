@@ -6,7 +6,7 @@ head of the message, untouched; each attachment follows it inside an
 `<attached_file>` block, so a replay can show the typed text and a one-line
 note (`split_attachments`) while the model reads the files.
 
-A mention is `@` at the start of the text or after whitespace, followed by a
+A mention is `@` at the start of the text or after whitespace or a bracket, followed by a
 path (no spaces), so `me@example.com` is not one. Files are read inside the
 project only: a path outside it, a protected path (hermeslite's own files) or
 a file whose name says it holds credentials (`.env`, keys) is left out, with a
@@ -25,7 +25,7 @@ from pathlib import Path
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tokens import estimate_tokens
 
-MENTION = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s@`'\"<>|;]+)")
+MENTION = re.compile(r"(?:(?<=[\s(\[])|^)@(?P<path>[^\s@`'\"<>|;]+)")
 TRAILING = ".,:;!?)]}"  # "see @a.py." or "(@a.py)": punctuation after a path is the sentence's
 OPEN = '<attached_file path="{path}" lines="{lines}">'
 CLOSE = "</attached_file>"
