@@ -66,16 +66,16 @@ def _walk(root: Path) -> list[str]:
             except OSError:
                 lines = []
             ignores.append((prefix, pathspec.GitIgnoreSpec.from_lines(lines)))
-
-        def ignored(name: str, is_dir: bool) -> bool:
-            path = prefix + name + ("/" if is_dir else "")
-            return any(spec.match_file(path[len(p) :]) for p, spec in ignores)
-
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not ignored(d, True))
-        found.extend(prefix + f for f in files if not ignored(f, False))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not _ignored(ignores, f"{prefix}{d}/"))
+        found.extend(prefix + f for f in files if not _ignored(ignores, prefix + f))
         if len(found) >= MAX_FILES:
             break
     return found
+
+
+def _ignored(ignores: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:
+    """Whether a `.gitignore` excludes `path` (a folder's ends in '/'), each read relative to its folder."""
+    return any(spec.match_file(path[len(prefix) :]) for prefix, spec in ignores)
 
 
 @dataclass

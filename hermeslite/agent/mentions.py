@@ -4,7 +4,7 @@ One place for every front end: the agent expands the message it is given, so
 the TUI, the line chat and `-p` behave alike. What the user typed stays at the
 head of the message, untouched; each attachment follows it inside an
 `<attached_file>` block, so a replay can show the typed text and a one-line
-note (`split_attachments`) while the model reads the files.
+note (`context.attachments.split_attachments`) while the model reads the files.
 
 A mention is `@` at the start of the text or after whitespace or a bracket, followed by a
 path (no spaces), so `me@example.com` is not one. Files are read inside the
@@ -22,14 +22,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
+from hermeslite.context.attachments import attachment
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tokens import estimate_tokens
 
 MENTION = re.compile(r"(?:(?<=[\s(\[])|^)@(?P<path>[^\s@`'\"<>|;]+)")
 TRAILING = ".,:;!?)]}"  # "see @a.py." or "(@a.py)": punctuation after a path is the sentence's
-OPEN = '<attached_file path="{path}" lines="{lines}">'
-CLOSE = "</attached_file>"
-BLOCK = re.compile(r'\n\n<attached_file path="(?P<path>[^"]*)" lines="(?P<lines>\d+)">\n.*?\n</attached_file>', re.S)
 CHARS_PER_TOKEN = 4  # the estimate a cut uses; the budget check itself counts tokens
 MIN_PART_TOKENS = 200  # below this a file is not worth starting: it is named for read_file instead
 # Names that hold credentials by convention: never attached, whatever the budget.
@@ -121,7 +119,7 @@ def expand(text: str, root: Path, budget_tokens: int, protected: tuple[Path, ...
                 continue
             body = _start(body, left, mention, lines)
         left -= min(cost, left)
-        result.content += "\n\n" + OPEN.format(path=mention, lines=lines) + "\n" + body.rstrip("\n") + "\n" + CLOSE
+        result.content += attachment(mention, lines, body)
         result.attached.append(Attached(mention, lines, cut))
     return result
 
@@ -150,10 +148,3 @@ def _resolve(mention: str, root: Path, protected: tuple[Path, ...]) -> tuple[Pat
     if not path.is_file():
         return None, "not a file"
     return path, ""
-
-
-def split_attachments(content: str) -> tuple[str, list[tuple[str, int]]]:
-    """A stored user message as typed, and the (path, lines) of the files attached to it."""
-    found = [(m.group("path"), int(m.group("lines"))) for m in BLOCK.finditer(content)]
-    first = BLOCK.search(content)
-    return (content[: first.start()] if first else content), found

@@ -49,12 +49,12 @@ from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.mention_complete import MentionComplete
 from .widgets.mode_badge import ModeBadge
 from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
 from .widgets.queued import QueuedMessages
-from .widgets.mention_complete import MentionComplete
 from .widgets.slash_complete import SlashComplete
 from .widgets.warning_bar import WarningBar
 

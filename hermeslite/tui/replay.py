@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
+from hermeslite.context.attachments import split_attachments
 from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
-from hermeslite.agent.mentions import split_attachments
 from hermeslite.context.user_command import user_command_of
 from hermeslite.store.todos import strip_snapshots
 

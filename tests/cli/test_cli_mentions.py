@@ -29,7 +29,7 @@ def test_p_attaches_a_mentioned_file_and_names_what_it_left_out(scripted_server,
     assert done.returncode == 0, done.stderr
     assert done.stdout == "ok\n"
     [sent] = user_texts(scripted_server)
-    assert sent.startswith("explain @src/cache.py and @.env\n\n<attached_file path=\"src/cache.py\" lines=\"2\">\n")
+    assert sent.startswith('explain @src/cache.py and @.env\n\n<attached_file path="src/cache.py" lines="2">\n')
     assert CACHE in sent and "sk-live" not in sent
     assert "attached: src/cache.py (2 lines) · not attached: @.env: may hold credentials" in done.stderr
 

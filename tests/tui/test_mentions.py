@@ -18,7 +18,12 @@ CACHE = "def get(key):\n    return STORE[key]\n"
 
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    for path, text in {"src/cache.py": CACHE, "src/app.py": "app\n", "build/cache.js": "x\n", ".gitignore": "build/\n"}.items():
+    for path, text in {
+        "src/cache.py": CACHE,
+        "src/app.py": "app\n",
+        "build/cache.js": "x\n",
+        ".gitignore": "build/\n",
+    }.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
