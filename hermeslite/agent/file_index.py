@@ -84,25 +84,40 @@ class FileIndex:
 
     paths: list[str] = field(default_factory=list)
     _joined: str = ""
+    _lowered: str = ""
     _last: tuple[str, list[str]] | None = None
 
     def replace(self, paths: list[str]) -> None:
         self.paths = paths
         self._joined = "\n".join(paths)
+        self._lowered = self._joined.lower()
         self._last = None
 
     def match(self, query: str, limit: int = LIMIT) -> list[str]:
         """Paths that hold the query's characters in order (case-insensitive), best first."""
         if not query:
             return [p for p in self.paths if "/" not in p][:limit] or self.paths[:limit]
-        pool = self._joined
+        pool, lowered = self._joined, self._lowered
         if self._last is not None and query.startswith(self._last[0]):
             pool = "\n".join(self._last[1])
-        # Each gap stops at the next wanted character, so the scan never backtracks.
-        pattern = "".join(f"[^\n{re.escape(c)}]*{re.escape(c)}" for c in query)
-        hits = re.findall(f"^{pattern}[^\n]*", pool, re.M | re.I)
+            lowered = pool.lower()
+        hits = _scan(pool, lowered, query)
         self._last = (query, hits)
         return heapq.nsmallest(limit, hits, key=lambda p: _rank(p, query.lower()))
+
+
+def _scan(pool: str, lowered: str, query: str) -> list[str]:
+    """The lines of `pool` holding the query's characters in order, ignoring case.
+
+    Each gap stops at the next wanted character, so the scan never backtracks.
+    Searching a lowered copy without re.IGNORECASE is several times faster; it
+    is used when lowering keeps every offset (it does not for a few letters, such as 'İ').
+    """
+    query = query.lower()
+    pattern = re.compile("^" + "".join(f"[^\n{re.escape(c)}]*{re.escape(c)}" for c in query) + "[^\n]*", re.M)
+    if len(lowered) != len(pool):
+        return re.compile(pattern.pattern, re.M | re.I).findall(pool)
+    return [pool[m.start() : m.end()] for m in pattern.finditer(lowered)]
 
 
 def _rank(path: str, query: str) -> tuple[int, int, str]:
