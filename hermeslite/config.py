@@ -159,6 +159,16 @@ class AgentConfig:
     instructions: str | None = field(
         default=None, metadata=spec("text_or_null", "extra instructions appended to the built-in system prompt")
     )
+    mention_tokens: int = field(
+        default=20_000,
+        metadata=spec(
+            "whole",
+            "tokens the files named by @path in one message may take together, at most a quarter of the "
+            "context window; a file past it is attached as its start",
+            lo=0,
+            hi=1_000_000,
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)

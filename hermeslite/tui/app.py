@@ -49,6 +49,7 @@ from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.mention_complete import MentionComplete
 from .widgets.mode_badge import ModeBadge
 from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
@@ -156,6 +157,8 @@ class HermesApp(App[int]):
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
         self.prompt.completer = SlashComplete(self.prompt, lambda: commands.entries(self.commands))
         await self.screen.mount(self.prompt.completer)
+        self.prompt.mentions = MentionComplete(self.prompt, self.cwd)
+        await self.screen.mount(self.prompt.mentions)
         self.prompt.cursor_blink = self.motion
         self.prompt.unqueue = self.queued.pop_last
         self.prompt.focus()
