@@ -36,7 +36,10 @@ def add_parser(commands: Any, add_config_option: Callable[[argparse.ArgumentPars
     add_config_option(export)
     export.add_argument("id", nargs="?", metavar="ID", help="session id or a unique prefix (default: the latest here)")
     export.add_argument(
-        "--format", dest="export_format", metavar="FORMAT", help=f"{' | '.join(FORMATS)} (default: from -o's suffix, else md)"
+        "--format",
+        dest="export_format",
+        metavar="FORMAT",
+        help=f"{' | '.join(FORMATS)} (default: from -o's suffix, else md)",
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     export.set_defaults(run=run_export, uses_settings=False)

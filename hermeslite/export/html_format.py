@@ -76,7 +76,7 @@ def render_html(view: SessionView) -> str:
             "nor the archive.</p>"
         )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
@@ -98,7 +98,10 @@ def _facts(view: SessionView) -> str:
     if totals.requests:
         cost = f", ${totals.cost:.4f}" + ("" if totals.priced else " (some requests unpriced)")
         rows.append(
-            ("Usage", f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}")
+            (
+                "Usage",
+                f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}",
+            )
         )
     if view.parent_id:
         rows.append(("Handed off from", view.parent_id))

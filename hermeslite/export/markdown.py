@@ -46,7 +46,10 @@ def render_markdown(view: SessionView) -> str:
         else:
             out.append(_message(entry, tools))
     if view.missing:
-        out += ["", f"_{view.missing} message(s) the turn log names were found neither in the transcript nor the archive._"]
+        out += [
+            "",
+            f"_{view.missing} message(s) the turn log names were found neither in the transcript nor the archive._",
+        ]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -63,7 +66,10 @@ def _facts(view: SessionView) -> str:
     if totals.requests:
         cost = f", ${totals.cost:.4f}" + ("" if totals.priced else " (some requests unpriced)")
         rows.append(
-            ("Usage", f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}")
+            (
+                "Usage",
+                f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}",
+            )
         )
     if view.parent_id:
         rows.append(("Handed off from", f"`{view.parent_id}`"))

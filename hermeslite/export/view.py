@@ -157,8 +157,7 @@ def _without_checkpoints(
         stand_in[ref] = reference_id(words)
         merged_words[stand_in[ref]] = words
     return [
-        Snapshot(s.at, tuple(r for r in (stand_in.get(ref, ref) for ref in s.refs) if r is not None))
-        for s in snapshots
+        Snapshot(s.at, tuple(r for r in (stand_in.get(ref, ref) for ref in s.refs) if r is not None)) for s in snapshots
     ]
 
 
@@ -172,4 +171,3 @@ def _snapshots(store: SessionStore, session_id: str) -> list[Snapshot]:
         except LookupError:
             continue
     return out
-

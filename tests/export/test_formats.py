@@ -31,9 +31,19 @@ async def test_markdown_parses_into_headings_folds_and_unbroken_fences(compacted
     assert len(compactions) == 2 and compactions[0].startswith("Compaction 1 · manual")
     order = [h.split(" ·")[0] for h in headings]
     assert order == [
-        "User", "Assistant", "Assistant", "User", "Assistant", "Compaction 1",
-        "User", "Assistant", "User", "Assistant", "Compaction 2",
-        "User", "Assistant",
+        "User",
+        "Assistant",
+        "Assistant",
+        "User",
+        "Assistant",
+        "Compaction 1",
+        "User",
+        "Assistant",
+        "User",
+        "Assistant",
+        "Compaction 2",
+        "User",
+        "Assistant",
     ]  # fmt: skip (turn 1's first Assistant is its tool call)
     assert len(order) == len(TIMELINE) + 1
     blocks = [t.content for t in tokens if t.type == "html_block"]
@@ -48,7 +58,7 @@ async def test_markdown_parses_into_headings_folds_and_unbroken_fences(compacted
     assert len(checkpoints) == 2
     assert all(c.startswith(made) for c, made in zip(checkpoints, compacted.checkpoints, strict=True))
     paragraphs = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "paragraph_open"]
-    assert [p for p in paragraphs if p.startswith("question")] == USER_TURNS
+    assert [p for p in paragraphs if p.startswith("question")] == [t.strip() for t in USER_TURNS]
 
 
 async def test_json_round_trips_to_what_the_store_holds(compacted, make_agent):
