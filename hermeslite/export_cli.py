@@ -11,9 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermeslite.config import LoadedSettings
 from hermeslite.errors import UsageError

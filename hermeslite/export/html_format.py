@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
 
-from .labels import IMAGE, ROLE_TITLES, call_label, pretty_arguments, mark_detail, mark_title, result_label, when
+from .labels import IMAGE, ROLE_TITLES, call_label, mark_detail, mark_title, pretty_arguments, result_label, when
 from .view import CompactionMark, MessageEntry, SessionView
 
 CSS = """

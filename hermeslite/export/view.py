@@ -27,7 +27,6 @@ from hermeslite.store.usage import UsageRecord, UsageTotals
 
 from .order import MarkStep, Snapshot, merge
 
-
 TRANSCRIPT, ARCHIVE, CHECKPOINT = "transcript", "archive", "checkpoint"
 
 
@@ -154,8 +153,9 @@ def _without_checkpoints(
             stand_in[ref] = None
             continue
         words: Message = {"role": msg.get("role", "user"), "content": rest}
-        stand_in[ref] = reference_id(words)
-        merged_words[stand_in[ref]] = words
+        words_ref = reference_id(words)
+        stand_in[ref] = words_ref
+        merged_words[words_ref] = words
     return [
         Snapshot(s.at, tuple(r for r in (stand_in.get(ref, ref) for ref in s.refs) if r is not None)) for s in snapshots
     ]

@@ -87,7 +87,7 @@ async def test_json_round_trips_to_what_the_store_holds(compacted, make_agent):
 class Page(HTMLParser):
     """Tags in order, with a stack that must balance, and every attribute that could load something."""
 
-    VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source"}
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
