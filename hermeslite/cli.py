@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
-from hermeslite import __version__, mcp_cli
+from hermeslite import __version__, export_cli, mcp_cli
 from hermeslite.config import (
     PROJECT_FILE,
     ConfigError,
@@ -127,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
     trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
     mcp_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
+    export_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
     setup = commands.add_parser(
         "setup",
         allow_abbrev=False,
