@@ -14,7 +14,7 @@ from hermeslite.store.usage import UsageTotals
 from hermeslite.tui.widgets.usage_badge import usage_text
 from tests.fake_anthropic import FakeAnthropic
 from tests.tui.pilot import SIZE, chat, ready, send, settle
-from tests.tui.test_caching import claude  # noqa: F401 - the fixture
+from tests.tui.test_caching import claude
 
 __all__ = ["claude"]
 
@@ -24,7 +24,7 @@ def status(app) -> str:
 
 
 async def test_cost_and_cache_hits_appear_after_a_cached_turn_and_fit_at_80_columns(
-    make_app, claude, fake_anthropic: FakeAnthropic  # noqa: F811
+    make_app, claude, fake_anthropic: FakeAnthropic
 ):
     app = make_app(llm=claude)
     async with app.run_test(size=SIZE) as pilot:

@@ -22,10 +22,9 @@ def _cost(usage: UsageTotals) -> str | None:
         return "free"
     if usage.unpriced == usage.requests:
         return None
-    if 0 < usage.cost < 0.00005:
+    amount = f"${usage.cost:.4f}" if usage.cost < 1 else f"${usage.cost:.2f}"
+    if 0 < usage.cost < 0.00005:  # would read as $0.0000, which says free
         amount = "<$0.0001"
-    else:
-        amount = f"${usage.cost:.4f}" if usage.cost < 1 else f"${usage.cost:.2f}"
     return f"{amount}+" if usage.unpriced else amount  # "+": some requests had no price
 
 
