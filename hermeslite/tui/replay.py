@@ -37,8 +37,9 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
             for call in tool_calls_of(msg):
                 await chat.tool_started(call_id(call), call_name(call), call_arguments(call))
         elif role == "tool":
-            content = text_of(msg.get("content"))
-            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"), exit_code_of(msg))
+            content, code = text_of(msg.get("content")), exit_code_of(msg)
+            # As the live panel showed it: a refusal, or a command that exited non-zero.
+            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error") or bool(code), code)
 
 
 async def _user_command(chat: ChatView, command: str, output: str, exit_code: int | None) -> None:
