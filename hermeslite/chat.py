@@ -10,6 +10,7 @@ import asyncio
 import errno
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
     from hermeslite.headless import HeadlessPrinter
+    from hermeslite.headless_json import JsonPrinter, OutputChoice
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
 EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
@@ -44,13 +46,39 @@ def run_chat(
     notices: tuple[str, ...] = (),
     verbose: bool = False,
     config_found: bool = True,
+    output: OutputChoice | None = None,
 ) -> int:
     """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr;
     with no config file found (`config_found`) and nothing else naming a model, the TUI offers to
     connect a provider once.
 
     Closing the store at the end frees the session for other processes (and removes its lock file).
+    With `output` json or stream-json (only with a prompt), stdout carries JSON alone, errors included.
     """
+    if output is not None and output.structured:
+        from hermeslite.headless_json import JsonPrinter, reported
+
+        printer = JsonPrinter(sys.stdout, sys.stderr, output)
+        run = partial(_run_chat, settings, prompt, model, api_base, mode, continue_latest, resume, verbose, printer)
+        return reported(printer, run)
+    return _run_chat(
+        settings, prompt, model, api_base, mode, continue_latest, resume, verbose, None, notices, config_found
+    )
+
+
+def _run_chat(
+    settings: Settings,
+    prompt: str | None,
+    model: str | None,
+    api_base: str | None,
+    mode: str | None,
+    continue_latest: bool,
+    resume: str | None,
+    verbose: bool,
+    structured: JsonPrinter | None,
+    notices: tuple[str, ...] = (),
+    config_found: bool = True,
+) -> int:
     from hermeslite.tools.process_groups import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
@@ -61,7 +89,7 @@ def run_chat(
         if mode is not None:
             _check_mode(choice.settings, mode)
             choice = replace(choice, mode=mode)
-        if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
+        if prompt is None and structured is None and sys.stdin.isatty() and sys.stdout.isatty():
             from hermeslite.provider_setup import first_run_due
             from hermeslite.tui import run_tui
 
@@ -75,10 +103,12 @@ def run_chat(
                 first_run=first_run_due(config_found=config_found, model_named=bool(choice.settings.model.name)),
                 mode=choice.mode,
             )
-        return _run_headless(store, choice, prompt, verbose)
+        return _run_headless(store, choice, prompt, verbose, structured)
 
 
-def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
+def _run_headless(
+    store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool, structured: JsonPrinter | None
+) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent, sandbox_assessment
     from hermeslite.commands.custom import load_commands
@@ -105,8 +135,13 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         sys.stderr.write(f"hermeslite: {note}\n")
     for note in (*agent.notes, *commands.problems):
         sys.stderr.write(f"hermeslite: warning: {note}\n")
-    printer = HeadlessPrinter(sys.stdout, sys.stderr)
+    printer = structured or HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
+    if structured is not None:
+        from hermeslite.agent.mcp_commands import server_reports
+
+        servers = [{"name": r.status.name, "status": r.status.state.value} for r in server_reports(agent)]
+        structured.begin(agent, servers)
     if unconfined := sandbox_assessment(settings, Path.cwd()).warning:
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
     if agent.mode != "default":
@@ -126,9 +161,11 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
                 agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             if printer.reader_gone:
                 raise _reader_gone()
-            if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
-                return EXIT_INTERRUPTED
-            return 0 if finished.ok and finished.saved else 1
+            # Ctrl-C: the shell's status for an interrupted program
+            code = EXIT_INTERRUPTED if finished.cancelled else 0 if finished.ok and finished.saved else 1
+            if structured is not None:
+                structured.finish(code, agent.session_usage())
+            return code
         return asyncio.run(_repl(agent, settings, store, commands.registry, printer))
     except EXPECTED:
         raise
@@ -200,7 +237,11 @@ async def expanded(prompt: str, commands: CommandRegistry) -> str:
 
 
 async def _repl(
-    agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry, printer: HeadlessPrinter
+    agent: Agent,
+    settings: Settings,
+    store: SessionStore,
+    commands: CommandRegistry,
+    printer: HeadlessPrinter | JsonPrinter,
 ) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 
