@@ -220,9 +220,11 @@ class JsonPrinter:
         self._system("compact_boundary", compact_metadata=metadata, message=event.headline)
 
     def _on_Notice(self, event: ev.Notice) -> None:
+        self.notes(event)  # stderr too, as in text mode: the person at the terminal reads it there
         self._system("notice", severity=event.severity, message=event.text)
 
     def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:
+        self.notes(event)
         self.record.errors.append(event.text)
         self._system("error", message=event.text)
 
