@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hermeslite.agent import events as ev
+from hermeslite.context.pressure import PressureLevel
 from hermeslite.errors import Unexpected, UsageError, UserFacingError
-from hermeslite.headless import HeadlessPrinter
+from hermeslite.headless import HeadlessPrinter, pressure_warning
 from hermeslite.store.usage import UsageTotals
 
 if TYPE_CHECKING:
@@ -106,12 +107,13 @@ class JsonPrinter:
         self._in_message = False
         self._done = False
         self._gone = False
+        self._level = PressureLevel.NORMAL
         self.handlers: dict[type[ev.Event], Callable[[Any], None]] = {
             ev.TextDelta: self._on_TextDelta,
             ev.ReplyComplete: self._on_ReplyComplete,
             ev.ToolStarted: self._on_ToolStarted,
             ev.ToolFinished: self._on_ToolFinished,
-            ev.PressureChanged: self.notes,  # a warning for a person: on stderr
+            ev.PressureChanged: self._on_PressureChanged,
             ev.CompactionStarted: self._on_CompactionStarted,
             ev.CompactionFinished: self._on_CompactionFinished,
             ev.Notice: self._on_Notice,
@@ -218,6 +220,14 @@ class JsonPrinter:
         }
         self.record.compactions.append(metadata)
         self._system("compact_boundary", compact_metadata=metadata, message=event.headline)
+
+    def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
+        """As in text mode, once each time the level rises (on stderr too): a `notice` of severity warning."""
+        self.notes(event)
+        p = event.pressure
+        if p.level != PressureLevel.NORMAL and p.level != self._level:
+            self._system("notice", severity="warning", message=pressure_warning(p), context_percent=p.percent)
+        self._level = p.level
 
     def _on_Notice(self, event: ev.Notice) -> None:
         self.notes(event)  # stderr too, as in text mode: the person at the terminal reads it there

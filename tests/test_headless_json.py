@@ -163,3 +163,15 @@ def test_a_reader_gone_away_ends_the_output_not_the_run():
     p = JsonPrinter(Closed(), io.StringIO(), OutputChoice("stream-json"))
     p(ev.ReplyComplete("x"))
     assert p.reader_gone
+
+
+def test_the_context_pressure_warning_is_a_notice_once_per_rise():
+    from hermeslite.context.pressure import Pressure, PressureLevel
+
+    p, out, err = printer()
+    for level in (PressureLevel.NORMAL, PressureLevel.WARNING, PressureLevel.WARNING, PressureLevel.NORMAL):
+        p(ev.PressureChanged(Pressure(tokens=950, threshold=1000, context_length=2000, level=level)))
+    (notice,) = lines(out)
+    assert (notice["subtype"], notice["severity"], notice["context_percent"]) == ("notice", "warning", 95)
+    assert notice["message"].startswith("context 95% of the way to compaction")
+    assert err.getvalue().count("! context 95%") == 1
