@@ -89,7 +89,7 @@ def _run_chat(
         if mode is not None:
             _check_mode(choice.settings, mode)
             choice = replace(choice, mode=mode)
-        if prompt is None and structured is None and sys.stdin.isatty() and sys.stdout.isatty():
+        if prompt is None and sys.stdin.isatty() and sys.stdout.isatty():
             from hermeslite.provider_setup import first_run_due
             from hermeslite.tui import run_tui
 
