@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import errno
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,34 +55,11 @@ def run_chat(
     Closing the store at the end frees the session for other processes (and removes its lock file).
     With `output` json or stream-json (only with a prompt), stdout carries JSON alone, errors included.
     """
-    if output is not None and output.structured:
-        from hermeslite.headless_json import JsonPrinter, reported
-
-        printer = JsonPrinter(sys.stdout, sys.stderr, output)
-        run = partial(_run_chat, settings, prompt, model, api_base, mode, continue_latest, resume, verbose, printer)
-        return reported(printer, run)
-    return _run_chat(
-        settings, prompt, model, api_base, mode, continue_latest, resume, verbose, None, notices, config_found
-    )
-
-
-def _run_chat(
-    settings: Settings,
-    prompt: str | None,
-    model: str | None,
-    api_base: str | None,
-    mode: str | None,
-    continue_latest: bool,
-    resume: str | None,
-    verbose: bool,
-    structured: JsonPrinter | None,
-    notices: tuple[str, ...] = (),
-    config_found: bool = True,
-) -> int:
     from hermeslite.tools.process_groups import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
-    with SessionStore(default_sessions_path()) as store:
+    structured = _json_printer(output)
+    with _reporting(structured), SessionStore(default_sessions_path()) as store:
         choice = choose_session(
             store, settings, continue_latest=continue_latest, resume=resume, model=model, api_base=api_base
         )
@@ -104,6 +81,23 @@ def _run_chat(
                 mode=choice.mode,
             )
         return _run_headless(store, choice, prompt, verbose, structured)
+
+
+def _json_printer(output: OutputChoice | None) -> JsonPrinter | None:
+    if output is None or not output.structured:
+        return None
+    from hermeslite.headless_json import JsonPrinter
+
+    return JsonPrinter(sys.stdout, sys.stderr, output)
+
+
+def _reporting(printer: JsonPrinter | None) -> AbstractContextManager[None]:
+    """With JSON output, an error the command line reports also ends the stream with a `result`."""
+    if printer is None:
+        return nullcontext()
+    from hermeslite.headless_json import errors_reported
+
+    return errors_reported(printer)
 
 
 def _run_headless(

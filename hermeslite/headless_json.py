@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -289,11 +290,13 @@ class JsonPrinter:
         self.finish(exit_code)
 
 
-def reported(printer: JsonPrinter, run: Callable[[], int]) -> int:
-    """Run the chat; an error the command line reports on stderr (with the exit code it always had)
-    also ends the stream with a `result`, so a wrapper reading stdout learns why there is no reply."""
+@contextmanager
+def errors_reported(printer: JsonPrinter) -> Iterator[None]:
+    """An error the command line reports on stderr (with the exit code it always had) also ends the
+    stream with a `result`, so a wrapper reading stdout learns why there is no reply. A run that
+    ends normally has written its `result` already."""
     try:
-        code = run()
+        yield
     except UsageError as exc:
         printer.fail(str(exc), 2)
         raise
@@ -306,8 +309,6 @@ def reported(printer: JsonPrinter, run: Callable[[], int]) -> int:
         error = exc.error if isinstance(exc, Unexpected) else exc
         printer.fail(f"unexpected error: {type(error).__name__}: {error}", 1)
         raise
-    printer.finish(code)
-    return code
 
 
 def _tool_use(call: dict[str, Any]) -> dict[str, Any]:

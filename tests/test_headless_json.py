@@ -11,7 +11,7 @@ import pytest
 from hermeslite.agent import events as ev
 from hermeslite.context.result import CompressionResult
 from hermeslite.errors import UsageError, UserFacingError
-from hermeslite.headless_json import JsonPrinter, OutputChoice, cost_of, encode, reported, usage_fields
+from hermeslite.headless_json import JsonPrinter, OutputChoice, cost_of, encode, errors_reported, usage_fields
 from hermeslite.store.usage import UsageTotals
 from tests.event_classes import defined_events
 
@@ -145,11 +145,8 @@ def test_retries_notices_and_errors_are_events_and_the_person_still_sees_errors_
 def test_an_error_before_the_turn_ends_the_stream_with_a_result_and_is_raised_for_the_command_line(exc, code):
     p, out, _ = printer()
 
-    def run() -> int:
+    with pytest.raises(type(exc)), errors_reported(p):
         raise exc
-
-    with pytest.raises(type(exc)):
-        reported(p, run)
     error, result = lines(out)
     assert error == {"type": "system", "subtype": "error", "message": str(exc)}
     assert (result["is_error"], result["exit_code"], result["subtype"]) == (True, code, "error_during_execution")
