@@ -28,7 +28,6 @@ from hermeslite.store.usage import UsageTotals
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
-FORMATS = ("text", "json", "stream-json")
 DENIED = "error: denied"  # how a refused call's result starts (tools/approval.py, agent/hooks.py)
 _C1 = re.compile("[\u0080-\u009f\u2028\u2029]")  # JSON allows them raw; a terminal may act on C1 codes
 
@@ -94,12 +93,13 @@ class RunRecord:
 
 
 class JsonPrinter:
-    """An event subscriber that writes JSON to stdout; the person's lines go to stderr through the
-    text printer, which writes nothing to stdout here (its reply text is never handed to it)."""
+    """An event subscriber that writes JSON to stdout. The lines for a person (start-up notes,
+    --verbose, errors, notices, the pressure warning) go through a text printer whose two streams
+    are both stderr, so nothing of it can reach stdout."""
 
     def __init__(self, out: TextIO, err: TextIO, choice: OutputChoice) -> None:
         self.out, self.choice = out, choice
-        self.notes = HeadlessPrinter(err, err)  # stderr only: startup and --verbose lines
+        self.notes = HeadlessPrinter(err, err)
         self.record = RunRecord()
         self.session_id: str | None = None
         self._started = time.monotonic()
@@ -193,6 +193,10 @@ class JsonPrinter:
     def _on_ToolFinished(self, event: ev.ToolFinished) -> None:
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": event.call_id, "content": event.content}
         result |= {"is_error": event.is_error, "exit_code": event.exit_code}
+        if event.diff is not None:  # what an edit changed (a refused one: would have changed)
+            diff = event.diff
+            result["diff"] = {"path": diff.path, "added": diff.added, "removed": diff.removed, "text": diff.text}
+            result["diff"] |= {"created": diff.created, "note": diff.note}
         if self.streaming:
             self._emit({"type": "user", "message": {"role": "user", "content": [result]}})
         if event.is_error and event.content.startswith(DENIED):

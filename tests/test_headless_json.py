@@ -172,3 +172,14 @@ def test_the_context_pressure_warning_is_a_notice_once_per_rise():
     assert (notice["subtype"], notice["severity"], notice["context_percent"]) == ("notice", "warning", 95)
     assert notice["message"].startswith("context 95% of the way to compaction")
     assert err.getvalue().count("! context 95%") == 1
+
+
+def test_an_edits_diff_goes_with_its_result():
+    from hermeslite.tools.edit_diff import EditDiff
+
+    p, out, _ = printer()
+    diff = EditDiff(path="app.py", added=1, removed=1, text="--- a/app.py\n+++ b/app.py\n-x = 1\n+x = 2\n")
+    p(ev.ToolFinished("c1", "patch", "patched app.py", is_error=False, diff=diff))
+    (user,) = lines(out)
+    sent = user["message"]["content"][0]["diff"]
+    assert (sent["path"], sent["added"], sent["removed"], sent["text"]) == ("app.py", 1, 1, diff.text)
