@@ -151,14 +151,15 @@ def _run_headless(
     try:
         if prompt is not None:
             finished = asyncio.run(_one_prompt(agent, prompt, commands.registry))
+            discarded = False
             if not finished.ok and choice.session_id is None:
-                agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
+                discarded = agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             if printer.reader_gone:
                 raise _reader_gone()
             # Ctrl-C: the shell's status for an interrupted program
             code = EXIT_INTERRUPTED if finished.cancelled else 0 if finished.ok and finished.saved else 1
             if structured is not None:
-                structured.finish(code, agent.session_usage())
+                structured.finish(code, agent.session_usage(), kept=not discarded)
             return code
         return asyncio.run(_repl(agent, settings, store, commands.registry, printer))
     except EXPECTED:

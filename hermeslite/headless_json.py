@@ -258,11 +258,14 @@ class JsonPrinter:
             self._emit({"type": "stream_event", "event": {"type": "message_stop"}})
             self._in_message = False
 
-    def finish(self, exit_code: int, usage: UsageTotals | None = None) -> None:
-        """The `result` object, once: after the turn, or in place of it when the run failed before."""
+    def finish(self, exit_code: int, usage: UsageTotals | None = None, *, kept: bool = True) -> None:
+        """The `result` object, once: after the turn, or in place of it when the run failed before.
+        Not `kept`: the failed run's new session was dropped, so there is no id to --resume."""
         if self._done:
             return
         self._done = True
+        if not kept:
+            self.session_id = None
         run = since(usage, self._start_usage) if usage is not None else UsageTotals()
         cost = cost_of(run)
         finished = self.record.finished

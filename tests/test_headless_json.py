@@ -183,3 +183,10 @@ def test_an_edits_diff_goes_with_its_result():
     (user,) = lines(out)
     sent = user["message"]["content"][0]["diff"]
     assert (sent["path"], sent["added"], sent["removed"], sent["text"]) == ("app.py", 1, 1, diff.text)
+
+
+def test_a_dropped_session_is_not_named_in_the_result():
+    p, out, _ = printer("json")
+    p.session_id = "20261128-000000-abcdef"
+    p.finish(1, UsageTotals(), kept=False)
+    assert lines(out)[0]["session_id"] is None
