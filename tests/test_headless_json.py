@@ -190,3 +190,25 @@ def test_a_dropped_session_is_not_named_in_the_result():
     p.session_id = "20261128-000000-abcdef"
     p.finish(1, UsageTotals(), kept=False)
     assert lines(out)[0]["session_id"] is None
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "error: denied (will use the network): no one can approve this command in headless mode; to permit it, x",
+        "error: refused (rm -rf): the approval policy is deny (tools.approval: deny); do not retry it",
+        "error: blocked by a PreToolUse hook: not on main",
+        "error: the user denied this command (rm); do not retry it, ask the user how to proceed",
+    ],
+)
+def test_every_kind_of_refusal_is_a_permission_denial(refusal):
+    p, out, _ = printer()
+    p(ev.ToolFinished("c1", "terminal", refusal, is_error=True))
+    assert lines(out)[-1]["subtype"] == "permission_denied"
+
+
+def test_plan_modes_refusal_is_one_too():
+    from hermeslite.headless_json import REFUSALS
+    from hermeslite.tools.approval import PLAN_REFUSAL
+
+    assert PLAN_REFUSAL.format(reason="x").startswith(REFUSALS)
