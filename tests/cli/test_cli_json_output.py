@@ -9,14 +9,22 @@ mode reports as `result`.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
-from tests.cli_process import hermeslite, model_args, sessions_db
+import yaml
+
+from tests.cli_process import env_for, hermeslite, model_args, sessions_db
+from tests.hook_scripts import on, script
+from tests.hostile_text import HOSTILE_COMMAND, HOSTILE_REPLY, is_control
+from tests.patience import patience
 from tests.server import MODEL, Reply, ScriptedServer
 from tests.summary_requests import answer_summaries
 
 WINDOW = 6_000  # small enough that the second run's history is compacted before it is sent
+LONG_REPLY = "".join(f"line {n} of a reply far longer than a pipe holds\n" for n in range(8_000))  # ~400 kB
 USAGE_KEYS = {"input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"}
 
 
@@ -254,3 +262,70 @@ def test_an_edit_and_its_diff_never_reach_stdout_as_text(scripted_server, tmp_pa
     assert edit["is_error"] is False and "notes.txt" in edit["content"]
     assert (project / "notes.txt").read_text() == "one\nTWO\n"
     assert events[-1]["result"] == "patched"
+
+
+def test_hooks_talk_in_events_and_a_hook_block_is_a_permission_denial(scripted_server, tmp_path):
+    """A hook that prints, one that fails and one that blocks: stdout stays JSON, the failure is a
+    warning notice, and the blocked call is listed with the refusals."""
+    home, project, hooks = tmp_path / "home", tmp_path / "project", tmp_path / "hooks"
+    project.mkdir()
+    chatty = script(hooks, "chatty.sh", 'echo "hook says hi"; exit 0')
+    broken = script(hooks, "broken.sh", 'echo "cannot find my rules file" >&2; exit 1')
+    block = script(hooks, "block.sh", 'grep -q "touch" && { echo "no new files here" >&2; exit 2; }; exit 0')
+    groups = on("PreToolUse", chatty, broken)["PreToolUse"] + on("PreToolUse", block, matcher="terminal")["PreToolUse"]
+    config = {"hooks": {"PreToolUse": groups}}
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": "touch made.txt"})], ids=["touch"]), Reply.text("could not")
+    )
+    done = hermeslite(
+        ["-p", "make a file", "--output-format", "stream-json", *model_args(scripted_server)], home, project
+    )
+    assert done.returncode == 0, done.stderr
+    events = parse_lines(done.stdout)
+    assert not (project / "made.txt").exists()
+    assert "hook says hi" not in done.stdout
+    notices = [n["message"] for n in system(events, "notice")]
+    assert any("cannot find my rules file" in n for n in notices), notices
+    (denial,) = events[-1]["permission_denials"]
+    assert denial["tool_use_id"] == "touch" and denial["tool_input"] == {"command": "touch made.txt"}
+
+
+def test_escape_sequences_are_escaped_in_the_json_and_come_back_whole(scripted_server, tmp_path):
+    """stdout may be a terminal: no raw control character reaches it, yet a parser gets the reply exactly."""
+    scripted_server.enqueue(
+        Reply.tool_calls([("terminal", {"command": HOSTILE_COMMAND})]), Reply.text(HOSTILE_REPLY, chunks=5)
+    )
+    done = hermeslite(
+        ["-p", "show me", "--output-format", "stream-json", "--include-partial", *model_args(scripted_server)],
+        tmp_path / "h",
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not [c for c in done.stdout if is_control(c) and c != "\n"]
+    events = parse_lines(done.stdout)
+    assert rebuilt_reply(events) == events[-1]["result"] == HOSTILE_REPLY
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly_with_the_turn_saved(scripted_server, tmp_path):
+    """`... --output-format stream-json | head -n 1`: the turn goes on, is saved, and the exit is 141."""
+    home = tmp_path / "home"
+    scripted_server.enqueue(Reply.text(LONG_REPLY, chunks=400))
+    args = ["-p", "long", "--output-format", "stream-json", "--include-partial", *model_args(scripted_server)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermeslite", *args],
+        cwd=tmp_path,
+        env=env_for(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = json.loads(proc.stdout.readline())
+    proc.stdout.close()
+    errors = proc.stderr.read().decode()
+    assert proc.wait(timeout=patience(120)) == 141
+    assert first["subtype"] == "init"
+    assert "Traceback" not in errors and "Broken pipe" not in errors, errors
+    with sessions_db(home) as store:
+        assert store.load_transcript(store.latest_session_id())[-1] == {"role": "assistant", "content": LONG_REPLY}
