@@ -19,6 +19,7 @@ import yaml
 from tests.cli_process import env_for, hermeslite, model_args, sessions_db
 from tests.hook_scripts import on, script
 from tests.hostile_text import HOSTILE_COMMAND, HOSTILE_REPLY, is_control
+from tests.mcp_servers import stdio_entry
 from tests.patience import patience
 from tests.server import MODEL, Reply, ScriptedServer
 from tests.summary_requests import answer_summaries
@@ -329,3 +330,22 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_the_turn_saved(script
     assert "Traceback" not in errors and "Broken pipe" not in errors, errors
     with sessions_db(home) as store:
         assert store.load_transcript(store.latest_session_id())[-1] == {"role": "assistant", "content": LONG_REPLY}
+
+
+def test_mcp_servers_are_in_init_and_their_start_up_lines_are_events(scripted_server, home, workdir):
+    """A server that starts and one that cannot: init names both, the failure is a warning notice,
+    the working server's tool is called, and stdout holds nothing but JSON."""
+    config = home / "config" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    servers = {"t": stdio_entry(approved_tools=["echo"]), "nope": {"command": "no-such-mcp-program"}}
+    config.write_text(yaml.safe_dump({"mcp_servers": servers}))
+    scripted_server.enqueue(
+        Reply.tool_calls([("mcp__t__echo", {"text": "from a real process"})], ids=["mcp"]), Reply.text("done")
+    )
+    done = hermeslite(["-p", "echo it", "--output-format", "stream-json", *model_args(scripted_server)], home, workdir)
+    assert done.returncode == 0, done.stderr
+    events = parse_lines(done.stdout)
+    assert {server["name"] for server in events[0]["mcp_servers"]} == {"t", "nope"}
+    assert any("no-such-mcp-program" in n["message"] for n in system(events, "notice") if n["severity"] == "warning")
+    (echoed,) = [b for e in events if e["type"] == "user" for b in e["message"]["content"] if b["tool_use_id"] == "mcp"]
+    assert "from a real process" in echoed["content"] and events[-1]["result"] == "done"
