@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hermeslite.agent import events as ev
-from hermeslite.context.pressure import PressureLevel
+from hermeslite.context.pressure import Pressure, PressureLevel
 from hermeslite.errors import Unexpected, UsageError, UserFacingError
 from hermeslite.headless import HeadlessPrinter, pressure_warning
 from hermeslite.store.usage import UsageTotals
@@ -141,7 +141,7 @@ class JsonPrinter:
     def startup(self, notes: list[str]) -> None:
         self.notes.startup(notes)
 
-    def session_summary(self, usage: UsageTotals, pressure: Any) -> None:
+    def session_summary(self, usage: UsageTotals, pressure: Pressure) -> None:
         self.notes.session_summary(usage, pressure)
 
     def _emit(self, obj: dict[str, Any]) -> None:
