@@ -321,8 +321,8 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(neutralize(f"# settings from {loaded.source}"))
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
-    if loaded.user_hooks is not None:
-        print(neutralize(f"# hooks: also the ones in {loaded.user_hooks}, which run before the project's"))
+    if loaded.base is not None:
+        print(neutralize(f"# laid over {loaded.base}: the project's keys win; hooks from both run, yours first"))
     tools = loaded.settings.tools
     sandbox = status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd(), tools.network_allow)
     print(neutralize(f"# sandbox: {sandbox}"))
