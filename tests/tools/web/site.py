@@ -8,6 +8,7 @@ test ends: nothing sleeps.
 from __future__ import annotations
 
 import datetime
+import functools
 import ipaddress
 import ssl
 import threading
@@ -29,6 +30,7 @@ PAGE = """<!doctype html><html><head><title>Tide tables</title>
 MIDDLE_WORD = "zanzibarquokka"
 
 
+@functools.cache
 def big_page(size: int = 5 << 20) -> bytes:
     """An HTML page of about `size` bytes with one rare word in its middle."""
     paragraph = "<p>" + "Plain filler sentence about nothing in particular. " * 20 + "</p>\n"
