@@ -11,8 +11,9 @@ from hermeslite.agent.output_archive import session_archive
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.base import ApprovalRequest, ToolContext
 from hermeslite.tools.recall import RecallTool
+from hermeslite.tools.registry import default_registry
 from hermeslite.tools.web.settings import WebFetchConfig
-from hermeslite.tools.web.tool import UNTRUSTED, WebFetchTool
+from hermeslite.tools.web.tool import UNTRUSTED, WebFetchTool, listed
 from tests.tools.web.site import MIDDLE_WORD, Site, serve
 
 OPEN = WebFetchConfig(allow_private=True, domains=["127.0.0.1", "localhost"])
@@ -196,3 +197,25 @@ async def test_a_user_no_and_headless_and_deny_refuse(site, tmp_path):
     allowed = await fetch(site.url("/page"), context(tmp_path, approval_policy="allow"), settings)
     assert not allowed.is_error
     assert len(site.hosts) == 1  # only the allowed fetch reached the site
+
+
+def test_web_fetch_reads_only_so_plan_mode_keeps_it_and_no_checkpoint_is_taken():
+    registry = default_registry([WebFetchTool()])
+    assert "web_fetch" in registry.names()
+    assert "web_fetch" not in registry.plan_withheld() and not registry.writes("web_fetch")
+
+
+@pytest.mark.parametrize(
+    ("host", "domains", "expected"),
+    [
+        ("docs.python.org", ["docs.python.org"], True),
+        ("docs.python.org", ["DOCS.python.org."], True),
+        ("a.readthedocs.io", ["*.readthedocs.io"], True),
+        ("readthedocs.io", ["*.readthedocs.io"], False),
+        ("evilreadthedocs.io", ["*.readthedocs.io"], False),
+        ("anything.example", ["*"], True),
+        ("python.org", ["docs.python.org"], False),
+    ],
+)
+def test_the_domain_list_matches_names_and_subdomain_wildcards(host, domains, expected):
+    assert listed(host, domains) is expected
