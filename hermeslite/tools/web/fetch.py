@@ -48,7 +48,7 @@ async def fetch(url: str, limits: WebFetchConfig, check_host: HostCheck) -> Page
     try:
         async with asyncio.timeout(limits.timeout), _client(limits) as client:
             return await _follow(client, url, limits, check_host)
-    except TimeoutError:
+    except (TimeoutError, httpx.TimeoutException):
         raise FetchFailed(f"timed out after {limits.timeout:g} s (tools.web_fetch.timeout)") from None
     except httpx.ConnectError as exc:
         raise FetchFailed(f"could not connect: {_reason(exc)}") from None
