@@ -25,21 +25,16 @@ UNTRUSTED = (
 class WebFetchTool:
     name = "web_fetch"
     description = (
-        "Fetch a web page (http or https) and read it as Markdown; text, JSON and Markdown come as they are. "
-        "A long page is kept whole in the session archive: you get its start (or, with `prompt`, the "
-        "sections matching it) and a recall id to search the rest."
+        "Read an http(s) page as Markdown. A long page is archived whole: you get its start (or, with "
+        "prompt, the parts matching it) and a recall id for the rest."
     )
     role: ToolRole | None = None
     writes = False
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
-            "url": {"type": "string", "description": "the http:// or https:// URL to fetch"},
-            "prompt": {
-                "type": "string",
-                "description": "what you are looking for on the page; used only when the page is too long "
-                "to show whole, to pick the sections to show",
-            },
+            "url": {"type": "string"},
+            "prompt": {"type": "string", "description": "what to look for, if the page must be cut"},
         },
         "required": ["url"],
     }
