@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 REDIRECTS = (301, 302, 303, 307, 308)
 USER_AGENT = "hermeslite-web-fetch (+https://github.com/hermeslite)"
 ACCEPT = "text/html, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.1"
-# Asked before each host is fetched (the first and every redirect's): None to go on, else the refusal.
-HostCheck = Callable[[str], Awaitable[str | None]]
+# Asked with (host, URL) before each request (the first and every redirect's): None to go on, else the refusal.
+HostCheck = Callable[[str, str], Awaitable[str | None]]
 
 
 class FetchFailed(Exception):
@@ -46,14 +46,30 @@ async def fetch(url: str, limits: WebFetchConfig, check_host: HostCheck) -> Page
     import httpx
 
     try:
-        async with asyncio.timeout(limits.timeout), _client(limits) as client:
-            return await _follow(client, url, limits, check_host)
+        async with asyncio.timeout(limits.timeout) as budget, _client(limits) as client:
+            return await _follow(client, url, limits, _paused(budget, check_host))
     except (TimeoutError, httpx.TimeoutException):
         raise FetchFailed(f"timed out after {limits.timeout:g} s (tools.web_fetch.timeout)") from None
     except httpx.ConnectError as exc:
         raise FetchFailed(f"could not connect: {_reason(exc)}") from None
     except httpx.HTTPError as exc:
         raise FetchFailed(f"{type(exc).__name__}: {_reason(exc)}") from None
+
+
+def _paused(budget: asyncio.Timeout, check_host: HostCheck) -> HostCheck:
+    """`check_host` with the fetch's clock stopped while it runs: the user's time to answer the
+    approval dialog is not the server's time to answer."""
+
+    async def check(host: str, url: str) -> str | None:
+        loop = asyncio.get_running_loop()
+        left = (budget.when() or loop.time()) - loop.time()
+        budget.reschedule(None)
+        try:
+            return await check_host(host, url)
+        finally:
+            budget.reschedule(asyncio.get_running_loop().time() + left)
+
+    return check
 
 
 def _client(limits: WebFetchConfig) -> httpx.AsyncClient:
@@ -74,7 +90,7 @@ def _reason(exc: BaseException) -> str:
 async def _follow(client: httpx.AsyncClient, url: str, limits: WebFetchConfig, check_host: HostCheck) -> Page:
     for hop in range(limits.max_redirects + 1):
         target = await resolve(url, allow_private=limits.allow_private)
-        refusal = await check_host(target.host)
+        refusal = await check_host(target.host, url)
         if refusal is not None:
             raise Refused(refusal)
         status, headers, body = await _get(client, target, limits)

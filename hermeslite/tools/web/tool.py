@@ -45,9 +45,13 @@ class WebFetchTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = str(args["url"]).strip()
         hint = args.get("prompt")
+        cleared: set[str] = set()  # hosts this fetch may reach: a redirect back to one does not ask again
 
-        async def check_host(host: str) -> str | None:
-            return await self._check_host(host, url, ctx)
+        async def check_host(host: str, hop_url: str) -> str | None:
+            refusal = None if host in cleared else await self._check_host(host, hop_url, ctx)
+            if refusal is None:
+                cleared.add(host)
+            return refusal
 
         try:
             page = await fetch(url, self.settings, check_host)

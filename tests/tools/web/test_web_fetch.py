@@ -219,3 +219,18 @@ def test_web_fetch_reads_only_so_plan_mode_keeps_it_and_no_checkpoint_is_taken()
 )
 def test_the_domain_list_matches_names_and_subdomain_wildcards(host, domains, expected):
     assert listed(host, domains) is expected
+
+
+async def test_the_time_spent_answering_the_approval_does_not_count_against_the_timeout(site, tmp_path):
+    import asyncio
+
+    class SlowToAnswer(Asked):
+        async def __call__(self, request: ApprovalRequest) -> bool:
+            await asyncio.sleep(1.5)  # a person reading the dialog, longer than the fetch's whole timeout
+            return await super().__call__(request)
+
+    settings = WebFetchConfig(allow_private=True, timeout=1)
+    slow = SlowToAnswer(True)
+    result = await fetch(site.url("/hop/1"), context(tmp_path, approve=slow), settings)
+    assert not result.is_error and "| Brest | 06:12 |" in result.content
+    assert len(site.hosts) == 3 and len(slow.requests) == 1  # two redirects within the same host: asked once
