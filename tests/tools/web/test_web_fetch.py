@@ -234,3 +234,36 @@ async def test_the_time_spent_answering_the_approval_does_not_count_against_the_
     result = await fetch(site.url("/hop/1"), context(tmp_path, approve=slow), settings)
     assert not result.is_error and "| Brest | 06:12 |" in result.content
     assert len(site.hosts) == 3 and len(slow.requests) == 1  # two redirects within the same host: asked once
+
+
+def fake_dns(monkeypatch, answers: dict[str, list[str]]) -> list[str]:
+    """Answer getaddrinfo for the names in `answers` (DNS is the network edge); returns the names asked."""
+    import asyncio
+    import socket
+
+    asked: list[str] = []
+    loop_class = type(asyncio.get_running_loop())
+
+    async def getaddrinfo(self, host, port, *args, **kwargs):
+        asked.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port)) for address in answers[host]]
+
+    monkeypatch.setattr(loop_class, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+async def test_the_request_goes_to_the_address_checked_with_no_second_lookup(site, tmp_path, monkeypatch):
+    """A rebinding name could answer the check with one address and the connection with another: the
+    name is looked up once, and the connection goes to that address (httpx could not resolve it)."""
+    asked = fake_dns(monkeypatch, {"rebind.test": ["127.0.0.1"]})
+    result = await fetch(
+        site.url("/page", host="rebind.test"), context(tmp_path), WebFetchConfig(allow_private=True, domains=["*"])
+    )
+    assert not result.is_error and "| Brest | 06:12 |" in result.content
+    assert asked == ["rebind.test"] and site.hosts == [f"rebind.test:{site.port}"]
+
+
+async def test_a_name_with_any_private_address_is_refused(tmp_path, monkeypatch):
+    fake_dns(monkeypatch, {"mixed.test": ["93.184.216.34", "10.1.2.3"]})
+    result = await fetch("http://mixed.test/", context(tmp_path), WebFetchConfig(domains=["*"]))
+    assert result.is_error and "mixed.test (resolves to 10.1.2.3) is a private address" in result.content
