@@ -92,7 +92,12 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     commands = load_commands(Path.cwd())
     try:
         agent = build_agent(
-            settings, cwd=Path.cwd(), interactive=False, session_id=choice.session_id, store=store, mode=choice.mode
+            settings,
+            cwd=Path.cwd(),
+            interactive=prompt is None and sys.stdin.isatty(),  # a line chat at a terminal asks (line_approval)
+            session_id=choice.session_id,
+            store=store,
+            mode=choice.mode,
         )
     except LLMError as exc:
         raise UserFacingError(str(exc)) from None
@@ -218,6 +223,10 @@ async def _repl(
     chat = LineChat(agent, settings, store, sys.stdout, sys.stderr, commands)
     commands.add(McpPromptProvider(lambda: chat.agent))  # the agent after /new too
     lines = StdinLines(sys.stdin.fileno())
+    if interactive:
+        from hermeslite.line_approval import LineApprovals
+
+        agent.subscribe(LineApprovals(lines.readline, sys.stderr, colour=sys.stderr.isatty()))
     number = 0
     try:
         while not chat.done:

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
-from hermeslite import __version__, mcp_cli
+from hermeslite import __version__, export_cli, mcp_cli
 from hermeslite.config import (
     PROJECT_FILE,
     ConfigError,
@@ -127,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
     trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
     mcp_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
+    export_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
     setup = commands.add_parser(
         "setup",
         allow_abbrev=False,
@@ -305,8 +306,8 @@ def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(neutralize(f"# settings from {loaded.source}"))
     if loaded.trust is not None:
         print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
-    if loaded.user_hooks is not None:
-        print(neutralize(f"# hooks: also the ones in {loaded.user_hooks}, which run before the project's"))
+    if loaded.base is not None:
+        print(neutralize(f"# laid over {loaded.base}: the project's keys win; hooks from both run, yours first"))
     tools = loaded.settings.tools
     sandbox = status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd(), tools.network_allow)
     print(neutralize(f"# sandbox: {sandbox}"))

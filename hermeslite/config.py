@@ -18,14 +18,14 @@ does not vanish in a folder that has its own settings.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_from
+from hermeslite.config_layers import keys_set, overlay
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
 from hermeslite.paths import config_dir
@@ -160,6 +160,16 @@ class AgentConfig:
     )
     instructions: str | None = field(
         default=None, metadata=spec("text_or_null", "extra instructions appended to the built-in system prompt")
+    )
+    mention_tokens: int = field(
+        default=20_000,
+        metadata=spec(
+            "whole",
+            "tokens the files named by @path in one message may take together, at most a quarter of the "
+            "context window; a file past it is attached as its start",
+            lo=0,
+            hi=1_000_000,
+        ),
     )
 
     def __post_init__(self) -> None:
@@ -416,9 +426,9 @@ class LoadedSettings:
     """The settings plus where they came from (None: built-in defaults) and anything the user should hear about.
 
     `trust` is None unless the source is a project file found in the
-    directory; `ignored` lists the guarded keys left at their defaults
-    because that file is not trusted; `user_hooks` is the user's config.yaml
-    when its hooks run beside a project file's settings.
+    directory; `ignored` lists the guarded keys it would change, left at the
+    user's values (or the defaults) because that file is not trusted; `base` is the user's config.yaml when
+    a project file is laid over it.
     """
 
     settings: Settings
@@ -426,7 +436,7 @@ class LoadedSettings:
     warnings: list[str] = field(default_factory=list)
     trust: Trust | None = None
     ignored: list[str] = field(default_factory=list)
-    user_hooks: Path | None = None
+    base: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -463,48 +473,59 @@ def find_config_file(cli_path: str | None = None, *, cwd: Path | None = None) ->
 def load_settings(cli_path: str | None = None, *, cwd: Path | None = None) -> LoadedSettings:
     """Find, parse and validate the config file; raises ConfigError when it cannot be used.
 
-    From an untrusted project file the guarded keys are left at their
-    defaults, with one warning naming them and the command that trusts it.
+    A project file is laid over the user's config.yaml key by key (see
+    config_layers.py). From an untrusted project file the guarded keys it
+    would change keep the user's values (or the defaults), with one warning
+    naming them and the command that trusts it.
     """
     source = find_config_file(cli_path, cwd=cwd)
     if source is None:
         return LoadedSettings(Settings(), None)
     warnings: list[str] = []
     data = read_file(source.path)
-    settings = _settings_from(parse_yaml(source.path, data, warnings), source.path, warnings)
+    parsed = parse_yaml(source.path, data, warnings)
+    settings = _settings_from(parsed, source.path, warnings)
+    base_path: Path | None = None
+    trust: Trust | None = None
+    ignored: list[str] = []
+    if source.project:
+        store = TrustStore()
+        trust = store.check(source.path, data)
+        if store.problem:
+            warnings.append(store.problem)
+        base, base_path = _user_layer()
+        present = keys_set(parsed, settings)
+        guarded = {} if trust is Trust.TRUSTED else guarded_values(settings, base=base, present=present)
+        ignored = list(guarded)
+        if ignored:
+            named = [f"{key} ({guarded[key]})" if key == MCP_SECTION else key for key in ignored]
+            warnings.append(_untrusted_warning(source.path, named, trust))
+        settings = overlay(base, settings, _kept(present, ignored))
     if settings.tools.pass_env:
         warnings.append("tools.pass_env is deprecated: name the variables in tools.env_passthrough instead")
-    if not source.project:
-        return LoadedSettings(settings, source.path, warnings)
-    store = TrustStore()
-    trust = store.check(source.path, data)
-    if store.problem:
-        warnings.append(store.problem)
-    guarded = {} if trust is Trust.TRUSTED else guarded_values(settings)
-    ignored = list(guarded)
-    if ignored:
-        settings = _with_defaults(settings, ignored)
-        named = [f"{key} ({guarded[key]})" if key == MCP_SECTION else key for key in ignored]
-        warnings.append(_untrusted_warning(source.path, named, trust))
-    settings, user_hooks = _with_user_hooks(settings, warnings)
-    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored, user_hooks=user_hooks)
+    return LoadedSettings(settings, source.path, warnings, trust=trust, ignored=ignored, base=base_path)
 
 
-def _with_user_hooks(settings: Settings, warnings: list[str]) -> tuple[Settings, Path | None]:
-    """`settings` (from a project file) with the hooks of the user's config.yaml first, and that
-    file when it has any. A user file that cannot be read is one warning; its hooks do not run."""
+def _user_layer() -> tuple[Settings, Path | None]:
+    """The user's config.yaml under a project file, and its path (None when there is none).
+
+    A broken user file is an error here as it is without a project file: its
+    provider and key would otherwise be silently replaced by the defaults.
+    """
     path = config_dir() / USER_FILE
     if not path.is_file():
-        return settings, None
-    try:
-        mine = _settings_from(parse_yaml(path, read_file(path), []), path, []).hooks
-    except ConfigError as exc:
-        warnings.append(f"{exc}; the hooks in it do not run here")
-        return settings, None
-    if mine == HooksConfig():
-        return settings, None
-    both = {f.name: [*getattr(mine, f.name), *getattr(settings.hooks, f.name)] for f in fields(HooksConfig)}
-    return replace(settings, hooks=HooksConfig(**both)), path
+        return Settings(), None
+    return _settings_from(parse_yaml(path, read_file(path), []), path, []), path
+
+
+def _kept(present: set[str], ignored: list[str]) -> set[str]:
+    """The keys of a project file that apply: those it sets, less the ignored ones. An ignored
+    model key drops the project's whole `model` section (its window and endpoint belong to
+    the model it names)."""
+    kept = present - set(ignored)
+    if any(key.startswith("model.") for key in ignored):
+        kept = {key for key in kept if key != "model" and not key.startswith("model.")}
+    return kept
 
 
 def project_guarded_values(path: Path, data: bytes) -> dict[str, Any]:
@@ -517,39 +538,39 @@ def settings_from_bytes(path: Path, data: bytes) -> Settings:
     return _settings_from(parse_yaml(path, data, []), path, [])
 
 
-def guarded_values(settings: Settings) -> dict[str, Any]:
-    """Guarded keys whose values differ from the default and are not harmless, by dotted name."""
-    defaults = Settings()
+def guarded_values(
+    settings: Settings, *, base: Settings | None = None, present: set[str] | None = None
+) -> dict[str, Any]:
+    """Guarded keys whose values differ from `base` (the defaults) and are not harmless, by dotted name.
+
+    With `present` (the keys a file sets, see config_layers.keys_set) only those count: a key
+    the file leaves out takes the base's value, whatever it is.
+    """
+    base = base or Settings()
     found: dict[str, Any] = {}
-    if settings.mcp_servers:
-        found[MCP_SECTION] = ", ".join(settings.mcp_servers)
+    new_servers = [name for name, entry in settings.mcp_servers.items() if base.mcp_servers.get(name) != entry]
+    if new_servers and _sets(present, MCP_SECTION):
+        found[MCP_SECTION] = ", ".join(new_servers)
     for dotted in GUARDED_KEYS:
-        if dotted == MCP_SECTION:  # a mapping of entries, not a section: handled above
+        if dotted == MCP_SECTION or not _sets(present, dotted):  # servers: a mapping of entries, handled above
             continue
         section, _, key = dotted.partition(".")
-        values, default_values = asdict(getattr(settings, section)), asdict(getattr(defaults, section))
+        values, base_values = asdict(getattr(settings, section)), asdict(getattr(base, section))
         if not key:  # a whole section: the keys of it that are set
-            if changed := {name: v for name, v in values.items() if v != default_values[name]}:
+            if changed := {name: v for name, v in values.items() if v and v != base_values[name]}:
                 found[dotted] = changed
             continue
         if key not in values:  # a key this version of the settings does not have
             continue
         value = values[key]
-        if value != default_values[key] and value not in HARMLESS_VALUES.get(dotted, ()):
+        if value != base_values[key] and value not in HARMLESS_VALUES.get(dotted, ()):
             found[dotted] = value
     return found
 
 
-def _with_defaults(settings: Settings, dotted_keys: Iterable[str]) -> Settings:
-    defaults = Settings()
-    for dotted in dotted_keys:
-        section, _, key = dotted.partition(".")
-        if not key:
-            settings = replace(settings, **{section: getattr(defaults, section)})
-            continue
-        default = getattr(getattr(defaults, section), key)
-        settings = replace(settings, **{section: replace(getattr(settings, section), **{key: default})})
-    return settings
+def _sets(present: set[str] | None, dotted: str) -> bool:
+    """Whether a file setting `present` (None: any key) sets `dotted`, alone or with its whole section."""
+    return present is None or dotted in present or dotted.partition(".")[0] in present
 
 
 def _untrusted_warning(path: Path, ignored: list[str], trust: Trust) -> str:

@@ -163,6 +163,17 @@ async def _context(chat: LineSurface, args: str) -> None:
     chat.show(views.context_view(context_breakdown(agent), usage=agent.session_usage(), mode=agent.mode))
 
 
+@handlers.bind("export")
+async def _export(chat: LineSurface, args: str) -> None:
+    from hermeslite.agent.export_file import export_session
+
+    report = export_session(chat.agent, args)
+    if report.path is None:
+        chat.fail(report.text)
+    else:
+        chat.say(report.text)
+
+
 @handlers.bind("recall")
 async def _recall(chat: LineSurface, args: str) -> None:
     from hermeslite.agent.recall import recall_for_user

@@ -95,7 +95,8 @@ def run_list(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         where = f" in {loaded.source}" if loaded.source is not None else ""
         print(f"No MCP servers configured{where}; `hermeslite mcp add NAME -- COMMAND [ARGS...]` adds one.")
         return 0
-    print(neutralize(f"MCP servers in {loaded.source}:"))
+    both = f" and {loaded.base}" if loaded.base is not None else ""
+    print(neutralize(f"MCP servers in {loaded.source}{both}:"))
     width = max(len(name) for name in servers) + 2
     for name, server in servers.items():
         state = "" if server.enabled else "  (disabled)"

@@ -27,11 +27,13 @@ from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import CompactionRecord, SessionInfo
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
+from hermeslite.tools.protected import protected_paths
 
 from . import events as ev
 from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
 from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
+from .mentions import expand
 from .modes import PLAN, PLAN_LINE
 from .request_size import RequestSize, RequestTokens
 from .saving import SessionSaver
@@ -268,7 +270,7 @@ class Agent:
             if gate.block is not None:
                 finished = ev.TurnFinished(ok=False, reason=f"blocked by a UserPromptSubmit hook: {gate.block}")
             else:
-                self.append({"role": "user", "content": gate.content})
+                self.append({"role": "user", "content": self._attach_mentions(gate.content)})
                 await self._offer_mcp_tools()
                 await self._preflight()  # nothing of this turn follows its message yet: nothing to stop
                 finished = await self._loop(turn)
@@ -282,6 +284,14 @@ class Agent:
             self.emit(ev.Notice(TOOLS_HINT, "warning"))
         self.emit(finished)
         return finished
+
+    def _attach_mentions(self, text: str) -> str:
+        """The message with the files it names as `@path` attached, the user told which in one line."""
+        budget = min(self.deps.settings.agent.mention_tokens, self.deps.llm.context_window() // 4)
+        expansion = expand(text, self.deps.cwd, budget, protected_paths())
+        if (note := expansion.note()) is not None:
+            self.emit(ev.Notice(note, "warning" if expansion.skipped else "information"))
+        return expansion.content
 
     async def _loop(self, turn: Turn) -> ev.TurnFinished:
         limit = self.deps.settings.agent.max_iterations

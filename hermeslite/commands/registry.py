@@ -127,6 +127,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("sessions", "", "list saved sessions, newest first, with where a handed-off one came from"),
     CommandSpec(
+        "export",
+        "[file]",
+        "write this whole session (compacted turns and checkpoints included) to a file: .md, .json or .html by "
+        "its suffix; without one, Markdown in the project directory",
+        known_as=("save", "share"),
+        waits=True,
+    ),
+    CommandSpec(
         "mcp",
         "[restart NAME]",
         "MCP servers: state, tools and what their schemas cost in tokens, the last error",

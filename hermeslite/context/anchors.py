@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
+from .attachments import typed_text
 from .exit_codes import exit_code_of
 from .handoff import has_handoff, split_handoff
 from .instructions import instruction_in, merge_instructions, render_instruction
@@ -226,8 +227,8 @@ def _clip(text: str, limit: int) -> str:
 def _user_text(msg: Message) -> str:
     if has_handoff(msg):
         _, rest = split_handoff(msg)
-        return text_of(rest) if rest is not None else ""
-    return text_of(msg.get("content"))
+        return typed_text(text_of(rest)) if rest is not None else ""
+    return typed_text(text_of(msg.get("content")))
 
 
 def _error_lines(output: str) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from .attachments import typed_text
 from .clip import clip_line
 from .messages import Message, text_of
 from .summary_prompt import missing_sections
@@ -79,7 +80,7 @@ def user_texts(messages: Iterable[Message], previous: str | None) -> Iterator[st
     checks, or the user wrote it with /summary edit)."""
     for msg in messages:
         if msg.get("role") == "user":
-            yield text_of(msg.get("content"))
+            yield typed_text(text_of(msg.get("content")))  # an attached file's words are not the user's
     if previous:
         yield previous
 

@@ -50,6 +50,9 @@ CONFIG = (
     "core.attributesFile=" + os.devnull,
     "core.looseCompression=1",  # a snapshot is written fast; `gc` (pruning) packs it smaller later
     "gc.auto=0",
+    # No reflogs: with a work tree git would log every HEAD move, and those entries keep each pruned
+    # session's snapshots reachable, so `gc` could never delete them.
+    "core.logAllRefUpdates=false",
     "maintenance.auto=false",
     "commit.gpgSign=false",
     "advice.addEmbeddedRepo=false",

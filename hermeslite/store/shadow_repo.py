@@ -358,6 +358,8 @@ class ShadowRepo:
         self.git.run("update-ref", "--stdin", stdin=updates.encode())
         for sid in sessions:
             self._heads.pop(sid, None)
+        # A store written before reflogs were turned off still has HEAD's, which reaches every snapshot.
+        self.git.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
         self.git.run("gc", "--quiet", "--prune=now")
 
 

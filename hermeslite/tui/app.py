@@ -49,12 +49,14 @@ from .turns import BUSY_GROUPS, TurnRunner
 from .widgets.activity import ActivityLine
 from .widgets.chat_view import ChatView
 from .widgets.header import HeaderBar
+from .widgets.mention_complete import MentionComplete
 from .widgets.mode_badge import ModeBadge
 from .widgets.new_below import NewBelow
 from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
 from .widgets.queued import QueuedMessages
 from .widgets.slash_complete import SlashComplete
+from .widgets.usage_badge import UsageBadge
 from .widgets.warning_bar import WarningBar
 
 if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
@@ -133,6 +135,7 @@ class HermesApp(App[int]):
         self.meter = PressureMeter(id="meter")
         self.activity_line = ActivityLine(id="activity")
         self.mode_badge = ModeBadge(mode, id="mode")
+        self.usage_badge = UsageBadge(id="usage")
         self._mode_pending: str | None = None  # the mode a queued Shift+Tab asked for
 
     # -- layout --------------------------------------------------------------------
@@ -147,6 +150,7 @@ class HermesApp(App[int]):
         with Horizontal(id="status"):
             yield self.meter
             yield self.activity_line
+            yield self.usage_badge
             yield self.mode_badge
         yield Footer()
 
@@ -156,6 +160,8 @@ class HermesApp(App[int]):
         self.header_bar.model, self.header_bar.cwd = self.host.model_name, self.cwd_label
         self.prompt.completer = SlashComplete(self.prompt, lambda: commands.entries(self.commands))
         await self.screen.mount(self.prompt.completer)
+        self.prompt.mentions = MentionComplete(self.prompt, self.cwd)
+        await self.screen.mount(self.prompt.mentions)
         self.prompt.cursor_blink = self.motion
         self.prompt.unqueue = self.queued.pop_last
         self.prompt.focus()
@@ -240,16 +246,21 @@ class HermesApp(App[int]):
         self.refresh_header()
         self.show_pressure(agent.pressure())
         self.mode_badge.show(agent.mode)
+        self.usage_badge.show(agent.session_usage())
 
     def refresh_header(self) -> None:
         agent = self.host.agent
         if agent is None:
             return
+        self.usage_badge.show(agent.session_usage())
         try:
             info = agent.session_info()
         except StoreError:  # already reported by the save that failed; the title can wait
             return
         self.header_bar.session_title = (info.title if info else None) or "new session"
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.usage_badge.fit(event.size.width)
 
     def show_pressure(self, pressure: Pressure) -> None:
         self.meter.show(pressure)

@@ -203,6 +203,14 @@ async def _rewind(app: CommandSurface, args: str) -> None:
     await confirm_restore(app, agent, preview, force)
 
 
+@handlers.bind("export")
+async def _export(app: CommandSurface, args: str) -> None:
+    from hermeslite.agent.export_file import export_session
+
+    report = export_session(await app.host.ready(), args)
+    await app.chat.add_note(report.text, kind="information" if report.path else "warning")
+
+
 @handlers.bind("undo")
 async def _undo(app: CommandSurface, args: str) -> None:
     from hermeslite.agent import rewind

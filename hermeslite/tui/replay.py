@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from hermeslite.context.attachments import split_attachments
 from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
@@ -31,14 +32,15 @@ async def replay(chat: ChatView, messages: list[dict]) -> None:
         elif (ran := user_command_of(msg)) is not None:
             await _user_command(chat, *ran, exit_code_of(msg))
         elif role == "user":
-            await chat.add_user(text_of(msg.get("content")))
+            await _user_message(chat, text_of(msg.get("content")))
         elif role == "assistant":
             await chat.add_assistant(text_of(msg.get("content")))
             for call in tool_calls_of(msg):
                 await chat.tool_started(call_id(call), call_name(call), call_arguments(call))
         elif role == "tool":
-            content = text_of(msg.get("content"))
-            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error"), exit_code_of(msg))
+            content, code = text_of(msg.get("content")), exit_code_of(msg)
+            # As the live panel showed it: a refusal, or a command that exited non-zero.
+            chat.tool_finished(str(msg.get("tool_call_id")), content, content.startswith("error") or bool(code), code)
 
 
 async def _user_command(chat: ChatView, command: str, output: str, exit_code: int | None) -> None:
@@ -57,3 +59,11 @@ async def _summary(chat: ChatView, msg: dict) -> None:
     )
     if isinstance(rest, str) and rest.strip() and msg.get("role") == "user":
         await chat.add_user(rest)
+
+
+async def _user_message(chat: ChatView, content: str) -> None:
+    """What the user typed, and a note naming the files their `@` mentions attached."""
+    typed, files = split_attachments(content)
+    await chat.add_user(typed)
+    if files:
+        await chat.add_note("attached: " + ", ".join(f"{path} ({lines} lines)" for path, lines in files))

@@ -73,6 +73,7 @@ class EventRouter:
     async def _on_CompactionFinished(self, event: ev.CompactionFinished) -> None:
         result = event.result
         await self.chat.compaction_finished(result, event.tokens_before, event.tokens_after, event.usage)
+        self.app.refresh_header()  # the compaction's own requests count in the status bar's cost
         severity = "warning" if result.aborted or result.fallback_used else "information"
         self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
 

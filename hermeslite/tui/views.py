@@ -14,7 +14,7 @@ KEYS = (
     ("Shift+Enter / Ctrl+J", "new line"),
     ("Up / Down", "history (first / last line)"),
     ("Up on an empty input", "take the last queued message back to edit it"),
-    ("Tab", "complete a /command"),
+    ("Tab", "complete a /command or an @file"),
     ("Esc", "back to the input; there, cancel the running turn"),
     ("PageUp / PageDown", "scroll the conversation"),
     ("Ctrl+End", "jump to the newest message"),

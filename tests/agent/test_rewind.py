@@ -326,3 +326,30 @@ async def test_a_store_that_cannot_be_written_turns_checkpoints_off_in_one_line(
     [off] = [n.text for n in rec.of(ev.Notice) if "checkpoints are off" in n.text]
     assert off.startswith("File checkpoints are off: cannot write the checkpoint store in ")
     assert (project / "b.txt").read_text() == "b\n" and not rec.of(ev.ErrorEvent)
+
+
+async def test_a_later_sessions_first_snapshot_prunes_the_old_sessions_of_the_project(
+    build, scripted_server, tmp_path, home
+):
+    """The pruning policy (tests/store) is wired in: once a day per project, a session's first snapshot
+    drops the snapshots of sessions older than checkpoints.keep_days, and never its own."""
+    import asyncio
+
+    from tests.patience import patience
+
+    project = plain_project(tmp_path / "proj")
+    old, _ = build(project)
+    await turn(old, scripted_server, "old work", ("write_file", {"path": "old.txt", "content": "old\n"}))
+    assert (await rewind.preview_undo(old)).plan is not None
+    [stamp] = (home / "data" / "checkpoints").rglob("pruned")  # the first session pruned (nothing) today
+    os.utime(stamp, (stamp.stat().st_atime - 2 * 86_400,) * 2)  # as if two days had passed since
+
+    new, _ = build(project, keep_days=0)
+    await turn(new, scripted_server, "new work", ("write_file", {"path": "new.txt", "content": "new\n"}))
+    deadline = asyncio.get_running_loop().time() + patience(30)
+    while (gone := await rewind.preview_undo(old)).plan is not None:  # the prune runs in a thread: wait for it
+        assert asyncio.get_running_loop().time() < deadline, "the old session's snapshots were never pruned"
+        await asyncio.sleep(0.05)
+    assert "no longer in the store" in gone.note and (project / "old.txt").read_text() == "old\n"
+    assert (await rewind.apply(new, await rewind.preview_undo(new))).done  # its own snapshots stay
+    assert not (project / "new.txt").exists()

@@ -110,9 +110,10 @@ def test_your_own_hooks_run_beside_a_project_file(scripted_server, tmp_path):
     user = [m["content"] for m in scripted_server.requests[0]["messages"] if m["role"] == "user"]
     assert user == ["hello\n\n[from a UserPromptSubmit hook]\nfrom my own config"]
     shown = hermeslite(["config"], home, project)
-    assert (
-        f"# hooks: also the ones in {home / 'config' / 'config.yaml'}, which run before the project's" in shown.stdout
+    laid_over = (
+        f"# laid over {home / 'config' / 'config.yaml'}: the project's keys win; hooks from both run, yours first"
     )
+    assert laid_over in shown.stdout
 
 
 def test_line_chat_a_pre_compact_hook_stops_compress(scripted_server, tmp_path):

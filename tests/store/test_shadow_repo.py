@@ -224,9 +224,12 @@ def test_old_sessions_are_pruned_by_age_then_by_size(project: Path):
         write(project / f"{sid}.bin", os.urandom(200_000))
         repo.snapshot(sid)
     now = time.time() + 10 * 86_400
+    heads = {sid: repo.head(sid) for sid in ("old", "mid", "new")}
     dropped = prune(repo, keep_days=5, max_bytes=10**9, keep={"new"}, now=now)
     assert set(dropped) == {"old", "mid"}
     assert [sid for sid, _ in repo.sessions()] == ["new"]
+    # the snapshots are gone from the store, not only their names: nothing (a reflog) keeps them
+    assert {sid for sid, head in heads.items() if head and repo.exists(head)} == {"new"}
     write(project / "more.bin", os.urandom(200_000))
     repo.snapshot("newer")
     write(project / "most.bin", os.urandom(200_000))

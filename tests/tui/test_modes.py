@@ -124,3 +124,39 @@ async def test_without_a_kernel_sandbox_the_cycle_skips_plan_mode_and_says_why(m
         await send(pilot, "/mode plan")
         assert app.host.agent.mode == "default"
         assert "plan mode refused: it needs the kernel sandbox" in app.chat.query("ErrorLine").last().text
+
+
+@needs_landlock
+async def test_resume_opens_a_session_in_its_own_mode_and_new_keeps_the_current_one(
+    make_app, scripted_server, tmp_path
+):
+    """The mode is the session's state: /resume of a plan-mode session is in plan mode (the status bar
+    and the tools say so), /resume of a default one leaves it, and /new goes on in the mode on."""
+    store = make_app.store
+    planned = store.create_session("openai/test-model", str(tmp_path))
+    store.append_message(planned, {"role": "system", "content": "sys"})
+    store.append_message(planned, {"role": "user", "content": "plan the split"})
+    store.append_message(planned, {"role": "assistant", "content": "1. Split app.py."})
+    store.save_mode(planned, "plan")
+    store.release(planned)
+    app = make_app(cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        first = app.host.agent.session_id
+        assert app.host.agent.mode == "default" and badge(app).startswith("default")
+        await send(pilot, f"/resume {planned}")
+        await until(pilot, lambda: app.host.agent.session_id == planned)
+        await settle(pilot)
+        agent = app.host.agent
+        assert agent.mode == "plan" and "plan mode" in badge(app)
+        assert {"write_file", "patch"}.isdisjoint(s["function"]["name"] for s in agent.tool_schemas())
+        await send(pilot, "/new")
+        await until(pilot, lambda: app.host.agent.session_id not in (planned, first))
+        await settle(pilot)
+        assert app.host.agent.mode == "plan" and "plan mode" in badge(app)
+        await send(pilot, "/mode default")
+        await send(pilot, f"/resume {planned}")
+        await until(pilot, lambda: app.host.agent.session_id == planned)
+        await settle(pilot)
+        assert app.host.agent.mode == "plan" and "plan mode" in badge(app)
+        assert store.load_mode(planned) == "plan"

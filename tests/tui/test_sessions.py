@@ -130,3 +130,5 @@ async def test_a_replayed_command_shows_its_exit_code_with_or_without_the_record
         titles = [str(panel.title) for panel in app.chat.query(ToolPanel)]
         assert len(titles) == 3
         assert "exit 2 · 1 line" in titles[0] and "ok · 2 lines" in titles[1] and "exit 0 · 1 line" in titles[2]
+        # marked as they were live: the failed command ✗, the file and the passing command ✓
+        assert [title.lstrip()[0] for title in titles] == ["✗", "✓", "✓"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 from hermeslite.context.user_command import INTRO
+from hermeslite.tui.screens import approval
 from hermeslite.tui.screens.approval import ApprovalScreen
 from hermeslite.tui.widgets.header import HeaderBar
 from hermeslite.tui.widgets.message import UserMessage
@@ -152,8 +155,24 @@ async def test_escape_at_a_bang_commands_approval_stops_it(make_app, scripted_se
         assert "cancelled before it ran" in screen_text(app)
 
 
-async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, outside):
+class StoppedClock:
+    """The approval dialog's clock, held still while keys are typed, so that on a loaded machine
+    the gaps between a test's key presses still read as typing; `later` moves it past any gap."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def later(self) -> None:
+        self.now += 3600
+
+
+async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted_server, outside, monkeypatch):
     """The dialog opened under a follow-up being typed: "yes, and a test" held a y and an a."""
+    clock = StoppedClock()
+    monkeypatch.setattr(approval, "time", clock)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -161,6 +180,7 @@ async def test_typing_when_the_approval_opens_answers_nothing(make_app, scripted
         await pilot.press(*"yes, and a test", "enter")
         assert isinstance(app.screen, ApprovalScreen)  # still asking
         assert "Keys typed while this opened were ignored" in screen_text(app)
+        clock.later()
         await answer_approval(pilot, "y")
         await settle(pilot)
         assert (outside / "flag").exists()

@@ -1,8 +1,8 @@
 """The message box: Enter sends, Shift+Enter or Ctrl+J adds a line, Up/Down walk the history.
 
 Built on `TextArea` because messages are often pasted code. Keys are decided
-here, before `TextArea` sees them: the slash dropdown gets first refusal,
-then Enter sends. Up and Down only recall history from the first or last
+here, before `TextArea` sees them: the slash and `@file` dropdowns get first
+refusal, then Enter sends. Up and Down only recall history from the first or last
 line, so moving the cursor inside a multi-line draft still works; Up on an
 empty box first takes back the newest message queued during a turn. The box
 keeps the focus while the user reads, so the keys that page through the
@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 if TYPE_CHECKING:
+    from .mention_complete import MentionComplete
     from .slash_complete import SlashComplete
 
 PLACEHOLDER = "Message hermeslite · / for commands · Shift+Enter or Ctrl+J for a new line"
@@ -49,6 +50,7 @@ class PromptInput(TextArea):
         self._position = len(self.sent)  # == len(history): editing the draft
         self._draft = ""
         self.completer: SlashComplete | None = None  # set by the app
+        self.mentions: MentionComplete | None = None  # the @file dropdown, set by the app
         self.unqueue: Callable[[], str | None] | None = None  # takes back the newest queued message
         self.last_key = 0.0  # monotonic time of the last key press (idle detection)
 
@@ -65,6 +67,8 @@ class PromptInput(TextArea):
             if key == "enter" and not self.text.endswith(" "):
                 self.submit()  # a command without arguments runs at once
             return True
+        if self.mentions is not None and self.mentions.take_key(key):
+            return True  # Enter on a file completes it: the message is sent by the next Enter
         if key == "enter":
             self.submit()
             return True
