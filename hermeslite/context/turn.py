@@ -111,7 +111,9 @@ def fit_turn(messages: list[Message], tokens: list[int], start: int, room: int) 
         level = _level(out, results, fit.turn_tokens - room)
         for i in results:
             if len(_kept_text(out[i]["content"])) > level:
-                _replace(fit, i, _shorten(out[i], level))
+                shorter = _shorten(out[i], level)
+                if message_tokens(shorter) < counts[i]:  # a cut just over the floor can cost more than it saves
+                    _replace(fit, i, shorter)
         if level == RESULT_FLOOR:
             break
     if fit.turn_tokens > room:

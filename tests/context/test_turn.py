@@ -150,3 +150,20 @@ def test_compress_upto_summarizes_those_turns_and_keeps_every_later_one_verbatim
     assert result.messages[1]["content"].endswith(msgs[kept_from]["content"])  # that ask, after the checkpoint
     assert "ask 0" in prompts[0] and "ask 2" not in prompts[0]
     assert_valid(result.messages)
+
+
+def test_a_result_just_over_the_floor_is_not_cut_into_a_longer_one():
+    """Cutting 801 characters to 800 added a ~100-character marker: the "shortened" turn grew, and
+    the preview promised a size the pass (which keeps the shorter original) never reached."""
+    messages = [
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "x" * (RESULT_FLOOR + 1)},
+    ]
+    tokens = [message_tokens(m) for m in messages]
+    fit = fit_turn(messages, tokens, 0, room=1)
+    assert fit.messages == messages and fit.shortened == 0 and fit.saved == 0
