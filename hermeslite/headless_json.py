@@ -68,20 +68,6 @@ def cost_of(usage: UsageTotals) -> float | None:
     return round(usage.cost, 6)
 
 
-def since(now: UsageTotals, start: UsageTotals) -> UsageTotals:
-    """What this run consumed: a continued session's totals less what it had before."""
-    return UsageTotals(
-        now.requests - start.requests,
-        now.prompt_tokens - start.prompt_tokens,
-        now.cache_read_tokens - start.cache_read_tokens,
-        now.cache_write_tokens - start.cache_write_tokens,
-        now.completion_tokens - start.completion_tokens,
-        now.cost - start.cost,
-        now.unpriced - start.unpriced,
-        now.local - start.local,
-    )
-
-
 @dataclass
 class RunRecord:
     """What the final `result` object reports, gathered from the events as they pass."""
@@ -268,7 +254,7 @@ class JsonPrinter:
         self._done = True
         if not kept:
             self.session_id = None
-        run = since(usage, self._start_usage) if usage is not None else UsageTotals()
+        run = usage - self._start_usage if usage is not None else UsageTotals()
         cost = cost_of(run)
         finished = self.record.finished
         subtype = "success" if exit_code == 0 else "error_during_execution"
