@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hermeslite.context.compact_requests import CompactRequests
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.refill import REFILL_LIMIT, is_paused, refill_strikes, stamped_checkpoint
@@ -92,6 +93,8 @@ class Compaction:
         self._told_thrash = False
         self._told_small_window = False
         self.paused = False  # the refill guard stopped automatic compaction (see `refill_check`)
+        # The guard on compactions the model asks for with the `context` tool, and its pending request.
+        self.requests = CompactRequests()
 
     def refill_check(self, messages: list[dict[str, Any]]) -> RefillCheck:
         """Whether the refill guard lets an automatic compaction run now, asked once per trigger: its
@@ -162,6 +165,8 @@ class Compaction:
         rebuilt = self.refresh(result.messages) if result.changed and not result.aborted else None
         if rebuilt is not None and trigger == "manual":
             self.paused = is_paused(rebuilt)  # a new checkpoint starts the refill count again
+        if rebuilt is not None:
+            self.requests = self.requests.compacted(trigger)
         return Compacted(trigger, result, spent, rebuilt, now.tokens)
 
     def _tell_small_window(self) -> None:

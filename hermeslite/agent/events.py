@@ -57,7 +57,7 @@ class PressureChanged:
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    trigger: str  # preflight | reactive | manual
+    trigger: str  # preflight | reactive | manual | agent (the model asked, with the context tool)
     focus: str | None
     messages: int
     tokens: int  # the next request, as the meter counts it

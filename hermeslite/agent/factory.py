@@ -17,6 +17,7 @@ from hermeslite.store.memory import MemoryStore, default_memory_dir
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.context_tool import ContextTool
 from hermeslite.tools.hooks.settings import table_of
 from hermeslite.tools.mcp.manager import McpServers
 from hermeslite.tools.memory import MemoryTool
@@ -30,6 +31,7 @@ from hermeslite.tools.web.tool import WebFetchTool
 from hermeslite.tools.workplace import risky_workplace
 
 from .checkpoints import Checkpoints
+from .context_steering import AgentSteering
 from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
@@ -203,6 +205,8 @@ def _build(
             RecallTool(store, lambda: session_id),
             WebFetchTool(settings.tools.web_fetch),
             *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
+            # Opt-in: the agent is built below, so the tool asks for it when called.
+            *([ContextTool(lambda: AgentSteering(agent))] if settings.compression.agent_tool else []),
         ]
     )
     tool_ctx = replace(

@@ -14,6 +14,7 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
+from hermeslite.context.compact_requests import AGENT_TRIGGER
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.pressure import Pressure, measure_pressure
@@ -265,6 +266,7 @@ class Agent:
         """Answer one user message, running tools until the model replies with text."""
         turn = Turn()
         self.deps.checkpoints.begin_turn(text, self.messages)
+        self.compaction.requests = self.compaction.requests.turn_begun()
         try:
             gate = await self.deps.hooks.admit_prompt(text)
             if gate.block is not None:
@@ -274,6 +276,7 @@ class Agent:
                 await self._offer_mcp_tools()
                 await self._preflight()  # nothing of this turn follows its message yet: nothing to stop
                 finished = await self._loop(turn)
+                await self._requested_compaction(finished)
         except TurnTooLarge as exc:
             finished = self._stop_turn(turn, exc.reason)
         except asyncio.CancelledError:
@@ -284,6 +287,14 @@ class Agent:
             self.emit(ev.Notice(TOOLS_HINT, "warning"))
         self.emit(finished)
         return finished
+
+    async def _requested_compaction(self, finished: ev.TurnFinished) -> None:
+        """The compaction the model asked for with the `context` tool, run now that the turn's reply
+        is final, as /compress with its focus would; a turn that ended without one drops it."""
+        requests = self.compaction.requests
+        self.compaction.requests = requests.taken()
+        if requests.pending and finished.ok:
+            await self._compact(AGENT_TRIGGER, focus=requests.focus, force=True)
 
     def _attach_mentions(self, text: str) -> str:
         """The message with the files it names as `@path` attached, the user told which in one line."""

@@ -124,6 +124,13 @@ class CompressionConfig:
         ),
     )
     todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))
+    agent_tool: bool = field(
+        default=False,
+        metadata=spec(
+            "bool",
+            "offer the model a `context` tool: see its context's size, ask for a compaction at the end of a turn",
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
