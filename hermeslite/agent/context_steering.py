@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hermeslite.context.tokens import estimate_tokens
+from hermeslite.context.turn import turn_start
 from hermeslite.tools.context_tool import ContextStatus
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class AgentSteering:
         archived, chars = agent.deps.store.archive_size(agent.session_id)
         return ContextStatus(
             tokens=agent.request_tokens(),
+            compactable=self._compactable(),
             window=compressor.context_length,
             threshold=compressor.threshold_tokens,
             compactions=sum(1 for r in records if not r.aborted and r.tokens_after < r.tokens_before),
@@ -43,6 +46,15 @@ class AgentSteering:
             automatic=self._automatic(),
             requested=self._requested(),
         )
+
+    def _compactable(self) -> int:
+        """Tokens of the conversation before the turn in progress (what a compaction can replace: the
+        turn itself is kept whole), in the meter's units; the system prompt is not counted."""
+        agent = self._agent
+        messages = agent.messages
+        start = turn_start(messages)
+        before = messages[1 if messages and messages[0].get("role") == "system" else 0 : start or 0]
+        return agent.size.calibration.scale(estimate_tokens(before)) if before else 0
 
     def _automatic(self) -> str:
         agent = self._agent
@@ -67,7 +79,7 @@ class AgentSteering:
         compaction = agent.compaction
         if compaction.paused:
             return PAUSED_REFUSAL
-        refusal = compaction.requests.refusal(agent.request_tokens(), agent.deps.compressor.threshold_tokens)
+        refusal = compaction.requests.refusal(self._compactable(), agent.deps.compressor.threshold_tokens)
         if refusal is None:
             compaction.requests = compaction.requests.requested(focus)
         return refusal

@@ -8,8 +8,10 @@ detail. So a request is refused, with the reason the model reads, when:
 - a compaction (of any trigger) already ran during this user turn: there is
   nothing new to compact yet;
 - a request is already pending for the end of this turn;
-- the context is under MIN_SHARE of the compaction threshold: compacting a
-  near-empty context costs a summary and saves little;
+- the conversation before this turn (what a compaction can replace: the
+  turn itself is always kept whole, see turn.py) is under MIN_SHARE of the
+  compaction threshold: compacting that little costs a summary and saves
+  little;
 - LOOP_LIMIT compactions the model asked for already ran within the last
   LOOP_TURNS user turns: asking more often than that is a loop, not steering.
 
@@ -43,18 +45,19 @@ class CompactRequests:
         """A user turn starts; a request left from an unfinished turn is dropped."""
         return replace(self, turns=self.turns + 1, pending=False, focus=None)
 
-    def refusal(self, tokens: int, threshold: int) -> str | None:
-        """Why a request for a compaction now is refused (`tokens`: the request as the meter counts
-        it), or None when it is accepted."""
+    def refusal(self, compactable: int, threshold: int) -> str | None:
+        """Why a request for a compaction now is refused, or None when it is accepted. `compactable`:
+        the tokens of the conversation before this turn, in the meter's units."""
         if self.pending:
             return "a compaction is already requested for the end of this turn"
         if self.last_compaction == self.turns:
             return "the context was already compacted during this user turn; there is nothing new to compact"
         floor = int(threshold * MIN_SHARE)
-        if tokens < floor:
+        if compactable < floor:
             return (
-                f"the context holds {tokens:,} tokens, under {MIN_SHARE:.0%} of the compaction threshold "
-                f"({floor:,} of {threshold:,}): compacting it would cost a summary and save little"
+                f"the conversation before this turn holds {compactable:,} tokens, under {MIN_SHARE:.0%} of the "
+                f"compaction threshold ({floor:,} of {threshold:,}), and this turn is kept whole: compacting "
+                "would cost a summary and save little"
             )
         recent = self.recent_agent_compactions()
         if recent >= LOOP_LIMIT:

@@ -39,6 +39,7 @@ class ContextStatus:
     """What `status` reports; `automatic` and `requested` are already in words."""
 
     tokens: int  # the next request, as the meter and /context count it (tool schemas included)
+    compactable: int  # of them, the conversation before this turn: what a compaction can replace
     window: int
     threshold: int
     compactions: int  # that changed the transcript, this session
@@ -54,7 +55,9 @@ class ContextStatus:
         used = self.tokens / self.threshold if self.threshold else 0.0
         return "\n".join(
             (
-                f"tokens: {self.tokens:,} in the next request ({window_share:.0%} of the {self.window:,}-token window)",
+                f"tokens: {self.tokens:,} in the next request ({window_share:.0%} of the {self.window:,}-token window), "
+                f"{self.compactable:,} of them in the conversation before this turn (a compaction replaces those; "
+                "this turn is kept whole)",
                 f"compaction threshold: {self.threshold:,} tokens ({threshold_share:.0%} of the window); "
                 f"the context is at {used:.0%} of it",
                 f"compactions this session: {self.compactions}",

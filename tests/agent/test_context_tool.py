@@ -18,7 +18,7 @@ from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import answer_summaries, is_summary_request, summary_instruction
 
 ON = {"agent_tool": True, "memory_flush": False}  # no flush request: every queued reply is a turn's
-WINDOW = 20_000  # threshold 15,000 (auto: 0.75); a request is refused under 3,750 tokens
+WINDOW = 20_000  # threshold 15,000 (auto: 0.75); a request is refused under 3,750 tokens before the turn
 
 
 def offered(body: dict) -> set[str]:
@@ -47,6 +47,8 @@ async def test_status_reports_the_numbers_the_meter_and_the_store_hold(make_agen
     asked, answered = turn_requests(scripted_server)[-2:]
     # the request that carried the call, as the provider counted it, plus the call itself: between the two
     assert estimate_prompt_tokens(asked) < number("tokens", status) < estimate_prompt_tokens(answered)
+    compactable = int(re.search(r"([\d,]+) of them in the conversation before this turn", status)[1].replace(",", ""))
+    assert 0 < compactable < number("tokens", status) - agent.schema_tokens()
     threshold = agent.deps.compressor.threshold_tokens
     assert number("compaction threshold", status) == threshold == 15_000
     assert "(75% of the window)" in status and f"of the {WINDOW:,}-token window" in status
@@ -62,7 +64,6 @@ async def test_compact_asked_mid_turn_runs_once_after_the_final_reply_with_its_f
     agent, rec = make_agent(context_window=WINDOW, compression=ON)
     await chat(agent, 10)
     before = agent.request_tokens()
-    assert before > 3_750  # over the guard's floor
     scripted_server.enqueue(
         Reply.tool_calls([("context", {"action": "compact", "focus": "the parser bug"})]),
         Reply.tool_calls([("context", {"action": "status"})]),
@@ -101,7 +102,8 @@ async def test_the_guard_refuses_a_request_right_after_a_compaction_and_on_a_sma
     scripted_server.enqueue(Reply.tool_calls([("context", {"action": "compact"})]), Reply.text("ok"))
     assert (await agent.run_turn("hello")).ok
     [small] = sent_tool_results(scripted_server)
-    assert small.startswith("error: compaction refused: the context holds") and "under 25%" in small
+    assert small.startswith("error: compaction refused: the conversation before this turn holds 0 tokens")
+    assert "under 25%" in small and "this turn is kept whole" in small
 
     await chat(agent, 10)
     scripted_server.enqueue(

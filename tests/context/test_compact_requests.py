@@ -36,11 +36,11 @@ def test_a_request_after_a_compaction_in_the_same_user_turn_is_refused_until_the
         assert state.turn_begun().refusal(FULL, THRESHOLD) is None
 
 
-def test_a_small_context_is_not_worth_a_compaction():
+def test_a_small_conversation_before_this_turn_is_not_worth_a_compaction():
     floor = int(THRESHOLD * MIN_SHARE)
     state = turns(1)
     refusal = state.refusal(floor - 1, THRESHOLD)
-    assert refusal is not None and f"{floor - 1:,} tokens" in refusal and "25%" in refusal
+    assert refusal is not None and f"before this turn holds {floor - 1:,} tokens" in refusal and "25%" in refusal
     assert state.refusal(floor, THRESHOLD) is None
 
 
