@@ -30,6 +30,14 @@ each read from it, against the baseline, with what our run spends above it
 (summary requests, memory flushes, and the turn requests' rewrites after a
 compaction).
 
+A fourth arm, "context tool", is ours with `compression.agent_tool: true`
+and a model that steers: every BREAK_EVERY-th turn ends a sub-task, where
+the model calls `context(action="status")` before its final reply and, when
+the context is at STEER_AT of the threshold or more, `context(action=
+"compact", focus=...)`; the same user turns, tool calls and replies
+otherwise. Printed in a second table against ours: compactions (how many the
+model asked for), requests, summary requests and cost.
+
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
 share >= 85% at 32k and up; summary requests >= 90% read from the cache when
@@ -86,6 +94,11 @@ TOPICS = (
 )
 
 
+BREAK_EVERY = 4  # the context-tool arm's model ends a sub-task every 4th turn and checks its context there
+STEER_AT = 50  # ... and asks for a compaction when the context is at this share of the threshold (%) or more
+STATUS_SHARE = re.compile(r"the context is at (\d+)% of it")
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -101,6 +114,7 @@ class Script:
     seed: int
     workdir: Path
     clock: Clock
+    steer: bool = False  # the model uses the context tool at the end of each sub-task
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -125,6 +139,10 @@ class Script:
             )
         if FLUSH_INSTRUCTION in text:
             return Reply.say("nothing to save")
+        if self.steer:
+            steering = self._steer(body)
+            if steering is not None:
+                return steering
         if _answers_tools(body):
             return Reply.say(self._prose())
         found = re.search(r"turn (\d+):", text)
@@ -132,6 +150,24 @@ class Script:
         if turn % 3 == 0:
             return Reply.tool_use([("read_file", {"path": f"module_{turn % 60}.py"})], text="Let me read it.")
         return Reply.say(self._prose())
+
+    def _steer(self, body: dict) -> Reply | None:
+        """The context-tool arm's model at a sub-task's end, before its final reply: status, then compact
+        when the context is at STEER_AT% of the threshold or more; None where it answers as the others do
+        (the final reply then draws the same prose, so the arms' conversations stay alike)."""
+        result = _tool_result_text(body)
+        if result is not None and (share := STATUS_SHARE.search(result)):
+            if int(share.group(1)) < STEER_AT:
+                return None
+            topic = TOPICS[(_turn_of(body) + 1) % len(TOPICS)]
+            compact = ("context", {"action": "compact", "focus": f"{topic}, the next sub-task"})
+            return Reply.tool_use([compact], text="That sub-task is done; compacting before the next.")
+        if result is not None and "ompaction re" in result:  # the compact call's answer, accepted or refused
+            return None
+        turn = _turn_of(body)
+        if turn % BREAK_EVERY or (result is None and turn % 3 == 0):  # not a break, or read_file comes first
+            return None
+        return Reply.tool_use([("context", {"action": "status"})], text="Sub-task done; checking the context.")
 
     def _prose(self) -> str:
         sentences = self.rng.choice((3, 12, 40))
@@ -143,6 +179,33 @@ def _last_user_text(body: dict) -> str:
     if isinstance(content, str):
         return content
     return " ".join(str(b.get("text") or "") for b in content if b.get("type") == "text")
+
+
+def _turn_of(body: dict) -> int:
+    """The number of the turn a request belongs to: the last "turn N:" of the latest user message
+    holding one (a checkpoint merged in front of the user's text comes before it)."""
+    for message in reversed(body["messages"]):
+        content = message.get("content")
+        if message.get("role") != "user":
+            continue
+        text = content if isinstance(content, str) else " ".join(str(b.get("text") or "") for b in content)
+        if found := re.findall(r"turn (\d+):", text):
+            return int(found[-1])
+    return 1
+
+
+def _tool_result_text(body: dict) -> str | None:
+    """The text of the last message's tool result, when it is one."""
+    content = body["messages"][-1]["content"]
+    if not isinstance(content, list):
+        return None
+    for block in reversed(content):
+        if block.get("type") == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, str):
+                return inner
+            return " ".join(str(b.get("text") or "") for b in inner or [] if isinstance(b, dict))
+    return None
 
 
 def _answers_tools(body: dict) -> bool:
@@ -157,6 +220,7 @@ class Outcome:
     compacting_turns: list[int]
     compactions: int
     exchanges: list[Exchange]
+    triggers: list[str] = field(default_factory=list)  # of every compaction, in order
 
     def tokens(self, which: str, only=lambda x: True) -> int:
         field_name = {
@@ -193,7 +257,7 @@ class Outcome:
         return best
 
 
-OURS, SERIALIZED, BASELINE = "ours", "serialized", "baseline"  # the arms
+OURS, SERIALIZED, BASELINE, STEERED = "ours", "serialized", "baseline", "context tool"  # the arms
 
 
 async def run_session(window: int, *, arm: str, turns: int, seed: int) -> Outcome:
@@ -203,7 +267,7 @@ async def run_session(window: int, *, arm: str, turns: int, seed: int) -> Outcom
 
 async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int) -> Outcome:
     clock = Clock()
-    script = Script(seed, folder, clock)
+    script = Script(seed, folder, clock, steer=arm == STEERED)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
         server.responder = script.reply
         model = ModelConfig(
@@ -217,7 +281,11 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
         settings = replace(
             base,
             model=model,
-            compression=replace(base.compression, summary_model=None if arm == OURS else MODEL),
+            compression=replace(
+                base.compression,
+                summary_model=None if arm in (OURS, STEERED) else MODEL,
+                agent_tool=arm == STEERED,
+            ),
             memory=replace(base.memory, dir=str(folder / "memory")),
         )
         store = SessionStore(folder / "sessions.db")
@@ -228,7 +296,7 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
         agent.subscribe(
             lambda event: started.append(event.trigger) if isinstance(event, ev.CompactionStarted) else None
         )
-        compacting, failed, compactions = [], 0, 0
+        compacting, failed, compactions, triggers = [], 0, 0, []
         for turn in range(1, turns + 1):
             started.clear()
             finished = await agent.run_turn(script.user(turn))
@@ -236,8 +304,9 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
             if started:
                 compacting.append(turn)
                 compactions += len(started)
+                triggers.extend(started)
         store.close()
-        return Outcome(turns, failed, compacting, compactions, list(server.exchanges))
+        return Outcome(turns, failed, compacting, compactions, list(server.exchanges), triggers)
 
 
 def row(label: str, o: Outcome) -> str:
@@ -254,6 +323,25 @@ def row(label: str, o: Outcome) -> str:
         f"{o.tokens('input'):,} | {o.tokens('write'):,} | {o.tokens('read'):,} | "
         f"{100 * o.read_share():.0f}% | {summary_share} | {o.output:,} | ${o.cost():.2f} | {o.rejected} | "
         f"{o.failed_turns} |"
+    )
+
+
+STEER_HEADER = (
+    "| window | arm | compactions (asked by the model) | turns/compaction | longest compacting run | requests | "
+    "summary requests | cache read | output | cost | cost / ours | failed turns |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def steer_row(label: str, arm: str, o: Outcome, ours: Outcome) -> str:
+    """One row of the context-tool table: cadence, requests and cost, against ours."""
+    accepted = [x for x in o.exchanges if x.usage]
+    asked = sum(1 for t in o.triggers if t == "agent")
+    per = f"{o.turns / o.compactions:.1f}" if o.compactions else "-"
+    summaries = sum(1 for x in accepted if is_summary_request(x.body))
+    return (
+        f"| {label} | {arm} | {o.compactions} ({asked}) | {per} | {o.longest_run} | {len(accepted)} | {summaries} | "
+        f"{o.tokens('read'):,} | {o.output:,} | ${o.cost():.2f} | {o.cost() / ours.cost():.3f}x | {o.failed_turns} |"
     )
 
 
@@ -373,6 +461,9 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=150)
     parser.add_argument("--windows", default="8k,32k,200k,1m")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--no-context-tool", dest="context_tool", action="store_false", help="skip the context-tool arm"
+    )
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
     print(f"session_bench at commit {commit()}, {args.turns} turns, seed {args.seed}\n")
@@ -382,7 +473,7 @@ async def main() -> None:
         "rejected | failed turns |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    ratios, splits, floors = [], [], []
+    ratios, splits, floors, steered = [], [], [], []
     started = time.perf_counter()
     for name in args.windows.split(","):
         window = WINDOWS[name.lower()]
@@ -392,6 +483,9 @@ async def main() -> None:
         print(row(f"{name} ours", ours))
         print(row(f"{name} caching, serialized summary", serialized))
         print(row(f"{name} baseline", base))
+        if args.context_tool:
+            tool = await run_session(window, arm=STEERED, turns=args.turns, seed=args.seed)
+            steered += [steer_row(name, OURS, ours, ours), steer_row(name, STEERED, tool, ours)]
         ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0, serialized.cost() / base.cost()))
         splits.append(summary_split(f"{name} ours", ours))
         floors.append(floor_line(name, ours, base))
@@ -407,6 +501,13 @@ async def main() -> None:
     )
     print("\n".join(splits))
     print("\n".join(floors))
+    if steered:
+        print(
+            f"\ncontext tool (compression.agent_tool: true): every {BREAK_EVERY}th turn ends a sub-task; there the "
+            f"model checks context(status) and, at {STEER_AT}% of the threshold or more, asks context(compact)"
+        )
+        print(STEER_HEADER)
+        print("\n".join(steered))
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
