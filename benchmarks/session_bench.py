@@ -33,7 +33,7 @@ compaction).
 A fourth arm, "context tool", is ours with `compression.agent_tool: true`
 and a model that steers: every BREAK_EVERY-th turn ends a sub-task, where
 the model calls `context(action="status")` before its final reply and, when
-the context is at STEER_AT of the threshold or more, `context(action=
+the context is at STEER_AT% of the threshold or more (--steer-at), `context(action=
 "compact", focus=...)`; the same user turns, tool calls and replies
 otherwise. Printed in a second table against ours: compactions (how many the
 model asked for), requests, summary requests and cost.
@@ -115,6 +115,7 @@ class Script:
     workdir: Path
     clock: Clock
     steer: bool = False  # the model uses the context tool at the end of each sub-task
+    steer_at: int = STEER_AT  # ... and asks for a compaction from this share of the threshold (%)
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -153,11 +154,11 @@ class Script:
 
     def _steer(self, body: dict) -> Reply | None:
         """The context-tool arm's model at a sub-task's end, before its final reply: status, then compact
-        when the context is at STEER_AT% of the threshold or more; None where it answers as the others do
+        when the context is at `steer_at`% of the threshold or more; None where it answers as the others do
         (the final reply then draws the same prose, so the arms' conversations stay alike)."""
         result = _tool_result_text(body)
         if result is not None and (share := STATUS_SHARE.search(result)):
-            if int(share.group(1)) < STEER_AT:
+            if int(share.group(1)) < self.steer_at:
                 return None
             topic = TOPICS[(_turn_of(body) + 1) % len(TOPICS)]
             compact = ("context", {"action": "compact", "focus": f"{topic}, the next sub-task"})
@@ -260,14 +261,14 @@ class Outcome:
 OURS, SERIALIZED, BASELINE, STEERED = "ours", "serialized", "baseline", "context tool"  # the arms
 
 
-async def run_session(window: int, *, arm: str, turns: int, seed: int) -> Outcome:
+async def run_session(window: int, *, arm: str, turns: int, seed: int, steer_at: int = STEER_AT) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="hermeslite-session-bench-") as tmp:
-        return await _session(Path(tmp), window, arm=arm, turns=turns, seed=seed)
+        return await _session(Path(tmp), window, arm=arm, turns=turns, seed=seed, steer_at=steer_at)
 
 
-async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int) -> Outcome:
+async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int, steer_at: int) -> Outcome:
     clock = Clock()
-    script = Script(seed, folder, clock, steer=arm == STEERED)
+    script = Script(seed, folder, clock, steer=arm == STEERED, steer_at=steer_at)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
         server.responder = script.reply
         model = ModelConfig(
@@ -461,6 +462,7 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=150)
     parser.add_argument("--windows", default="8k,32k,200k,1m")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--steer-at", type=int, default=STEER_AT, help="the context-tool arm's compaction point, %%")
     parser.add_argument(
         "--no-context-tool", dest="context_tool", action="store_false", help="skip the context-tool arm"
     )
@@ -484,7 +486,7 @@ async def main() -> None:
         print(row(f"{name} caching, serialized summary", serialized))
         print(row(f"{name} baseline", base))
         if args.context_tool:
-            tool = await run_session(window, arm=STEERED, turns=args.turns, seed=args.seed)
+            tool = await run_session(window, arm=STEERED, turns=args.turns, seed=args.seed, steer_at=args.steer_at)
             steered += [steer_row(name, OURS, ours, ours), steer_row(name, STEERED, tool, ours)]
         ratios.append((name, ours.cost() / base.cost() if base.cost() else 0.0, serialized.cost() / base.cost()))
         splits.append(summary_split(f"{name} ours", ours))
@@ -504,7 +506,7 @@ async def main() -> None:
     if steered:
         print(
             f"\ncontext tool (compression.agent_tool: true): every {BREAK_EVERY}th turn ends a sub-task; there the "
-            f"model checks context(status) and, at {STEER_AT}% of the threshold or more, asks context(compact)"
+            f"model checks context(status) and, at {args.steer_at}% of the threshold or more, asks context(compact)"
         )
         print(STEER_HEADER)
         print("\n".join(steered))
