@@ -329,8 +329,9 @@ def row(label: str, o: Outcome) -> str:
 
 STEER_HEADER = (
     "| window | arm | compactions (asked by the model) | turns/compaction | longest compacting run | requests | "
-    "summary requests | cache read | output | cost | cost / ours | failed turns |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "of them answering a context call (their cost) | summary requests | cache read | output | cost | cost / ours | "
+    "failed turns |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -340,10 +341,18 @@ def steer_row(label: str, arm: str, o: Outcome, ours: Outcome) -> str:
     asked = sum(1 for t in o.triggers if t == "agent")
     per = f"{o.turns / o.compactions:.1f}" if o.compactions else "-"
     summaries = sum(1 for x in accepted if is_summary_request(x.body))
+    steering = sum(1 for x in accepted if _answers_context(x))
     return (
-        f"| {label} | {arm} | {o.compactions} ({asked}) | {per} | {o.longest_run} | {len(accepted)} | {summaries} | "
+        f"| {label} | {arm} | {o.compactions} ({asked}) | {per} | {o.longest_run} | {len(accepted)} | "
+        f"{steering} (${o.cost(_answers_context):.2f}) | {summaries} | "
         f"{o.tokens('read'):,} | {o.output:,} | ${o.cost():.2f} | {o.cost() / ours.cost():.3f}x | {o.failed_turns} |"
     )
+
+
+def _answers_context(x: Exchange) -> bool:
+    """A request sent only because the model called the context tool: it carries that call's result."""
+    result = _tool_result_text(x.body)
+    return result is not None and ("compaction threshold:" in result or "ompaction re" in result)
 
 
 def _is_flush(x: Exchange) -> bool:
