@@ -18,6 +18,7 @@ from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
+from hermeslite.context.secret_calls import with_masked_calls
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.extensions.skills import Skills
@@ -303,7 +304,7 @@ class Agent:
             message = completion.message
             calls = message.get("tool_calls") or []
             sent = self.size.reported(completion.usage.prompt_tokens)
-            self.append(message)
+            self.append(with_masked_calls(message))  # the tools run on `calls`, as the model made them
             turn.partial = ""
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)

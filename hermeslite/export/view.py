@@ -2,10 +2,10 @@
 
 The messages are as the store holds them, every key kept, with one change:
 every string in them goes through the redaction the store's tool output went
-through before it was saved. The store masks what tools print and what the
-summarizer sees, but a key the user typed, or one the model put in a tool
-call's arguments, is stored as it came; an export is made to be shared, so it
-masks those too (masking is idempotent: what was masked stays as it was). A message a compaction removed or
+through before it was saved. The store masks what tools print, what the
+summarizer sees and the arguments of the model's tool calls, but a key the user
+typed is stored as it came, and so are calls saved before their arguments were
+masked; an export is made to be shared, so it masks those too (masking is idempotent: what was masked stays as it was). A message a compaction removed or
 pruned comes back as its archived original; a reference found neither in the
 transcript nor in the archive is counted in `missing`, never guessed.
 """
