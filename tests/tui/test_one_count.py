@@ -44,7 +44,7 @@ async def context_text(pilot) -> str:
 
 async def test_meter_warning_bar_context_and_card_agree(make_app, scripted_server):
     provider_counting(scripted_server, 0.75)
-    app = make_app(context_window=12_000, compression={"warn_at": 0.5})
+    app = make_app(context_window=12_000, compression={"warn_at": 0.6})
     async with app.run_test(size=(80, 40)) as pilot:
         await ready(pilot)
         bar = app.query_one(WarningBar)
