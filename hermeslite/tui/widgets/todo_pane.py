@@ -15,7 +15,7 @@ from hermeslite.agent.events import TodoEntry
 from hermeslite.display import neutralize
 
 MARKS = {"pending": "○", "in_progress": "▶", "completed": "✓", "cancelled": "✗"}
-MOST_SHOWN = 6  # items drawn; the rest are counted, so the pane stays small at 24 rows
+MOST_SHOWN = 4  # items drawn; the rest are counted, so the pane leaves the chat room at 24 rows
 
 
 def todo_lines(items: tuple[TodoEntry, ...]) -> Content:
