@@ -251,6 +251,7 @@ class HermesApp(App[int]):
         self.show_pressure(agent.pressure())
         self.mode_badge.show(agent.mode)
         self.usage_badge.show(agent.session_usage())
+        self.todo_pane.show_items(agent.todo_entries())
 
     def refresh_header(self) -> None:
         agent = self.host.agent

@@ -61,3 +61,19 @@ async def test_on_keeps_a_finished_list_shown(make_app, scripted_server):
         await send(pilot, "plan it")
         assert app.todo_pane.display
         assert "2/2 done" in str(app.todo_pane.render())
+
+
+async def test_new_hides_the_pane_and_resume_brings_the_open_list_back(make_app, scripted_server):
+    scripted_server.enqueue(*todo_turn(PLAN))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "plan it")
+        planned = app.host.agent.session_id
+        assert app.todo_pane.display
+        await send(pilot, "/new")
+        assert not app.todo_pane.display
+        await send(pilot, f"/resume {planned}")
+        assert app.host.agent.session_id == planned
+        assert app.todo_pane.display and "▶ read the parser" in str(app.todo_pane.render())
+        assert app.focused is app.prompt
