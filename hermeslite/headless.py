@@ -55,6 +55,7 @@ class HeadlessPrinter:
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: _ignore,
             ev.ModeChanged: _ignore,  # the line chat's /mode says the new mode itself
+            ev.TodosChanged: _ignore,  # the todo tool's own line says what changed
         }
 
     def __call__(self, event: ev.Event) -> None:

@@ -111,6 +111,7 @@ class JsonPrinter:
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: _ignore,  # a headless agent asks none: refusals arrive as results
             ev.ModeChanged: _ignore,
+            ev.TodosChanged: _ignore,
         }
 
     def __call__(self, event: ev.Event) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
@@ -128,6 +128,25 @@ class ModeChanged:
     mode: str
 
 
+class TodoEntry(NamedTuple):
+    """One item of a `TodosChanged`: part of an event, not an event itself."""
+
+    content: str
+    status: str  # pending | in_progress | completed | cancelled
+
+
+@dataclass(frozen=True)
+class TodosChanged:
+    """The todo tool changed the list: a front end that keeps it on screen redraws it."""
+
+    items: tuple[TodoEntry, ...]
+
+    @property
+    def open(self) -> bool:
+        """Some item is still pending or in progress."""
+        return any(item.status in ("pending", "in_progress") for item in self.items)
+
+
 Event = (
     TextDelta
     | ReplyComplete
@@ -142,5 +161,6 @@ Event = (
     | TurnFinished
     | ApprovalRequested
     | ModeChanged
+    | TodosChanged
 )
 Subscriber = Callable[[Event], None]

@@ -540,6 +540,10 @@ class Agent:
         """The todo list as the user reads it."""
         return self.deps.todos.render()
 
+    def todo_entries(self) -> tuple[ev.TodoEntry, ...]:
+        """The todo list as items, for a front end that keeps it on screen (a resumed session's too)."""
+        return tuple(ev.TodoEntry(item.content, item.status) for item in self.deps.todos.items)
+
     @property
     def memory(self) -> MemoryStore:
         """What is remembered across sessions (MEMORY.md, USER.md), for the front ends to show."""

@@ -88,6 +88,9 @@ class ToolRunner:
                 diff=result.diff,
             )
         )
+        if tool_call_name(call) == "todo" and not result.is_error:
+            items = self.deps.todos.items
+            self.emit(ev.TodosChanged(tuple(ev.TodoEntry(item.content, item.status) for item in items)))
         return result
 
     def result_message(self, call: dict[str, Any], result: ToolResult, *, images: bool = False) -> dict[str, Any]:
