@@ -381,12 +381,14 @@ async def _pick_model(app: CommandSurface) -> None:
     from .screens.model_picker import ModelPicker
 
     agent = await app.host.ready()
+    window = agent.pressure()
+    current = views.model_view(agent.model_name, window.context_length, window.threshold)
 
     def chosen(name: str | None) -> None:
         if name and name != agent.model_name:
             app.call_later(app.turns.send, f"/model {name}")
 
-    app.push_screen(ModelPicker(lambda: model_choices(agent, app.host.settings.model)), chosen)
+    app.push_screen(ModelPicker(lambda: model_choices(agent, app.host.settings.model), current), chosen)
 
 
 @handlers.bind("mcp")

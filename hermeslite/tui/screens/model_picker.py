@@ -46,14 +46,17 @@ class ModelPicker(ModalScreen[str | None]):
         Binding("pageup", "page(-1)", show=False, priority=True),
     ]
 
-    def __init__(self, load: Loader) -> None:
+    def __init__(self, load: Loader, current: str) -> None:
+        """`current`: a line on the model in use (its window, where it compacts), shown above the list."""
         super().__init__()
         self.load = load
+        self.current = current
         self.choices: Sequence[ModelChoice] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Static("Switch model · type to filter · Enter to switch · Esc to close", id="picker-title")
+            yield Static(self.current, id="picker-current")
             yield Input(placeholder="filter, e.g. claude or gpt 4o", id="model-filter")
             yield Static(LOADING, id="picker-status")
             yield OptionList(id="picker-list")
