@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -132,6 +133,23 @@ def _per_million(value: object) -> float | None:
 
 
 def short_list(choices: Sequence[ModelChoice], known: int = 5) -> list[ModelChoice]:
-    """The line chat's numbered list: every configured, current and recent model, and a few known ones."""
+    """The line chat's numbered list: every configured, current and recent model, and a few known ones:
+    each keyed provider's usual model, then the others in turn, one per provider at a time; only models
+    with a window and a price, dated snapshots left to the app's list."""
     named = [c for c in choices if c.source != "known"]
-    return named + [c for c in choices if c.source == "known"][:known]
+    usable = [c for c in choices if c.source == "known" and (c.name in _USUAL or _listable(c))]
+    seen: dict[str, int] = {}
+    turn = []  # (round, position) of each usable model: its place among its provider's
+    for position, choice in enumerate(usable):
+        prov = choice.name.split("/", 1)[0]
+        turn.append((seen.get(prov, 0), position))
+        seen[prov] = seen.get(prov, 0) + 1
+    return named + [usable[position] for _, position in sorted(turn)[:known]]
+
+
+def _listable(choice: ModelChoice) -> bool:
+    priced = choice.context_window is not None and choice.input_per_million is not None
+    return priced and _DATED.search(choice.name) is None
+
+
+_DATED = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")  # -2024-08-06, -20251001, -0613

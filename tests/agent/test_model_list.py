@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from hermeslite.agent.model_list import build_choices, model_choices, short_list
+from hermeslite.agent.model_list import ModelChoice, build_choices, model_choices, short_list
 from hermeslite.commands.model_table import numbered_list, price_cell, window_cell
 from hermeslite.config import ModelConfig
 from tests.server import MODEL
@@ -84,3 +84,27 @@ def test_the_line_chat_list_keeps_every_named_model_and_a_few_known():
     assert lines[0].startswith(" 1. openai/test-model") and "configured" in lines[0]
     assert lines[2].startswith(" 3. openai/gpt-4o ") and "128k window" in lines[2] and "per Mtok" in lines[2]
     assert lines[-1] == "/model N or /model NAME switches."
+
+
+def test_the_short_list_takes_each_keyed_provider_in_turn_and_leaves_out_dated_snapshots():
+    keys = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    short = short_list(build_choices(ModelConfig(name=MODEL), MODEL, [], environ=keys), known=4)
+    known = [c.name for c in short if c.source == "known"]
+    assert known[:2] == ["anthropic/claude-sonnet-4-5", "openai/gpt-4o"]  # each provider's usual model first
+    assert [name.split("/")[0] for name in known[2:]] == ["anthropic", "openai"]
+    assert all(c.context_window and c.input_per_million is not None for c in short[1:])
+
+
+def test_the_short_list_leaves_dated_snapshots_and_unpriced_models_to_the_app():
+    def known(name: str, price: float | None = 1.0) -> ModelChoice:
+        return ModelChoice(name, "known", 128_000, price, price)
+
+    offered = [
+        known("openai/gpt-4o-2024-08-06"),
+        known("openai/gpt-4-0613"),
+        known("anthropic/claude-haiku-4-5-20251001"),
+        known("openai/container", None),
+        known("anthropic/claude-haiku-4-5"),
+        known("openai/gpt-4.1"),
+    ]
+    assert [c.name for c in short_list(offered)] == ["anthropic/claude-haiku-4-5", "openai/gpt-4.1"]
