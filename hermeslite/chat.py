@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from hermeslite.agent.events import TurnFinished
     from hermeslite.agent.loop import Agent
     from hermeslite.headless import HeadlessPrinter
+    from hermeslite.headless_json import JsonPrinter, OutputChoice
 
 # Errors the command line already reports in its own way: a reader gone away ends quietly.
 EXPECTED = (UserFacingError, Unexpected, BrokenPipeError)
@@ -44,17 +46,20 @@ def run_chat(
     notices: tuple[str, ...] = (),
     verbose: bool = False,
     config_found: bool = True,
+    output: OutputChoice | None = None,
 ) -> int:
     """`notices` (config warnings, already on stderr) are repeated inside the TUI, which hides stderr;
     with no config file found (`config_found`) and nothing else naming a model, the TUI offers to
     connect a provider once.
 
     Closing the store at the end frees the session for other processes (and removes its lock file).
+    With `output` json or stream-json (only with a prompt), stdout carries JSON alone, errors included.
     """
     from hermeslite.tools.process_groups import install_exit_cleanup
 
     install_exit_cleanup()  # tool processes die with hermeslite, however it ends
-    with SessionStore(default_sessions_path()) as store:
+    structured = _json_printer(output)
+    with _reporting(structured), SessionStore(default_sessions_path()) as store:
         choice = choose_session(
             store, settings, continue_latest=continue_latest, resume=resume, model=model, api_base=api_base
         )
@@ -75,10 +80,29 @@ def run_chat(
                 first_run=first_run_due(config_found=config_found, model_named=bool(choice.settings.model.name)),
                 mode=choice.mode,
             )
-        return _run_headless(store, choice, prompt, verbose)
+        return _run_headless(store, choice, prompt, verbose, structured)
 
 
-def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool) -> int:
+def _json_printer(output: OutputChoice | None) -> JsonPrinter | None:
+    if output is None or not output.structured:
+        return None
+    from hermeslite.headless_json import JsonPrinter
+
+    return JsonPrinter(sys.stdout, sys.stderr, output)
+
+
+def _reporting(printer: JsonPrinter | None) -> AbstractContextManager[None]:
+    """With JSON output, an error the command line reports also ends the stream with a `result`."""
+    if printer is None:
+        return nullcontext()
+    from hermeslite.headless_json import errors_reported
+
+    return errors_reported(printer)
+
+
+def _run_headless(
+    store: SessionStore, choice: SessionChoice, prompt: str | None, verbose: bool, structured: JsonPrinter | None
+) -> int:
     # Imported here so the TUI's first frame does not wait for the agent's modules.
     from hermeslite.agent.factory import build_agent, sandbox_assessment
     from hermeslite.commands.custom import load_commands
@@ -110,8 +134,13 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
         sys.stderr.write(f"hermeslite: {note}\n")
     for note in (*agent.notes, *commands.problems):
         sys.stderr.write(f"hermeslite: warning: {note}\n")
-    printer = HeadlessPrinter(sys.stdout, sys.stderr)
+    printer = structured or HeadlessPrinter(sys.stdout, sys.stderr)
     agent.subscribe(printer)
+    if structured is not None:
+        from hermeslite.agent.mcp_commands import server_reports
+
+        servers = [{"name": r.status.name, "status": r.status.state.value} for r in server_reports(agent)]
+        structured.begin(agent, servers)
     if unconfined := sandbox_assessment(settings, Path.cwd()).warning:
         sys.stderr.write(f"hermeslite: note: {unconfined}\n")
     if agent.mode != "default":
@@ -127,13 +156,16 @@ def _run_headless(store: SessionStore, choice: SessionChoice, prompt: str | None
     try:
         if prompt is not None:
             finished = asyncio.run(_one_prompt(agent, prompt, commands.registry))
+            discarded = False
             if not finished.ok and choice.session_id is None:
-                agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
+                discarded = agent.discard_if_unused(need_reply=True)  # a failed one-shot leaves nothing to --continue
             if printer.reader_gone:
                 raise _reader_gone()
-            if finished.cancelled:  # Ctrl-C: the shell's status for an interrupted program
-                return EXIT_INTERRUPTED
-            return 0 if finished.ok and finished.saved else 1
+            # Ctrl-C: the shell's status for an interrupted program
+            code = EXIT_INTERRUPTED if finished.cancelled else 0 if finished.ok and finished.saved else 1
+            if structured is not None:
+                structured.finish(code, agent.session_usage(), kept=not discarded)
+            return code
         return asyncio.run(_repl(agent, settings, store, commands.registry, printer))
     except EXPECTED:
         raise
@@ -205,7 +237,11 @@ async def expanded(prompt: str, commands: CommandRegistry) -> str:
 
 
 async def _repl(
-    agent: Agent, settings: Settings, store: SessionStore, commands: CommandRegistry, printer: HeadlessPrinter
+    agent: Agent,
+    settings: Settings,
+    store: SessionStore,
+    commands: CommandRegistry,
+    printer: HeadlessPrinter | JsonPrinter,
 ) -> int:
     """The line chat on stdin (see line_chat.py) until end of input or /quit.
 

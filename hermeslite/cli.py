@@ -74,6 +74,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer one prompt and exit: the reply on stdout, tool activity on stderr; text piped "
         "into stdin is added after the prompt, and `-p -` reads the whole prompt from stdin",
     )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="with -p: text (the reply, as today), json (one object at the end) or stream-json (one JSON "
+        "object a line as the run goes); see docs/output-format.md",
+    )
+    parser.add_argument(
+        "--include-partial",
+        action="store_true",
+        help="with --output-format stream-json: also the reply's text as it streams, as stream_event deltas",
+    )
     parser.add_argument("--model", metavar="NAME", help="litellm model string, overriding model.name")
     parser.add_argument(
         "--mode",
@@ -206,6 +218,10 @@ def _main(argv: list[str] | None) -> int:
         if args.run is not _run_chat and chat_only:
             # `hermeslite -p TEXT sessions` would otherwise list sessions and drop the prompt unsaid.
             parser.error("-p, --continue, --resume and --mode start a chat; they do not go with a command")
+        if args.output_format != "text" and args.prompt is None:
+            parser.error(f"--output-format {args.output_format} goes with -p")
+        if args.include_partial and args.output_format != "stream-json":
+            parser.error("--include-partial goes with --output-format stream-json")
     except SystemExit as exc:  # --help, --version and usage errors end argparse this way
         return exc.code if isinstance(exc.code, int) else 0
     try:
@@ -386,6 +402,7 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     """`-p TEXT` answers once (with what is piped into stdin); without it, the TUI on a terminal,
     else a line chat on stdin."""
     from hermeslite.chat import run_chat
+    from hermeslite.headless_json import OutputChoice
 
     prompt = None
     if args.prompt is not None:
@@ -404,6 +421,7 @@ def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         resume=args.resume,
         verbose=args.verbose,
         config_found=loaded.source is not None,
+        output=OutputChoice(args.output_format, args.include_partial),
     )
 
 

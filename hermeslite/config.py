@@ -33,6 +33,7 @@ from hermeslite.tools.allow_list import AllowList
 from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.tools.mcp.config import SECTION as MCP_SECTION
 from hermeslite.tools.mcp.config import McpServerConfig, parse_servers
+from hermeslite.tools.web.settings import WebFetchConfig, check_web_fetch, parse_web_fetch
 from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -60,6 +61,7 @@ GUARDED_KEYS = (
     "tools.pass_env",
     "tools.env_passthrough",
     "tools.network_allow",
+    "tools.web_fetch",  # allow_private and domains open the network to the web_fetch tool
     "memory.dir",
     "instructions.files",
     "hooks",
@@ -256,9 +258,14 @@ class ToolsConfig:
             hi=4_096,
         ),
     )
+    web_fetch: WebFetchConfig = field(
+        default_factory=WebFetchConfig,
+        metadata=spec("checked", "the web_fetch tool's limits and hosts", check=check_web_fetch),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
+        self.web_fetch = parse_web_fetch(self.web_fetch)
         try:
             AllowList.parse([entry for entry in self.network_allow if not entry.startswith("/")])
         except ValueError as exc:

@@ -142,10 +142,7 @@ class HeadlessPrinter:
     def _on_PressureChanged(self, event: ev.PressureChanged) -> None:
         p = event.pressure
         if p.level != PressureLevel.NORMAL and p.level != self._level:
-            self._note(
-                f"! context {p.percent}% of the way to compaction ({format_tokens(p.tokens)} / {format_tokens(p.threshold)} tokens)"
-                " - /compress [focus] to compact now"
-            )
+            self._note(f"! {pressure_warning(p)}")
         self._level = p.level
 
     def _on_Notice(self, event: ev.Notice) -> None:
@@ -163,6 +160,14 @@ class HeadlessPrinter:
             self._mid_line = False
         if event.cancelled:
             self._note("(cancelled)")
+
+
+def pressure_warning(p: Pressure) -> str:
+    """The warning once the context nears the compaction threshold (also a JSON notice)."""
+    return (
+        f"context {p.percent}% of the way to compaction ({format_tokens(p.tokens)} / {format_tokens(p.threshold)} tokens)"
+        " - /compress [focus] to compact now"
+    )
 
 
 def _ignore(event: ev.Event) -> None:

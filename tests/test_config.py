@@ -404,3 +404,28 @@ def test_a_billion_value_bomb_in_an_untrusted_project_ends_the_run_at_once(
     done = hermeslite(["-p", "hi", *model_args(scripted_server)], home, workdir)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "it stands for more than 10,000 values" in done.stderr and scripted_server.requests == []
+
+
+# --- tools.web_fetch, a section inside tools ------------------------------------------
+
+
+def test_web_fetch_keys_load_into_their_section() -> None:
+    write(paths.config_dir() / "config.yaml", "tools:\n  web_fetch:\n    timeout: 5\n    domains: [docs.python.org]\n")
+    web = load_settings().settings.tools.web_fetch
+    assert (web.timeout, web.domains, web.allow_private, web.max_redirects) == (5, ["docs.python.org"], False, 5)
+
+
+def test_web_fetch_bad_keys_and_values_are_one_line_each(workdir: Path) -> None:
+    message, path = load_error("tools:\n  web_fetch:\n    timout: 5\n    max_redirects: 99\n", workdir)
+    assert "tools.web_fetch.timout is not a key of web_fetch (keys: allow_private, domains," in message
+    assert "tools.web_fetch.max_redirects must be between 0 and 20, got 99" in message
+    message, _ = load_error("tools:\n  web_fetch: yes\n", workdir)
+    assert message == f"{path}: tools.web_fetch must be a mapping of keys, got bool"
+
+
+def test_web_fetch_round_trips_through_format_settings() -> None:
+    user_file = paths.config_dir() / "config.yaml"  # the user's own file: a project file's web_fetch needs trust
+    write(user_file, "tools:\n  web_fetch:\n    allow_private: true\n")
+    settings = load_settings().settings
+    write(user_file, format_settings(settings))
+    assert load_settings().settings == settings and settings.tools.web_fetch.allow_private

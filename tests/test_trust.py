@@ -183,6 +183,7 @@ LOOSENING = {
     "tools.pass_env": ["X_KEY"],
     "tools.env_passthrough": ["X_TOKEN"],
     "tools.network_allow": ["*"],
+    "tools.web_fetch": {"allow_private": True, "domains": ["*"]},
     "memory.dir": "/tmp/x",
     "instructions.files": [".env"],
     "hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]},  # a whole section: it runs commands

@@ -26,6 +26,7 @@ from hermeslite.tools.sandbox import Assessment, assess, expand_paths, temp_dir
 from hermeslite.tools.shell_policy import Boundary
 from hermeslite.tools.skill import SkillTool
 from hermeslite.tools.todo import TodoTool
+from hermeslite.tools.web.tool import WebFetchTool
 from hermeslite.tools.workplace import risky_workplace
 
 from .checkpoints import Checkpoints
@@ -200,6 +201,7 @@ def _build(
             memory_tool,
             TodoTool(todos, on_change=lambda t: store.save_todos(session_id, t.to_json())),
             RecallTool(store, lambda: session_id),
+            WebFetchTool(settings.tools.web_fetch),
             *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
         ]
     )

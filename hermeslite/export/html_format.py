@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
 
-from .labels import IMAGE, ROLE_TITLES, call_label, mark_detail, mark_title, pretty_arguments, result_label, when
+from .labels import IMAGE, ROLE_TITLES, call_label, facts, mark_detail, mark_title, pretty_arguments, result_label
 from .view import CompactionMark, MessageEntry, SessionView
 
 CSS = """
@@ -86,26 +86,7 @@ def render_html(view: SessionView) -> str:
 
 
 def _facts(view: SessionView) -> str:
-    rows = [
-        ("Session", view.session_id),
-        ("Model", view.model or "unknown"),
-        ("Mode", view.mode),
-        ("Started", when(view.created_at)),
-        ("Last activity", when(view.updated_at)),
-        ("Compactions", str(len(view.compactions))),
-    ]
-    totals = view.totals
-    if totals.requests:
-        cost = f", ${totals.cost:.4f}" + ("" if totals.priced else " (some requests unpriced)")
-        rows.append(
-            (
-                "Usage",
-                f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}",
-            )
-        )
-    if view.parent_id:
-        rows.append(("Handed off from", view.parent_id))
-    cells = "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in rows)
+    cells = "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in facts(view, str))
     return f'<dl class="facts">{cells}</dl>'
 
 

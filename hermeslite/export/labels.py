@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hermeslite.context.messages import EXIT_CODE_KEY, Message, call_arguments, call_name, parsed_arguments
 
-from .view import CompactionMark
+from .view import CompactionMark, SessionView
 
 IMAGE = "[image]"
 ROLE_TITLES = {"user": "User", "assistant": "Assistant", "system": "System prompt"}
@@ -20,6 +21,26 @@ MAIN_ARGUMENT = ("command", "path", "pattern", "query", "url", "action", "id")
 def when(seconds: float) -> str:
     """A timestamp as UTC, to the second, as a reader in any time zone reads it the same."""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def facts(view: SessionView, code: Callable[[str], str]) -> list[tuple[str, str]]:
+    """The session's facts as (name, value) rows; `code` marks an identifier as code in the format."""
+    rows = [
+        ("Session", code(view.session_id)),
+        ("Model", code(view.model) if view.model else "unknown"),
+        ("Mode", view.mode),
+        ("Started", when(view.created_at)),
+        ("Last activity", when(view.updated_at)),
+        ("Compactions", str(len(view.compactions))),
+    ]
+    totals = view.totals
+    if totals.requests:
+        cost = f", ${totals.cost:.4f}" + ("" if totals.priced else " (some requests unpriced)")
+        spent = f"{totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}"
+        rows.append(("Usage", f"{totals.requests} requests, {spent}"))
+    if view.parent_id:
+        rows.append(("Handed off from", code(view.parent_id)))
+    return rows
 
 
 def one_line(text: str, limit: int = LABEL_CHARS) -> str:

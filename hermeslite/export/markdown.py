@@ -15,7 +15,7 @@ import re
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
 
-from .labels import IMAGE, ROLE_TITLES, call_label, mark_detail, mark_title, pretty_arguments, result_label, when
+from .labels import IMAGE, ROLE_TITLES, call_label, facts, mark_detail, mark_title, pretty_arguments, result_label
 from .view import CompactionMark, MessageEntry, SessionView
 
 _BACKTICKS = re.compile(r"`+")
@@ -54,26 +54,7 @@ def render_markdown(view: SessionView) -> str:
 
 
 def _facts(view: SessionView) -> str:
-    rows = [
-        ("Session", f"`{view.session_id}`"),
-        ("Model", f"`{view.model}`" if view.model else "unknown"),
-        ("Mode", view.mode),
-        ("Started", when(view.created_at)),
-        ("Last activity", when(view.updated_at)),
-        ("Compactions", str(len(view.compactions))),
-    ]
-    totals = view.totals
-    if totals.requests:
-        cost = f", ${totals.cost:.4f}" + ("" if totals.priced else " (some requests unpriced)")
-        rows.append(
-            (
-                "Usage",
-                f"{totals.requests} requests, {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out{cost}",
-            )
-        )
-    if view.parent_id:
-        rows.append(("Handed off from", f"`{view.parent_id}`"))
-    return "\n".join(f"- **{name}:** {value}" for name, value in rows)
+    return "\n".join(f"- **{name}:** {value}" for name, value in facts(view, lambda text: f"`{text}`"))
 
 
 def _mark(mark: CompactionMark) -> str:

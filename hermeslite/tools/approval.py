@@ -217,6 +217,20 @@ async def check_outside_call(ctx: ToolContext, request: ApprovalRequest, hint: s
     return await _ask_or_refuse(ctx, request, decided.action, "this call", hint)
 
 
+WEB_HINT = "add the host to tools.web_fetch.domains, or set tools.approval: allow"
+
+
+async def check_web_host(ctx: ToolContext, request: ApprovalRequest) -> str | None:
+    """None when web_fetch may fetch from a host tools.web_fetch.domains does not list, else the
+    refusal the model reads. The network asks under ask and auto, as a command's does; allow lets
+    it through, deny refuses. `request.scope` names the host, so "allow for this session" covers
+    that host alone."""
+    if ctx.approval_policy == "allow":
+        return None
+    action = Action.REFUSE if ctx.approval_policy == "deny" else Action.ASK
+    return await _ask_or_refuse(ctx, request, action, "this fetch", WEB_HINT)
+
+
 async def check_edit(ctx: ToolContext, tool: str, diff: EditDiff) -> str | None:
     """None when an edit that passed `check_path` may be written, else the refusal the model reads.
 

@@ -73,6 +73,15 @@ async def _archived(ctx: ToolContext, tool: str, total: int, prepare: Callable[[
     return archive_note(total, ref, cut=cut)
 
 
+async def archive_text(ctx: ToolContext, tool: str, text: str) -> str:
+    """Keep `text` (redacted, within the ceiling) in the archive; the note the model reads about it.
+
+    For a tool that shapes its own excerpt of a long result (web_fetch keeps a page's start, or the
+    sections a hint asks for) rather than `fit_result`'s head and tail."""
+    cut = len(text.encode("utf-8", "surrogatepass")) > ctx.archive_ceiling
+    return await _archived(ctx, tool, len(text), lambda: redact_large(_within(text, ctx.archive_ceiling)), cut=cut)
+
+
 def _within(text: str, ceiling: int) -> str:
     """`text`; past `ceiling` bytes, its first and last half-ceiling around a marker."""
     data = text.encode("utf-8", "surrogatepass")
@@ -90,9 +99,7 @@ async def fit_result(ctx: ToolContext, tool: str, text: str) -> str:
     """`text` as the model gets it: whole within the cap; else its head and tail and the archive's note."""
     if len(text) <= ctx.output_limit:
         return text
-    cut = len(text.encode("utf-8", "surrogatepass")) > ctx.archive_ceiling
-    note = await _archived(ctx, tool, len(text), lambda: redact_large(_within(text, ctx.archive_ceiling)), cut=cut)
-    return cap_output(text, ctx.output_limit, NOTE_ROOM) + note
+    return cap_output(text, ctx.output_limit, NOTE_ROOM) + await archive_text(ctx, tool, text)
 
 
 class SpilledOutput:

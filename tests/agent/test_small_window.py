@@ -1,4 +1,8 @@
-"""A window too small for a useful summary (3,500 tokens): compactions send no summary or flush request."""
+"""A window too small for a useful summary (3,700 tokens): compactions send no summary or flush request.
+
+(3,700 rather than 3,500 since the web_fetch tool's schema joined every request: at 3,500 the fixed
+part left one preflight pass with nothing it could drop.)
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,11 @@ from tests.builders import assert_valid
 from tests.summary_requests import answer_summaries, is_summary_request
 
 
-async def test_at_3500_tokens_no_summary_or_flush_request_reaches_the_server_and_one_line_says_why(
+async def test_at_3700_tokens_no_summary_or_flush_request_reaches_the_server_and_one_line_says_why(
     make_agent, scripted_server
 ):
     answer_summaries(scripted_server)
-    agent, rec = make_agent(context_window=3_500, memory={"flush_min_turns": 1})
+    agent, rec = make_agent(context_window=3_700, memory={"flush_min_turns": 1})
     for n in range(8):
         assert (await agent.run_turn(f"turn {n}: please look at module {n} " + "and its tests " * 30)).ok
     finished = rec.of(ev.CompactionFinished)

@@ -26,7 +26,7 @@ from tests.mcp.conftest import mcp_settings
 from tests.mcp_servers import stdio_entry
 from tests.server import Reply
 
-BUILT_IN = ["terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "recall"]
+BUILT_IN = ["terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "recall", "web_fetch"]
 
 
 def tool_names(body: dict) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hermeslite.context.attachments import attachment
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.sanitize import sanitize_tool_pairs
 from hermeslite.store.schema import SCHEMA_VERSION, SchemaTooNew
@@ -475,3 +476,13 @@ def test_a_title_is_what_the_markdown_of_the_first_message_reads_as(store: Sessi
         sid, {"role": "user", "content": "## **Fix** the `parser`\n- see [app.py](src/app.py), *not* __init__.py"}
     )
     assert store.get_session(sid).title == "Fix the parser see app.py, not __init__.py"
+
+
+def test_a_title_leaves_out_the_files_a_mention_attached(store: SessionStore):
+    """`explain @calc.py` titled the session with calc.py's code run into the typed words."""
+    sid = store.create_session("m", "/w")
+    typed = "explain @calc.py please"
+    store.append_message(
+        sid, {"role": "user", "content": typed + attachment("calc.py", 2, "def add(a, b):\n    return a + b")}
+    )
+    assert store.get_session(sid).title == typed

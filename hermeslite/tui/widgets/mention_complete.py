@@ -16,14 +16,13 @@ import re
 import time
 from pathlib import Path
 
-from textual.geometry import Offset, Region, Spacing
-from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import TextArea
 from textual.widgets.option_list import Option
 
 from hermeslite.agent.file_index import FileIndex, list_files
 
-KEYS = ("up", "down", "tab", "enter", "escape")
+from .cursor_dropdown import CursorDropdown
+
 STALE_S = 10.0
 WORD = re.compile(r"(?:^|(?<=\s))@(?P<query>[^\s@]*)$")
 
@@ -34,7 +33,7 @@ def mention_query(before_cursor: str) -> str | None:
     return found.group("query") if found else None
 
 
-class MentionComplete(OptionList, can_focus=False):
+class MentionComplete(CursorDropdown):
     DEFAULT_CSS = """
     MentionComplete {
         overlay: screen;
@@ -54,8 +53,7 @@ class MentionComplete(OptionList, can_focus=False):
     """
 
     def __init__(self, target: TextArea, root: Path) -> None:
-        super().__init__(id="mention-complete")
-        self.target = target
+        super().__init__(target, id="mention-complete")
         self.root = root
         self.index = FileIndex()
         self.listed_at: float | None = None  # monotonic time of the last listing; None: never
@@ -64,9 +62,7 @@ class MentionComplete(OptionList, can_focus=False):
         self._query: str | None = None
 
     def on_mount(self) -> None:
-        self.target.message_signal.subscribe(self, self._target_message)
-        self.watch(self.target, "selection", self.refresh_matches)
-        self.watch(self.target, "has_focus", lambda focused: None if focused else self.close())
+        super().on_mount()
         self._relist()
 
     def _relist(self) -> None:
@@ -85,16 +81,8 @@ class MentionComplete(OptionList, can_focus=False):
         self._query = None
         self.refresh_matches()
 
-    def _target_message(self, message: Message) -> None:
-        if isinstance(message, TextArea.Changed):
-            self.refresh_matches()
-
-    @property
-    def open(self) -> bool:
-        return bool(self.display) and bool(self._shown)
-
     def typed(self) -> str | None:
-        return mention_query(self.target.get_text_range((0, 0), self.target.cursor_location))
+        return mention_query(self.before_cursor())
 
     def refresh_matches(self) -> None:
         """Refill and show (or hide) the list for the `@` word at the cursor."""
@@ -113,36 +101,13 @@ class MentionComplete(OptionList, can_focus=False):
             return
         self._shown = shown
         self.set_options(Option(path) for path in shown)
-        self.highlighted = 0
-        self.display = True
-        self.call_after_refresh(self._place)
+        self.shown_count = len(shown)
+        self.show(first=True)
 
     def close(self) -> None:
-        self.display = False
+        super().close()
         self._shown = []
         self._query = None
-
-    def _place(self) -> None:
-        """Just above the cursor, kept inside the screen."""
-        x, y = self.target.cursor_screen_offset
-        width, height = self.outer_size
-        x, y, _w, _h = Region(x - 1, y - height, width, height).constrain(
-            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region
-        )
-        self.absolute_offset = Offset(x, y)
-
-    def take_key(self, key: str) -> bool:
-        """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used."""
-        if not self.open or key not in KEYS:
-            return False
-        if key == "escape":
-            self.close()
-        elif key in ("up", "down"):
-            step = 1 if key == "down" else -1
-            self.highlighted = ((self.highlighted or 0) + step) % len(self._shown)
-        else:
-            self.complete(self.highlighted or 0)
-        return True
 
     def complete(self, index: int) -> None:
         """Replace the `@` word at the cursor with the chosen path and a space."""
@@ -151,7 +116,3 @@ class MentionComplete(OptionList, can_focus=False):
         row, col = self.target.cursor_location
         self.close()
         self.target.replace(f"{path} ", (row, col - len(query)), (row, col))
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.complete(event.option_index)

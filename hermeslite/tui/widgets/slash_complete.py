@@ -18,13 +18,12 @@ from collections.abc import Callable
 
 from textual.content import Content
 from textual.fuzzy import Matcher
-from textual.geometry import Offset, Region, Spacing
-from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import TextArea
 from textual.widgets.option_list import Option
 
+from .cursor_dropdown import CursorDropdown
+
 Entry = tuple[str, str, str]  # ("/compress", "[focus]", "compact now, keeping [focus] in detail")
-KEYS = ("up", "down", "tab", "enter", "escape")
 
 
 def search_string(before_cursor: str) -> str | None:
@@ -42,7 +41,7 @@ def matches(search: str, entries: list[Entry]) -> list[Entry]:
     return prefix + [e for e in entries if e not in prefix and matcher.match(e[0]) > 0]
 
 
-class SlashComplete(OptionList, can_focus=False):
+class SlashComplete(CursorDropdown):
     DEFAULT_CSS = """
     SlashComplete {
         overlay: screen;
@@ -61,77 +60,38 @@ class SlashComplete(OptionList, can_focus=False):
     """
 
     def __init__(self, target: TextArea, entries: Callable[[], list[Entry]]) -> None:
-        super().__init__(id="slash-complete")
-        self.target = target
+        super().__init__(target, id="slash-complete")
         self._entries = entries
         self._shown: list[Entry] = []
 
-    def on_mount(self) -> None:
-        self.target.message_signal.subscribe(self, self._target_message)
-        self.watch(self.target, "selection", self.refresh_matches)
-        self.watch(self.target, "has_focus", lambda focused: None if focused else self.close())
-
-    def _target_message(self, message: Message) -> None:
-        if isinstance(message, TextArea.Changed):
-            self.refresh_matches()
-
-    @property
-    def open(self) -> bool:
-        return bool(self.display) and bool(self._shown)
-
     def typed(self) -> str | None:
         """The `/word` before the prompt's cursor, if any."""
-        return search_string(self.target.get_text_range((0, 0), self.target.cursor_location))
+        return search_string(self.before_cursor())
 
     def refresh_matches(self) -> None:
-        """Refill and show (or hide) the list for what is typed now; called on every edit and cursor move."""
         search = self.typed()
         shown = matches(search, self._entries()) if search else []
         if not shown or (len(shown) == 1 and shown[0][0] == search):
             self.close()
             return
-        if shown != self._shown:
+        refill = shown != self._shown
+        if refill:
             self._shown = shown
             self.set_options(
                 Option(Content.assemble((name, "bold"), " ", (args, "italic"), "  ", (help, "dim")))
                 for name, args, help in shown
             )
-            self.highlighted = 0
-        self.display = True
-        self.call_after_refresh(self._place)
+        self.shown_count = len(shown)
+        self.show(first=refill)
 
     def close(self) -> None:
-        self.display = False
+        super().close()
         self._shown = []
 
-    def _place(self) -> None:
-        """Just above the cursor, kept inside the screen."""
-        x, y = self.target.cursor_screen_offset
-        width, height = self.outer_size
-        x, y, _w, _h = Region(x - 1, y - height, width, height).constrain(
-            "inside", "none", Spacing.all(0), self.screen.scrollable_content_region
-        )
-        self.absolute_offset = Offset(x, y)
-
-    def take_key(self, key: str) -> bool:
-        """Up/Down move, Tab/Enter complete, Escape hides; True when the key was used.
-
-        Enter on a whole command name sends it: "/compress" also fuzzily matches
-        "/uncompress", and completing would swallow the Enter the user meant.
-        """
-        if not self.open or key not in KEYS:
-            return False
-        if key == "enter" and self.typed() in {e[0] for e in self._entries()}:
-            self.close()
-            return False
-        if key == "escape":
-            self.close()
-        elif key in ("up", "down"):
-            step = 1 if key == "down" else -1
-            self.highlighted = ((self.highlighted or 0) + step) % len(self._shown)
-        else:
-            self.complete(self.highlighted or 0)
-        return True
+    def enter_sends(self) -> bool:
+        """Enter on a whole command name sends it: "/compress" also fuzzily matches
+        "/uncompress", and completing would swallow the Enter the user meant."""
+        return self.typed() in {e[0] for e in self._entries()}
 
     def complete(self, index: int) -> None:
         """Put the chosen command in the prompt, followed by a space when it takes an argument."""
@@ -140,7 +100,3 @@ class SlashComplete(OptionList, can_focus=False):
         self.close()
         self.target.text = text
         self.target.move_cursor((0, len(text)))
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.complete(event.option_index)
