@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hermeslite.config import ModelConfig
 from hermeslite.llm.select import DEFAULT_MODELS, resolve_model
+from hermeslite.store.errors import StoreError
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -44,8 +45,13 @@ class ModelChoice:
 
 
 async def model_choices(agent: Agent, configured: ModelConfig) -> list[ModelChoice]:
-    """The models to offer in `agent`'s session; litellm is imported and read in a worker thread."""
-    recent = [row.model for row in agent.list_sessions() if row.model]
+    """The models to offer in `agent`'s session; litellm is imported and read in a worker thread.
+
+    A store that cannot be read leaves out the recent models, not the list."""
+    try:
+        recent = [row.model for row in agent.list_sessions() if row.model]
+    except StoreError:
+        recent = []
     return await asyncio.to_thread(build_choices, configured, agent.model_name, recent)
 
 

@@ -108,3 +108,13 @@ def test_the_short_list_leaves_dated_snapshots_and_unpriced_models_to_the_app():
         known("openai/gpt-4.1"),
     ]
     assert [c.name for c in short_list(offered)] == ["anthropic/claude-haiku-4-5", "openai/gpt-4.1"]
+
+
+async def test_an_unreadable_store_leaves_out_only_the_recent_models(make_agent):
+    import sqlite3
+
+    agent, _ = make_agent()
+    with sqlite3.connect(agent.deps.store.path) as db:
+        db.execute("ALTER TABLE sessions RENAME TO gone")
+    choices = await model_choices(agent, agent_config(agent))
+    assert [(c.name, c.source) for c in choices] == [(MODEL, "configured")]
