@@ -143,8 +143,9 @@ def memory_view(memory) -> str:
 
 
 def model_view(model: str, window: int, threshold: int) -> str:
-    """/model without a name: what the session talks to and where it compacts."""
-    return f"Model {model} · window {window:,} tokens · compaction at {threshold:,}. /model <name> switches."
+    """/model without a name: what the session talks to and where it compacts (the list under it
+    says how to switch)."""
+    return f"Model {model} · window {window:,} tokens · compaction at {threshold:,}."
 
 
 def switched_view(model: str, window: int, threshold: int, compacts_first: bool) -> str:
