@@ -16,28 +16,29 @@ from typing import Any
 from .messages import Message
 from .redact import redact_secrets
 
-__all__ = ["masked_arguments", "with_masked_calls"]
+__all__ = ["masked_arguments", "masked_strings", "with_masked_calls"]
 
 
-def _masked_value(value: Any) -> Any:
+def masked_strings(value: Any) -> Any:
+    """`value` (any JSON value: a call's arguments, a whole message) with every string in it redacted."""
     if isinstance(value, str):
         return redact_secrets(value)
     if isinstance(value, list):
-        return [_masked_value(v) for v in value]
+        return [masked_strings(v) for v in value]
     if isinstance(value, dict):
-        return {k: _masked_value(v) for k, v in value.items()}
+        return {k: masked_strings(v) for k, v in value.items()}
     return value
 
 
 def masked_arguments(arguments: Any) -> Any:
     """`arguments` (a JSON string or an already parsed value) with every credential masked."""
     if not isinstance(arguments, str):
-        return _masked_value(arguments)
+        return masked_strings(arguments)
     try:
         parsed = json.loads(arguments)
     except ValueError:
         return redact_secrets(arguments)
-    masked = _masked_value(parsed)
+    masked = masked_strings(parsed)
     return arguments if masked == parsed else json.dumps(masked, ensure_ascii=False)
 
 
