@@ -14,6 +14,7 @@ from hermeslite.tools.context_tool import ContextTool
 from hermeslite.tools.landlock import abi_version
 from tests.agent.helpers import chat
 from tests.envelope import sent_tool_results
+from tests.hook_scripts import inputs, on, recording
 from tests.server import Reply, estimate_prompt_tokens
 from tests.summary_requests import answer_summaries, is_summary_request, summary_instruction
 
@@ -160,3 +161,20 @@ async def test_plan_mode_offers_it(make_agent, scripted_server):
     tools = offered(scripted_server.requests[-1])
     assert "context" in tools and "write_file" not in tools
     assert ContextTool.writes is False
+
+
+async def test_a_pre_compact_hook_sees_the_model_s_compaction_as_auto_with_its_focus(
+    make_agent, scripted_server, tmp_path
+):
+    answer_summaries(scripted_server)
+    folder = tmp_path / "hooks"
+    seen = recording(folder, "seen")
+    agent, rec = make_agent(context_window=WINDOW, compression=ON, hooks=on("PreCompact", seen, matcher="auto"))
+    await chat(agent, 10)
+    scripted_server.enqueue(
+        Reply.tool_calls([("context", {"action": "compact", "focus": "the parser bug"})]), Reply.text("done")
+    )
+    assert (await agent.run_turn("fix the parser")).ok
+    [hook_input] = inputs(folder, "seen")
+    assert (hook_input["trigger"], hook_input["custom_instructions"]) == ("auto", "the parser bug")
+    assert [e.trigger for e in rec.of(ev.CompactionFinished)] == ["agent"]
