@@ -32,6 +32,7 @@ from hermeslite.tools.protected import protected_paths
 from . import events as ev
 from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
 from .deps import AgentDeps
+from .idle import IdleState, idle_compaction_due, idle_notice
 from .ledger import TokenLedger, schema_tokens
 from .mentions import expand
 from .modes import PLAN, PLAN_LINE
@@ -198,10 +199,13 @@ class Agent:
     # -- compaction ------------------------------------------------------------
 
     async def _preflight(self) -> str | None:
-        """Before a request: compress while the next request (the count the meter shows) is at or
+        """Before a request: compact if the session sat past its prompt cache's lifetime (`_idle_compact`),
+        then compress while the next request (the count the meter shows) is at or
         over the threshold, up to max_passes, unless the refill guard has paused automatic
         compaction. Returns why the turn in progress cannot go on (its own tool output does not
         fit even cut to head and tail), else None."""
+        if (too_large := await self._idle_compact()) is not None:
+            return too_large
         compressor = self.deps.compressor
         refills: int | None = None  # counted once per trigger, not once per pass
         for _ in range(compressor.config.max_passes):
@@ -217,6 +221,28 @@ class Agent:
             if result.aborted or not result.changed or result.too_large:
                 return None
         return None
+
+    async def _idle_compact(self) -> str | None:
+        """Compact once when the prompt cache went cold while the session sat and the context is most of
+        the way to the threshold (see agent/idle.py); the refill guard and a cooldown hold it back as
+        they hold preflight. Returns what `_preflight` returns."""
+        c = self.deps.compressor
+        state = IdleState(
+            c.config.idle_compact,
+            self.deps.llm.cache_plan(),
+            self.deps.usage.idle_seconds(),
+            self.request_tokens(),
+            c.threshold_tokens,
+            c.config.idle_share,
+        )
+        if not c.config.enabled or c.blocked_reason() is not None or not idle_compaction_due(state):
+            return None
+        if self._refill_check()[0]:
+            return None
+        self.emit(ev.Notice(idle_notice(state), "information"))
+        # Under the threshold a pass that may only prune would keep the long prefix: summarize the middle.
+        # It starts no refill count: the context did not refill, the cache went cold.
+        return (await self._compact("idle", force=True)).turn_overflow
 
     def _refill_check(self) -> tuple[bool, int]:
         """(automatic compaction paused, refills in a row to record): see `Compaction.refill_check`;

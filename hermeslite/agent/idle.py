@@ -1,0 +1,88 @@
+"""Idle compaction: compact when the prompt cache has gone cold, before the context is full.
+
+Claude keeps a marked prefix for its TTL (`model.cache_ttl`: 5 minutes, or an
+hour), renewed by every request that reads it. A session left alone longer
+than that has lost its cache: the next request pays to write the whole
+conversation again (1.25x the input price, 2x for the hour TTL), where a warm
+one would have read it at a tenth. If the context is already most of the way
+to the threshold (`compression.idle_share`, 70% by default), a compaction is
+coming in a few turns anyway; doing it now means the cold write is of the
+short checkpoint and tail instead of the long transcript, and the turns that
+follow read the short one.
+
+Only Claude's marked cache counts (`CachePlan.marks`): there the lifetime is
+the one we asked for. Providers that cache by themselves (OpenAI, DeepSeek,
+Gemini) keep a prefix for a time they choose and do not report (minutes on
+some, hours on others), so an idle gap says nothing about theirs, and
+compacting a cache that may still be warm would cost more, not less. With no
+caching at all there is nothing to go cold: each request pays the same,
+idle or not, and the threshold alone decides.
+
+Idle time is measured from the session's last model request (its usage row,
+saved with the session, so a session resumed the next morning knows how long
+it sat) on an injectable clock, so tests and benchmarks let time pass without
+waiting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from hermeslite.llm.caching import CachePlan
+
+TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
+
+
+class Clock(Protocol):
+    """Wall-clock seconds (`time.time`): usage rows are stamped with it and compared across processes."""
+
+    def __call__(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class IdleState:
+    """What the decision reads: the setting, the cache, how long the session has sat, how full it is."""
+
+    setting: str  # compression.idle_compact: auto | off
+    plan: CachePlan
+    idle_seconds: float | None  # since the last model request; None: no request recorded
+    tokens: int  # the next request, as the meter counts it
+    threshold: int  # the compaction threshold, in the same count
+    share: float  # compression.idle_share
+
+
+def ttl_seconds(plan: CachePlan) -> float:
+    return TTL_SECONDS.get(plan.ttl, TTL_SECONDS["5m"])
+
+
+def idle_compaction_due(state: IdleState) -> bool:
+    """Whether to compact before the next request because the cache went cold while the session sat.
+
+    A request at or over the threshold is not this rule's: preflight compacts it
+    whatever the cache holds.
+    """
+    if state.setting != "auto" or not state.plan.marks or state.idle_seconds is None:
+        return False
+    if state.idle_seconds < ttl_seconds(state.plan):
+        return False
+    return state.share * state.threshold <= state.tokens < state.threshold
+
+
+def idle_notice(state: IdleState) -> str:
+    """The line the user reads before the compaction starts."""
+    idle = _duration(state.idle_seconds or 0.0)
+    return (
+        f"Idle for {idle}, past the prompt cache's {state.plan.ttl} lifetime, so the cache is cold: compacting "
+        f"now ({state.tokens:,} tokens, {round(100 * state.tokens / state.threshold)}% of the threshold) "
+        "instead of paying to send the whole conversation again (compression.idle_compact: off turns this off)."
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 3_600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 2 * 86_400:
+        hours, rest = divmod(int(seconds), 3_600)
+        return f"{hours} h {rest // 60} min" if rest >= 60 else f"{hours} h"
+    return f"{int(seconds // 86_400)} days"
