@@ -32,7 +32,6 @@ from hermeslite.tools.workplace import risky_workplace
 from .checkpoints import Checkpoints
 from .deps import AgentDeps
 from .hooks import Hooks
-from .idle import Clock
 from .loop import Agent
 from .mcp import McpTools
 from .modes import ModeError, ModeState
@@ -42,7 +41,7 @@ from .prompt import is_chat_only
 from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
-from .usage import UsageMeter
+from .usage import Clock, UsageMeter
 from .window import settle_window
 
 

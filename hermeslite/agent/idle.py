@@ -10,6 +10,19 @@ coming in a few turns anyway; doing it now means the cold write is of the
 short checkpoint and tail instead of the long transcript, and the turns that
 follow read the short one.
 
+It must pay, though: a model summary reads the cold prefix once too (sent
+without cache marks, at the plain input price: nothing will read it again),
+and the compacted request is then written to the cache. So the compaction
+runs only when that costs less than the cold write it replaces: summary (1x
+the prefix) + the compacted request at the write premium < the prefix at the
+write premium. At the hour TTL (2x) that is a compacted request under half
+the prefix, which a compaction at 70% of the threshold usually gives; at 5
+minutes (1.25x) it takes one under a fifth, which a model summary seldom
+gives, so there idle compaction mostly runs when the checkpoint is built by
+code (a window too small for a summary: no summary request). Output, and
+the tenth saved on each later read of a shorter prefix, are left out: they
+are about the same size and pull opposite ways.
+
 Only Claude's marked cache counts (`CachePlan.marks`): there the lifetime is
 the one we asked for. Providers that cache by themselves (OpenAI, DeepSeek,
 Gemini) keep a prefix for a time they choose and do not report (minutes on
@@ -26,18 +39,16 @@ waiting.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
+from hermeslite.context.plan import Preview
 from hermeslite.llm.caching import CachePlan
 
+from .deps import AgentDeps
+
 TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
-
-
-class Clock(Protocol):
-    """Wall-clock seconds (`time.time`): usage rows are stamped with it and compared across processes."""
-
-    def __call__(self) -> float: ...
+WRITE_PREMIUM = {"5m": 1.25, "1h": 2.0}  # a cache write's price, in units of the input price (Anthropic's)
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,35 @@ def idle_compaction_due(state: IdleState) -> bool:
     if state.idle_seconds < ttl_seconds(state.plan):
         return False
     return state.share * state.threshold <= state.tokens < state.threshold
+
+
+def compaction_pays(state: IdleState, after: int, *, summary_call: bool) -> bool:
+    """Whether compacting now (to a request of about `after` tokens; with a model summary, which reads
+    the cold prefix once at the input price, when `summary_call`) costs less than writing the cold
+    prefix to the cache again."""
+    premium = WRITE_PREMIUM.get(state.plan.ttl, WRITE_PREMIUM["5m"])
+    summary = state.tokens if summary_call else 0
+    return summary + premium * after < premium * state.tokens
+
+
+def idle_state(deps: AgentDeps, tokens: int, planned: Callable[[], Preview]) -> IdleState | None:
+    """The state when an idle compaction is due and pays now, else None; `tokens` is the next request
+    as the meter counts it. The compaction is `planned` (no call, no change) only once the cheap
+    conditions hold: planning walks the transcript."""
+    c = deps.compressor
+    state = IdleState(
+        c.config.idle_compact,
+        deps.llm.cache_plan(),
+        deps.usage.idle_seconds(),
+        tokens,
+        c.threshold_tokens,
+        c.config.idle_share,
+    )
+    if not c.config.enabled or c.blocked_reason() is not None or not idle_compaction_due(state):
+        return None
+    planned_pass = planned()
+    pays = compaction_pays(state, planned_pass.estimated_after, summary_call=planned_pass.summary_call)
+    return state if pays else None
 
 
 def idle_notice(state: IdleState) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
+from hermeslite.context.plan import Preview
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.tokens import estimate_tokens
@@ -30,9 +31,9 @@ from hermeslite.tools.base import ApprovalRequest, ToolResult
 from hermeslite.tools.protected import protected_paths
 
 from . import events as ev
-from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
+from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest, planned_pass
 from .deps import AgentDeps
-from .idle import IdleState, idle_compaction_due, idle_notice
+from .idle import idle_notice, idle_state
 from .ledger import TokenLedger, schema_tokens
 from .mentions import expand
 from .modes import PLAN, PLAN_LINE
@@ -223,26 +224,22 @@ class Agent:
         return None
 
     async def _idle_compact(self) -> str | None:
-        """Compact once when the prompt cache went cold while the session sat and the context is most of
-        the way to the threshold (see agent/idle.py); the refill guard and a cooldown hold it back as
-        they hold preflight. Returns what `_preflight` returns."""
-        c = self.deps.compressor
-        state = IdleState(
-            c.config.idle_compact,
-            self.deps.llm.cache_plan(),
-            self.deps.usage.idle_seconds(),
-            self.request_tokens(),
-            c.threshold_tokens,
-            c.config.idle_share,
-        )
-        if not c.config.enabled or c.blocked_reason() is not None or not idle_compaction_due(state):
-            return None
-        if self._refill_check()[0]:
+        """Compact once when the prompt cache went cold while the session sat, the context is most of
+        the way to the threshold and the compaction costs less than the cold prefix (see agent/idle.py);
+        the refill guard and a cooldown hold it back as they hold preflight. Returns what `_preflight`
+        returns."""
+        state = idle_state(self.deps, self.request_tokens(), self._planned)
+        if state is None or self._refill_check()[0]:
             return None
         self.emit(ev.Notice(idle_notice(state), "information"))
         # Under the threshold a pass that may only prune would keep the long prefix: summarize the middle.
         # It starts no refill count: the context did not refill, the cache went cold.
         return (await self._compact("idle", force=True)).turn_overflow
+
+    def _planned(self) -> Preview:
+        """A forced compaction now, planned (as /compress previews it): no call, no change."""
+        self.measure_for(self.deps.compressor)
+        return planned_pass(self.deps.compressor, self.messages, self.last_sent)
 
     def _refill_check(self) -> tuple[bool, int]:
         """(automatic compaction paused, refills in a row to record): see `Compaction.refill_check`;

@@ -10,13 +10,20 @@ and the end-of-run line read it without a query.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from hermeslite.llm.types import Usage
 from hermeslite.store.sessions import SessionStore
 from hermeslite.store.usage import UsageRecord, UsageTotals
 
-from .idle import Clock
 from .saving import SessionSaver
+
+
+class Clock(Protocol):
+    """Wall-clock seconds (`time.time`): usage rows are stamped with it, and a resumed session compares
+    its own rows' stamps with it (idle compaction: agent/idle.py)."""
+
+    def __call__(self) -> float: ...
 
 
 class UsageMeter:
