@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hermeslite.agent.idle import IdleState, idle_compaction_due, idle_notice
+from hermeslite.agent.idle import IdleState, compaction_pays, idle_compaction_due, idle_notice
 from hermeslite.agent.saving import SessionSaver
 from hermeslite.agent.usage import UsageMeter
 from hermeslite.llm.caching import CachePlan
@@ -63,6 +63,26 @@ def test_idle_compact_off_never_compacts() -> None:
 
 def test_before_any_request_there_is_no_idle_gap() -> None:
     assert not idle_compaction_due(replace(STATE, idle_seconds=None))
+
+
+def test_at_5m_a_summary_pays_only_when_the_compacted_request_is_under_a_fifth() -> None:
+    """Cold write of the prefix: 1.25 x 10,000. Compacting: the summary reads 10,000 once (1x), then
+    the compacted request is written (1.25x): under 2,000 tokens or it costs more."""
+    state = replace(STATE, tokens=10_000, threshold=12_000)
+    assert compaction_pays(state, 1_999, summary_call=True)
+    assert not compaction_pays(state, 2_000, summary_call=True)
+
+
+def test_at_1h_a_summary_pays_when_the_compacted_request_is_under_half() -> None:
+    state = replace(STATE, plan=MARKED_1H, tokens=10_000, threshold=12_000)
+    assert compaction_pays(state, 4_999, summary_call=True)
+    assert not compaction_pays(state, 5_000, summary_call=True)
+
+
+def test_a_checkpoint_built_by_code_pays_whenever_it_shrinks_the_request() -> None:
+    state = replace(STATE, tokens=10_000, threshold=12_000)
+    assert compaction_pays(state, 9_999, summary_call=False)
+    assert not compaction_pays(state, 10_000, summary_call=False)
 
 
 def test_the_notice_says_why_in_one_line() -> None:

@@ -2,7 +2,10 @@
 
 The server's prompt cache and the agent's idle measure run on one fake clock,
 so a gap longer than the cache's TTL expires the cached prefix on the server
-exactly as the agent assumes it has, and no test waits.
+exactly as the agent assumes it has, and no test waits. The sessions use the
+hour TTL (a cold write costs 2x input) and fill to 90% of the threshold, where
+a compaction with a model summary pays (see agent/idle.py); at the 5-minute
+TTL (1.25x) one does not, and only a checkpoint built by code does.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from tests.summary_requests import checkpoint, is_summary_request
 
 KEY_ENV = "HERMESLITE_TEST_ANTHROPIC_KEY"
 MODEL = "anthropic/claude-sonnet-4-5"
-WINDOW = 16_000
-ASK = "Please look at the next part of the service and tell me what it does. " * 10
-ANSWER = "Here is what that part does, step by step, with the reasons for each step. " * 20
+WINDOW = 32_000
+FULL = 0.9  # of the threshold: the compacted request is then under half of it
+ASK = "Please look at the next part of the service and tell me what it does. " * 20
+ANSWER = "Here is what that part does, step by step, with the reasons for each step. " * 60
 
 
 class Clock:
@@ -109,7 +113,7 @@ class Session:
 
 @pytest.fixture
 def model() -> dict:
-    return {}
+    return {"cache_ttl": "1h"}
 
 
 @pytest.fixture
@@ -128,34 +132,42 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: dict, compre
         s.store.close()
 
 
+def idle_notices(session: Session) -> list[str]:
+    return [n.text for n in session.recorder.of(ev.Notice) if n.text.startswith("Idle for")]
+
+
 async def test_after_a_gap_past_the_ttl_the_request_sent_is_the_compacted_one(session: Session) -> None:
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
+    turns = await session.fill(agent, FULL)
     before = agent.request_tokens()
     sent = len(session.server.accepted)
 
-    session.clock.now += 6 * 60  # past the 5m TTL: the server's cache has expired too
+    session.clock.now += 61 * 60  # past the 1h TTL: the server's cache has expired too
     assert (await agent.run_turn(f"turn {turns}: back after a break. {ASK}")).ok
 
     assert session.started() == ["idle"]
     [finished] = session.recorder.of(ev.CompactionFinished)
     assert finished.trigger == "idle" and finished.result.changed and not finished.result.fallback_used
-    assert finished.tokens_after < before
-    [notice] = [n.text for n in session.recorder.of(ev.Notice) if n.text.startswith("Idle for")]
-    assert "Idle for 6 min, past the prompt cache's 5m lifetime, so the cache is cold" in notice
+    assert finished.tokens_after < before / 2
+    [notice] = idle_notices(session)
+    assert notice.startswith("Idle for 1 h 1 min, past the prompt cache's 1h lifetime, so the cache is cold")
 
     new = session.server.accepted[sent:]
     assert session.server.rejections == []
     [summary] = [x for x in new if is_summary_request(x.body)]
     turn = [x for x in new if is_turn(x.body)]
     assert new.index(summary) < new.index(turn[0])
+    # The summary reads the cold prefix once, unmarked: nothing will read it again, so nothing is written.
+    assert "cache_control" not in json.dumps(summary.body)
+    assert summary.usage.cache_creation_input_tokens == summary.usage.cache_read_input_tokens == 0
     # The turn request carries the checkpoint, not the old transcript, and writes it to the cache.
     first = turn[0]
     before_gap = session.server.accepted[sent - 1]
     assert OPEN in str(first.body["messages"]) and len(first.body["messages"]) < len(before_gap.body["messages"])
     assert f"turn {turns}: back after a break" in str(first.body["messages"][-1])
     assert first.usage.cache_read_input_tokens == 0 and first.usage.cache_creation_input_tokens > 0
-    assert first.usage.prompt_tokens < summary.usage.prompt_tokens  # shorter than the prefix it replaced
+    assert first.usage.ephemeral_1h_input_tokens == first.usage.cache_creation_input_tokens
+    assert first.usage.prompt_tokens < summary.usage.prompt_tokens / 2
     assert_valid(agent.messages)
     assert [r.trigger for r in session.store.compactions(agent.session_id)] == ["idle"]
 
@@ -168,8 +180,8 @@ async def test_after_a_gap_past_the_ttl_the_request_sent_is_the_compacted_one(se
 
 async def test_a_gap_within_the_ttl_reads_the_cache_and_does_not_compact(session: Session) -> None:
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
-    session.clock.now += 4 * 60
+    turns = await session.fill(agent, FULL)
+    session.clock.now += 50 * 60
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
     assert session.started() == []
     last = session.server.accepted[-1]
@@ -186,23 +198,24 @@ async def test_under_the_share_an_idle_session_does_not_compact(session: Session
     assert session.server.accepted[-1].usage.cache_read_input_tokens == 0  # cold, and not worth compacting
 
 
-@pytest.mark.parametrize("model", [{"cache_ttl": "1h"}])
-async def test_the_hour_ttl_keeps_a_ten_minute_break_warm_and_compacts_after_an_hour(session: Session) -> None:
+@pytest.mark.parametrize("model", [{"cache_ttl": "5m"}])
+async def test_at_the_5m_ttl_a_summary_costs_more_than_the_cold_write_it_saves(session: Session) -> None:
+    """A cold prefix costs 1.25x; summarizing it costs 1x, plus the compacted request's write: so no."""
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
+    turns = await session.fill(agent, FULL)
     session.clock.now += 10 * 60
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
-    assert session.started() == []
-    assert session.server.accepted[-1].usage.cache_read_input_tokens > 0
-    session.clock.now += 61 * 60
-    assert (await agent.run_turn(f"turn {turns + 1}: {ASK}")).ok
-    assert session.started() == ["idle"]
+    assert session.started() == [] and idle_notices(session) == []
+    cold = session.server.accepted[-1]
+    assert cold.usage.cache_read_input_tokens == 0 and cold.usage.ephemeral_5m_input_tokens > 0
 
 
-@pytest.mark.parametrize(("model", "compression"), [({"prompt_caching": "off"}, {}), ({}, {"idle_compact": "off"})])
+@pytest.mark.parametrize(
+    ("model", "compression"), [({"prompt_caching": "off"}, {}), ({"cache_ttl": "1h"}, {"idle_compact": "off"})]
+)
 async def test_with_no_cache_or_idle_compact_off_a_long_gap_changes_nothing(session: Session) -> None:
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
+    turns = await session.fill(agent, FULL)
     session.clock.now += 8 * 3_600
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
     assert session.started() == []
@@ -210,7 +223,7 @@ async def test_with_no_cache_or_idle_compact_off_a_long_gap_changes_nothing(sess
 
 async def test_a_session_resumed_the_next_morning_compacts_before_its_first_request(session: Session) -> None:
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
+    turns = await session.fill(agent, FULL)
     sid = agent.session_id
     session.store.release(sid)
 
@@ -220,7 +233,7 @@ async def test_a_session_resumed_the_next_morning_compacts_before_its_first_requ
     assert (await resumed.run_turn(f"turn {turns}: good morning. {ASK}")).ok
 
     assert session.started() == ["idle"]
-    [notice] = [n.text for n in session.recorder.of(ev.Notice) if n.text.startswith("Idle for")]
+    [notice] = idle_notices(session)
     assert notice.startswith("Idle for 9 h,")
     first_turn = next(x for x in session.server.accepted[sent:] if is_turn(x.body))
     assert OPEN in str(first_turn.body["messages"])
@@ -231,13 +244,13 @@ async def test_headless_json_and_the_store_name_the_idle_trigger(session: Sessio
     agent = session.agent()
     out = io.StringIO()
     agent.subscribe(JsonPrinter(out, io.StringIO(), OutputChoice("stream-json", False)))
-    turns = await session.fill(agent, 0.75)
+    turns = await session.fill(agent, FULL)
     out.seek(0)
     out.truncate()
-    session.clock.now += 3_600
+    session.clock.now += 3 * 3_600
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
     system = [e for e in map(json.loads, out.getvalue().splitlines()) if e["type"] == "system"]
-    [notice] = [e for e in system if e["subtype"] == "notice" and e["message"].startswith("Idle for 1 h,")]
+    [notice] = [e for e in system if e["subtype"] == "notice" and e["message"].startswith("Idle for 3 h,")]
     [start] = [e for e in system if e["subtype"] == "compact_start"]
     [boundary] = [e for e in system if e["subtype"] == "compact_boundary"]
     assert system.index(notice) < system.index(start) < system.index(boundary)
@@ -247,33 +260,34 @@ async def test_headless_json_and_the_store_name_the_idle_trigger(session: Sessio
 
 async def test_the_refill_guard_holds_idle_compaction_back_too(session: Session) -> None:
     agent = session.agent()
-    turns = await session.fill(agent, 0.75)
-    session.clock.now += 600
+    turns = await session.fill(agent, FULL)
+    session.clock.now += 2 * 3_600
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
     assert session.started() == ["idle"]
     # The guard has stopped automatic compaction (three refills in a row, recorded on the checkpoint).
     agent.adopt_transcript(with_refill_record(agent.messages, REFILL_LIMIT))
-    while agent.request_tokens() < 0.75 * agent.deps.compressor.threshold_tokens:
+    while agent.request_tokens() < FULL * agent.deps.compressor.threshold_tokens:
         turns += 1
         session.clock.now += 60
         assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
-    session.clock.now += 600
+    session.clock.now += 2 * 3_600
     assert (await agent.run_turn(f"turn {turns + 1}: {ASK}")).ok
     assert session.started() == ["idle"]
     assert any(n.text.startswith("Automatic compaction is paused") for n in session.recorder.of(ev.Notice))
 
 
-@pytest.mark.parametrize("compression", [{"min_summary_tokens": 12_000}])
-async def test_a_window_too_small_for_a_summary_writes_the_checkpoint_from_facts(session: Session) -> None:
-    """The tiny-window path (a checkpoint too short for a model summary is built by code) holds for an
-    idle compaction too: no summary or memory-flush request goes out. The floor is raised here rather
-    than the window shrunk, so the session has room for the turns that fill it."""
+@pytest.mark.parametrize(("model", "compression"), [({"cache_ttl": "5m"}, {"min_summary_tokens": 12_000})])
+async def test_a_checkpoint_built_by_code_pays_even_at_the_5m_ttl(session: Session) -> None:
+    """The tiny-window path (a window that leaves the checkpoint too little for a model summary builds
+    it from recorded facts) holds for an idle compaction: no summary or memory-flush request goes out,
+    and with none to pay for, compacting a cold cache pays at either TTL. The floor is raised here
+    rather than the window shrunk, so the session has room for the turns that fill it."""
     agent = session.agent()
     turns = await session.fill(agent, 0.75)
     agent.measure_for(agent.deps.compressor)
     assert agent.deps.compressor.plan(agent.messages, force=True).small_window
     sent = len(session.server.accepted)
-    session.clock.now += 600
+    session.clock.now += 10 * 60
     assert (await agent.run_turn(f"turn {turns}: {ASK}")).ok
     assert session.started() == ["idle"]
     [finished] = session.recorder.of(ev.CompactionFinished)
