@@ -393,6 +393,24 @@ class SkillsConfig:
 
 
 @dataclass
+class DisplayConfig:
+    """How the chat app lays itself out."""
+
+    todo_pane: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "the todo pane above the input: auto shows it while the todo list has open items, on keeps it "
+            "shown, off hides it (Ctrl+T toggles it in any case)",
+            choices=("auto", "on", "off"),
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_and_normalize(self)
+
+
+@dataclass
 class Settings:
     """Everything configurable. Each field is a YAML section; its default factory is the section's class."""
 
@@ -419,6 +437,7 @@ class Settings:
     checkpoints: CheckpointsConfig = field(
         default_factory=CheckpointsConfig, metadata={"help": "file snapshots for /rewind, /undo and /diff"}
     )
+    display: DisplayConfig = field(default_factory=DisplayConfig, metadata={"help": "the chat app's layout"})
 
 
 @dataclass

@@ -42,6 +42,7 @@ class LineChat:
         self.store = store
         self.out, self.err = out, err
         self.model_cfg: ModelConfig = settings.model  # follows /model
+        self.listed_models: list[str] = []  # what the last `/model` numbered
         self.failed = False  # a turn or a command failed: the chat exits 1
         self.done = False  # /quit
 

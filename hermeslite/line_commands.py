@@ -27,6 +27,7 @@ from hermeslite.commands.registry import LINE, CommandRegistry, Handlers
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
     from hermeslite.agent.rewind import Preview
+    from hermeslite.config import Settings
 
 
 class LineSurface(Protocol):
@@ -34,6 +35,8 @@ class LineSurface(Protocol):
 
     agent: Agent
     commands: CommandRegistry
+    settings: Settings
+    listed_models: list[str]  # the names the last `/model` numbered, for `/model N`
 
     def show(self, text: str) -> None: ...  # stdout: what was asked for
 
@@ -312,19 +315,36 @@ async def _init(chat: LineSurface, args: str) -> None:
 
 @handlers.bind("model")
 async def _model(chat: LineSurface, args: str) -> None:
+    """No name: the model in use and a numbered list to pick from; `/model N` or a name switches."""
     agent = chat.agent
-    if args:
-        await chat.switch_model(args)
-    window = agent.pressure()
-    model = agent.model_name
     if not args:
-        chat.say(views.model_view(model, window.context_length, window.threshold))
+        await _list_models(chat)
         return
+    if args.isdigit():
+        if not 1 <= int(args) <= len(chat.listed_models):
+            chat.fail(f"No model {args} in the list: /model numbers the models, then /model N picks one.")
+            return
+        args = chat.listed_models[int(args) - 1]
+    await chat.switch_model(args)
+    window = agent.pressure()
     chat.say(
-        views.switched_view(model, window.context_length, window.threshold, agent.request_tokens() >= window.threshold)
+        views.switched_view(
+            agent.model_name, window.context_length, window.threshold, agent.request_tokens() >= window.threshold
+        )
     )
     for line in agent.startup_notes():
         chat.say(line)
+
+
+async def _list_models(chat: LineSurface) -> None:
+    from hermeslite.agent.model_list import model_choices, short_list
+    from hermeslite.commands.model_table import numbered_list
+
+    window = chat.agent.pressure()
+    chat.say(views.model_view(chat.agent.model_name, window.context_length, window.threshold))
+    choices = short_list(await model_choices(chat.agent, chat.settings.model))
+    chat.listed_models = [choice.name for choice in choices]
+    chat.show(numbered_list(choices))
 
 
 @handlers.bind("mcp")

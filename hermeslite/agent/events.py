@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
@@ -48,6 +48,7 @@ class ToolFinished:
     is_error: bool
     exit_code: int | None = None  # a command's exit code; None for tools that run no command
     diff: EditDiff | None = None  # what write_file or patch changed (refused: would have changed)
+    refused: bool = False  # a policy, the approval or a hook said no: the call did not run
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,25 @@ class ModeChanged:
     mode: str
 
 
+class TodoEntry(NamedTuple):
+    """One item of a `TodosChanged`: part of an event, not an event itself."""
+
+    content: str
+    status: str  # pending | in_progress | completed | cancelled
+
+
+@dataclass(frozen=True)
+class TodosChanged:
+    """The todo tool changed the list: a front end that keeps it on screen redraws it."""
+
+    items: tuple[TodoEntry, ...]
+
+    @property
+    def open(self) -> bool:
+        """Some item is still pending or in progress."""
+        return any(item.status in ("pending", "in_progress") for item in self.items)
+
+
 Event = (
     TextDelta
     | ReplyComplete
@@ -142,5 +162,6 @@ Event = (
     | TurnFinished
     | ApprovalRequested
     | ModeChanged
+    | TodosChanged
 )
 Subscriber = Callable[[Event], None]

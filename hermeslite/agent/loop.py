@@ -19,6 +19,7 @@ from hermeslite.context.handoff import has_handoff
 from hermeslite.context.plan import Preview
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
+from hermeslite.context.secret_calls import with_masked_calls
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.extensions.skills import Skills
@@ -278,7 +279,7 @@ class Agent:
         else:
             self.saver.record(CompactionRecord.from_result(result, trigger))
         self.compaction.report(done, self.request_tokens(), self.pressure())
-        if not result.aborted:
+        if done.messages is not None:  # a compaction that changed nothing has nothing to report after it
             await self.deps.hooks.post_compact(trigger, result.summary)
         return result
 
@@ -326,7 +327,7 @@ class Agent:
             message = completion.message
             calls = message.get("tool_calls") or []
             sent = self.size.reported(completion.usage.prompt_tokens)
-            self.append(message)
+            self.append(with_masked_calls(message))  # the tools run on `calls`, as the model made them
             turn.partial = ""
             self.emit(ev.ReplyComplete(content=message.get("content") or "", tool_calls=calls))
             self.deps.usage.record("turn", self.deps.llm.model, completion.usage, estimated=sent)
@@ -561,6 +562,10 @@ class Agent:
     def todo_text(self) -> str:
         """The todo list as the user reads it."""
         return self.deps.todos.render()
+
+    def todo_entries(self) -> tuple[ev.TodoEntry, ...]:
+        """The todo list as items, for a front end that keeps it on screen (a resumed session's too)."""
+        return tuple(ev.TodoEntry(item.content, item.status) for item in self.deps.todos.items)
 
     @property
     def memory(self) -> MemoryStore:

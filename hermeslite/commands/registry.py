@@ -149,7 +149,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "have the model survey the project and write AGENTS.md; if there is one, it proposes changes and asks first",
         waits=True,
     ),
-    CommandSpec("model", "[name]", "show the model, or switch to the one named", waits=True),
+    CommandSpec("model", "[name]", "pick a model from a list, or switch to the one named", waits=True),
     CommandSpec(
         "mode",
         "[default|accept-edits|plan]",

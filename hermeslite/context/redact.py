@@ -4,7 +4,8 @@ Compression sends old turns to a model (possibly another provider, with its own
 logs) and keeps what comes back as the permanent stand-in for those turns, so a
 key that a user pasted or a tool printed would outlive the turn that showed it.
 The summarizer's input and output, the anchors kept with a summary, and every
-tool result therefore go through `redact_secrets`.
+tool result therefore go through `redact_secrets`, and so do the arguments of
+every tool call the transcript keeps (secret_calls).
 
 Three kinds of rule find the secrets. Vendor formats (secret_formats) know a key
 by its own shape, wherever it stands. Field rules (secret_fields) know a value

@@ -2,10 +2,10 @@
 
 The messages are as the store holds them, every key kept, with one change:
 every string in them goes through the redaction the store's tool output went
-through before it was saved. The store masks what tools print and what the
-summarizer sees, but a key the user typed, or one the model put in a tool
-call's arguments, is stored as it came; an export is made to be shared, so it
-masks those too (masking is idempotent: what was masked stays as it was). A message a compaction removed or
+through before it was saved. The store masks what tools print, what the
+summarizer sees and the arguments of the model's tool calls, but a key the user
+typed is stored as it came, and so are calls saved before their arguments were
+masked; an export is made to be shared, so it masks those too (masking is idempotent: what was masked stays as it was). A message a compaction removed or
 pruned comes back as its archived original; a reference found neither in the
 transcript nor in the archive is counted in `missing`, never guessed.
 """
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import Message, reference_id
-from hermeslite.context.redact import redact_secrets
+from hermeslite.context.secret_calls import masked_strings
 from hermeslite.store.compactions import CompactionRecord
 from hermeslite.store.listing import SessionNotFound
 from hermeslite.store.sessions import SessionStore
@@ -75,17 +74,6 @@ class SessionView:
         return [e for e in self.entries if isinstance(e, MessageEntry)]
 
 
-def masked(value: Any) -> Any:
-    """`value` (a message, or any JSON value in one) with every string redacted."""
-    if isinstance(value, str):
-        return redact_secrets(value)
-    if isinstance(value, list):
-        return [masked(v) for v in value]
-    if isinstance(value, dict):
-        return {k: masked(v) for k, v in value.items()}
-    return value
-
-
 def message_ref(message: Message) -> str:
     """The id a message's original is archived under (the rule agent/checkpoints.py logs turns by)."""
     return str(message.get("_hl_ref") or reference_id(message))
@@ -113,13 +101,13 @@ def load_view(store: SessionStore, session_id: str) -> SessionView:
     for step in merge(snapshots, records):
         if isinstance(step, MarkStep):
             record = records[step.index]
-            entries.append(CompactionMark(step.index + 1, replace(record, summary=masked(record.summary))))
+            entries.append(CompactionMark(step.index + 1, replace(record, summary=masked_strings(record.summary))))
         elif step.ref in archived:
-            entries.append(MessageEntry(masked(archived[step.ref]), step.ref, ARCHIVE))
+            entries.append(MessageEntry(masked_strings(archived[step.ref]), step.ref, ARCHIVE))
         elif step.ref in live:
-            entries.append(MessageEntry(masked(live[step.ref]), step.ref, TRANSCRIPT))
+            entries.append(MessageEntry(masked_strings(live[step.ref]), step.ref, TRANSCRIPT))
         elif step.ref in merged_words:
-            entries.append(MessageEntry(masked(merged_words[step.ref]), step.ref, CHECKPOINT))
+            entries.append(MessageEntry(masked_strings(merged_words[step.ref]), step.ref, CHECKPOINT))
         else:
             missing += 1
     return SessionView(
@@ -131,7 +119,7 @@ def load_view(store: SessionStore, session_id: str) -> SessionView:
         created_at=info.created_at,
         updated_at=info.updated_at,
         parent_id=info.parent_id,
-        system=masked(system),
+        system=masked_strings(system),
         entries=entries,
         usage=store.usage(session_id),
         missing=missing,

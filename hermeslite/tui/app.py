@@ -56,6 +56,7 @@ from .widgets.pressure_meter import PressureMeter
 from .widgets.prompt_input import PromptInput
 from .widgets.queued import QueuedMessages
 from .widgets.slash_complete import SlashComplete
+from .widgets.todo_pane import TodoPane
 from .widgets.usage_badge import UsageBadge
 from .widgets.warning_bar import WarningBar
 
@@ -80,6 +81,7 @@ class HermesApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("ctrl+o", "toggle_card", "Expand", show=False),
+        Binding("ctrl+t", "toggle_todos", "Todos", show=False),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+c", "quit_twice", "Quit", priority=True),
     ]
@@ -132,6 +134,7 @@ class HermesApp(App[int]):
         self.warning_bar = WarningBar(id="warning")
         self.prompt = PromptInput(history.load(), id="prompt")
         self.queued = QueuedMessages(id="queued")
+        self.todo_pane = TodoPane(settings.display.todo_pane, id="todo-pane")
         self.meter = PressureMeter(id="meter")
         self.activity_line = ActivityLine(id="activity")
         self.mode_badge = ModeBadge(mode, id="mode")
@@ -145,6 +148,7 @@ class HermesApp(App[int]):
         yield self.chat
         yield self.new_below
         yield self.warning_bar
+        yield self.todo_pane
         yield self.prompt
         yield self.queued
         with Horizontal(id="status"):
@@ -247,6 +251,7 @@ class HermesApp(App[int]):
         self.show_pressure(agent.pressure())
         self.mode_badge.show(agent.mode)
         self.usage_badge.show(agent.session_usage())
+        self.todo_pane.show_items(agent.todo_entries())
 
     def refresh_header(self) -> None:
         agent = self.host.agent
@@ -457,6 +462,10 @@ class HermesApp(App[int]):
     def action_toggle_card(self) -> None:
         """Ctrl+O: expand or collapse the newest tool panel or compaction card."""
         self.chat.toggle_latest()
+
+    def action_toggle_todos(self) -> None:
+        """Ctrl+T: show or hide the todo pane, against what display.todo_pane decided."""
+        self.todo_pane.toggle()
 
     def take_cancel_note(self) -> str:
         note, self._cancel_note = self._cancel_note or "stopped the turn", ""

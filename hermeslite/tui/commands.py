@@ -357,9 +357,7 @@ async def _init(app: CommandSurface, args: str) -> None:
 @handlers.bind("model")
 async def _model(app: CommandSurface, args: str) -> None:
     if not args:
-        agent = await app.host.ready()
-        window = agent.pressure()
-        await app.chat.add_note(views.model_view(agent.model_name, window.context_length, window.threshold))
+        await _pick_model(app)
         return
     llm = await app.host.switch_model(args)
     agent = await app.host.ready()
@@ -374,6 +372,23 @@ async def _model(app: CommandSurface, args: str) -> None:
         await app.chat.add_note(line)
     if warning := app.host.window_warning():
         await app.show_notice(warning)
+
+
+async def _pick_model(app: CommandSurface) -> None:
+    """The picker over the models to switch to; the one picked goes through `/model NAME`'s checks."""
+    from hermeslite.agent.model_list import model_choices
+
+    from .screens.model_picker import ModelPicker
+
+    agent = await app.host.ready()
+    window = agent.pressure()
+    current = views.model_view(agent.model_name, window.context_length, window.threshold)
+
+    def chosen(name: str | None) -> None:
+        if name and name != agent.model_name:
+            app.call_later(app.turns.send, f"/model {name}")
+
+    app.push_screen(ModelPicker(lambda: model_choices(agent, app.host.settings.model), current), chosen)
 
 
 @handlers.bind("mcp")

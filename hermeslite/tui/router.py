@@ -38,6 +38,7 @@ class EventRouter:
             ev.TurnFinished: self._on_TurnFinished,
             ev.ApprovalRequested: self._on_ApprovalRequested,
             ev.ModeChanged: self._on_ModeChanged,
+            ev.TodosChanged: self._on_TodosChanged,
             Settled: self._on_Settled,
         }
 
@@ -109,6 +110,9 @@ class EventRouter:
 
     async def _on_ModeChanged(self, event: ev.ModeChanged) -> None:
         self.app.show_mode(event.mode)
+
+    async def _on_TodosChanged(self, event: ev.TodosChanged) -> None:
+        self.app.todo_pane.show_items(event.items)
 
     async def _on_Settled(self, event: Settled) -> None:
         await self.app.turns.send_queued()

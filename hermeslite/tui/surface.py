@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .widgets.header import HeaderBar
     from .widgets.mode_badge import ModeBadge
     from .widgets.queued import QueuedMessages
+    from .widgets.todo_pane import TodoPane
 
 
 class Notifier(Protocol):
@@ -74,6 +75,7 @@ class EventSurface(Notifier, Protocol):
     turns: TurnRunner
     mode_badge: ModeBadge
     queued: QueuedMessages
+    todo_pane: TodoPane
 
     def show_pressure(self, pressure: Any) -> None: ...
 

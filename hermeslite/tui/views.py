@@ -19,6 +19,7 @@ KEYS = (
     ("PageUp / PageDown", "scroll the conversation"),
     ("Ctrl+End", "jump to the newest message"),
     ("Ctrl+O", "expand or collapse the newest tool panel or compaction card"),
+    ("Ctrl+T", "show or hide the todo pane"),
     ("Shift+Tab", "next mode: default, accept-edits, plan (read-only)"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+C", "stop the running turn; twice: quit (the session is saved)"),

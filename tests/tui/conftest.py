@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import DisplayConfig, ModelConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.hooks.settings import HooksConfig
@@ -62,6 +62,7 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
         session_id: str | None = None,
         llm: Any = None,
         hooks: dict | None = None,
+        display: dict | None = None,
         **kwargs: Any,
     ) -> HermesApp:
         settings = make_settings(
@@ -72,6 +73,8 @@ def make_app(scripted_server: ScriptedServer, tmp_path: Path) -> Callable[..., H
             tools=tools,
             hooks=hooks,
         )
+        if display:
+            settings.display = DisplayConfig(**display)
         llm = llm or LiteLLMClient(settings.model, max_retries=3, retry_base_delay=0.01)
         workdir = cwd or tmp_path / "project"
         workdir.mkdir(parents=True, exist_ok=True)

@@ -159,8 +159,10 @@ async def test_model_shows_and_switches_the_model(make_app, scripted_server):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "/model")
-        assert app.chat.query(NoteLine).last().text.startswith("Model openai/test-model · window 100,000 tokens")
+        await send(pilot, "/model")  # the picker, which says what is in use above the list
+        current = str(app.screen.query_one("#picker-current").render())
+        assert current.startswith("Model openai/test-model · window 100,000 tokens")
+        await pilot.press("escape")
         await send(pilot, "/model openai/other-model")
         assert app.query_one(HeaderBar).model == "openai/other-model"
         assert app.host.agent.deps.compressor.context_length == 8192  # unknown model: the default window

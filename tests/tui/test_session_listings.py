@@ -124,9 +124,10 @@ def long_sessions(store: SessionStore, cwd: Path, api_base: str) -> list[str]:
 
 
 def picker_lines(app) -> list[str]:
-    """The lines drawn inside the picker's border, below its title."""
+    """The lines drawn inside the picker's border, below its title, its search box and the blank
+    line under that."""
     drawn = screen_text(app).splitlines()
-    below = drawn[next(i for i, line in enumerate(drawn) if "Resume a session" in line) + 1 :]
+    below = drawn[next(i for i, line in enumerate(drawn) if "Resume a session" in line) + 3 :]
     return [line.split("│")[1].rstrip() for line in below if line.count("│") >= 2]
 
 

@@ -1,4 +1,8 @@
-"""The /resume picker: recent sessions, newest first; Enter resumes, Escape closes."""
+"""The /resume picker: recent sessions, newest first, narrowed as the user types; Enter resumes
+the highlighted one, Escape closes.
+
+The search box keeps the focus the whole time: arrows move the list's highlight from it, so
+typing, choosing and opening never need a Tab."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermeslite.agent.session_list import SessionRow
@@ -68,21 +72,51 @@ def session_label(row: SessionRow, width: int | None = None) -> Content:
     return Content.assemble(f"{cells['mark']} ", title, f"\n{FACT_INDENT}", (facts, "dim"))
 
 
+def search_text(row: SessionRow) -> str:
+    """What a query is matched against: the title (the first user message's opening line), the
+    last-active date as listed, the model and the id, lower-cased."""
+    cells = session_cells(row)
+    return " ".join([row.title or "", cells["when"], row.model or "", row.id]).casefold()
+
+
+def matching(rows: Sequence[SessionRow], query: str) -> list[SessionRow]:
+    """The rows holding every word of `query`, in any order and any field, keeping their order:
+    `parser 11-27` finds the parser session of the 27th of November."""
+    words = query.casefold().split()
+    return [row for row in rows if all(word in search_text(row) for word in words)]
+
+
 class SessionList(OptionList):
-    """The options, relabelled to the list's width whenever it changes."""
+    """The options, relabelled to the list's width whenever it changes, and refilled with the
+    rows a query leaves."""
 
     def __init__(self, rows: Sequence[SessionRow]) -> None:
         super().__init__(*(Option(session_label(row), id=row.id) for row in rows), id="picker-list")
         self.rows = rows
+        self.label_width: int | None = None
 
     def on_resize(self, event: events.Resize) -> None:
-        width = self.scrollable_content_region.width - self.get_component_styles("option-list--option").padding.width
+        self.label_width = (
+            self.scrollable_content_region.width - self.get_component_styles("option-list--option").padding.width
+        )
         for index, row in enumerate(self.rows):
-            self.replace_option_prompt_at_index(index, session_label(row, width))
+            self.replace_option_prompt_at_index(index, session_label(row, self.label_width))
+
+    def show(self, rows: Sequence[SessionRow]) -> None:
+        """Only `rows`, the first highlighted."""
+        self.rows = rows
+        self.set_options(Option(session_label(row, self.label_width), id=row.id) for row in rows)
+        self.highlighted = 0 if rows else None
 
 
 class SessionPicker(ModalScreen[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("up", "move('cursor_up')", show=False),
+        Binding("down", "move('cursor_down')", show=False),
+        Binding("pageup", "move('page_up')", show=False),
+        Binding("pagedown", "move('page_down')", show=False),
+    ]
 
     def __init__(self, rows: Sequence[SessionRow]) -> None:
         super().__init__()
@@ -90,10 +124,31 @@ class SessionPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Static("Resume a session · Enter to open · Esc to close", id="picker-title")
-            if not self.rows:
-                yield Static(EMPTY, id="picker-empty")
+            yield Static("Resume a session · type to filter · Enter to open · Esc to close", id="picker-title")
+            yield Input(placeholder="title, first message, date or model", id="picker-search")
+            yield Static(EMPTY, id="picker-empty", classes="" if not self.rows else "-hidden")
             yield SessionList(self.rows)
+
+    def on_mount(self) -> None:
+        self.query_one(SessionList).highlighted = 0 if self.rows else None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        shown = matching(self.rows, event.value)
+        self.query_one(SessionList).show(shown)
+        empty = self.query_one("#picker-empty", Static)
+        empty.update(EMPTY if not self.rows else f"No session matches {event.value.strip()!r}.")
+        empty.set_class(bool(shown), "-hidden")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        options = self.query_one(SessionList)
+        if options.highlighted is not None:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    async def action_move(self, action: str) -> None:
+        """Move the list's highlight while the search box keeps the focus."""
+        await self.query_one(SessionList).run_action(action)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
