@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from hermeslite.context.plan import Preview
 from hermeslite.llm.caching import CachePlan
+from hermeslite.llm.errors import LLMError
 
 from .deps import AgentDeps
 
@@ -89,20 +90,30 @@ def compaction_pays(state: IdleState, after: int, *, summary_call: bool) -> bool
     return summary + premium * after < premium * state.tokens
 
 
-def idle_state(deps: AgentDeps, tokens: int, planned: Callable[[], Preview]) -> IdleState | None:
+async def idle_state(deps: AgentDeps, tokens: int, planned: Callable[[], Preview]) -> IdleState | None:
     """The state when an idle compaction is due and pays now, else None; `tokens` is the next request
-    as the meter counts it. The compaction is `planned` (no call, no change) only once the cheap
-    conditions hold: planning walks the transcript."""
+    as the meter counts it. What costs something is asked last: the cache plan (a first request's
+    client loads litellm, ~3 s, off the event loop here) and the plan of the compaction (it walks the
+    transcript)."""
     c = deps.compressor
+    idle = deps.usage.idle_seconds()
+    if not c.config.enabled or c.config.idle_compact != "auto" or idle is None or idle < min(TTL_SECONDS.values()):
+        return None
+    if not c.config.idle_share * c.threshold_tokens <= tokens < c.threshold_tokens or c.blocked_reason() is not None:
+        return None
+    try:
+        await deps.llm.prepare()
+    except LLMError:
+        return None  # the request that follows says what is wrong
     state = IdleState(
         c.config.idle_compact,
         deps.llm.cache_plan(),
-        deps.usage.idle_seconds(),
+        idle,
         tokens,
         c.threshold_tokens,
         c.config.idle_share,
     )
-    if not c.config.enabled or c.blocked_reason() is not None or not idle_compaction_due(state):
+    if not idle_compaction_due(state):
         return None
     planned_pass = planned()
     pays = compaction_pays(state, planned_pass.estimated_after, summary_call=planned_pass.summary_call)

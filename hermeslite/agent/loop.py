@@ -229,7 +229,7 @@ class Agent:
         the way to the threshold and the compaction costs less than the cold prefix (see agent/idle.py);
         the refill guard and a cooldown hold it back as they hold preflight. Returns what `_preflight`
         returns."""
-        state = idle_state(self.deps, self.request_tokens(), self._planned)
+        state = await idle_state(self.deps, self.request_tokens(), self._planned)
         if state is None or self._refill_check()[0]:
             return None
         self.emit(ev.Notice(idle_notice(state), "information"))
