@@ -3,7 +3,7 @@
 The engine in `hermeslite.context` rewrites a transcript; this module runs it
 with memory notes asked for in the summary request (or the memory flush),
 re-injects the todo list and rebuilds the system prompt with fresh memory. The
-agent decides when (preflight, reactive, manual), hands in what its next
+agent decides when (preflight, reactive, manual, idle), hands in what its next
 request carries, and adopts and saves what comes back, so the three triggers
 behave identically.
 """
