@@ -122,8 +122,8 @@ class CompressionConfig:
         metadata=spec(
             "choice",
             "auto compacts before a request when the session has been idle past the prompt cache's lifetime "
-            "(model.cache_ttl; Claude's marked cache only) and the context is over idle_share of the threshold; "
-            "off never does",
+            "(model.cache_ttl; Claude's marked cache only), the context is over idle_share of the threshold "
+            "and compacting costs less than sending the cold prefix again; off never does",
             choices=("auto", "off"),
         ),
     )
