@@ -167,7 +167,7 @@ class Outcome:
     compacting_turns: list[int]
     compactions: int
     exchanges: list[Exchange]
-    triggers: list[str] = field(default_factory=list)  # each compaction's, in order
+    triggers: list[str] = field(default_factory=list)  # of every compaction, in order
 
     def tokens(self, which: str, only=lambda x: True) -> int:
         field_name = {
@@ -269,7 +269,7 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
             if started:
                 compacting.append(turn)
                 compactions += len(started)
-                triggers += started
+                triggers.extend(started)
         store.close()
         return Outcome(turns, failed, compacting, compactions, list(server.exchanges), triggers)
 
