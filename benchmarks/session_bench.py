@@ -38,12 +38,21 @@ the context is at STEER_AT% of the threshold or more (--steer-at), `context(acti
 otherwise. Printed in a second table against ours: compactions (how many the
 model asked for), requests, summary requests and cost.
 
+Idle arm (`--arms idle`, or both with the default `--arms main,idle`): the
+"ours" session again, with an idle gap of six cache lifetimes (30 minutes at
+`model.cache_ttl: 5m`, 6 hours at `1h`; the server's cache expires) before
+every `--idle-every`-th turn (10), run once with `compression.idle_compact:
+auto` and once with `off`, at each TTL of `--idle-ttls` (5m,1h). Printed per
+window and TTL: compactions by trigger, cache writes and reads, output, the
+summaries' and flushes' cost and the total of each, and auto's cost against off's.
+
 Targets: >= 4 turns per compaction at 8k and never two in a row (this one
 depends on budgets that scale with the window, an engine change); cache-read
 share >= 85% at 32k and up; summary requests >= 90% read from the cache when
 they fit; cost <= 0.3x the baseline.
 
-Run: python benchmarks/session_bench.py [--turns 150] [--windows 8k,32k,200k,1m]
+Run: python benchmarks/session_bench.py [--turns 150] [--windows 8k,32k,200k,1m] [--arms main,idle]
+    [--idle-every 10] [--idle-ttls 5m,1h]
 """
 
 from __future__ import annotations
@@ -79,7 +88,8 @@ from tests.summary_requests import is_extension_summary, is_summary_request
 MODEL = "anthropic/claude-sonnet-4-5"
 KEY_ENV = "HERMESLITE_BENCH_ANTHROPIC_KEY"
 SECONDS_PER_REQUEST = 20.0
-PRICE = {"input": 3.00, "write": 3.75, "read": 0.30, "output": 15.00}  # USD per million tokens
+# USD per million tokens; a cache write costs 1.25x input for the 5-minute TTL, 2x for the hour TTL.
+PRICE = {"input": 3.00, "write": 3.75, "write_1h": 6.00, "read": 0.30, "output": 15.00}
 WINDOWS = {"8k": 8_192, "32k": 32_768, "200k": 200_000, "1m": 1_000_000}
 CHECKPOINT = "\n".join(f"## {name}\n- {name.lower()} as recorded by the benchmark model." for name, _ in SECTIONS)
 TOPICS = (
@@ -241,6 +251,8 @@ class Outcome:
 
     def cost(self, only=lambda x: True) -> float:
         billed = {k: self.tokens(k, only) for k in ("input", "write", "read")}
+        billed["write_1h"] = sum(x.usage.ephemeral_1h_input_tokens for x in self.exchanges if x.usage and only(x))
+        billed["write"] -= billed["write_1h"]
         billed["output"] = sum(x.output_tokens for x in self.exchanges if x.usage and only(x))
         return sum(PRICE[k] * v for k, v in billed.items()) / 1_000_000
 
@@ -261,12 +273,30 @@ class Outcome:
 OURS, SERIALIZED, BASELINE, STEERED = "ours", "serialized", "baseline", "context tool"  # the arms
 
 
-async def run_session(window: int, *, arm: str, turns: int, seed: int, steer_at: int = STEER_AT) -> Outcome:
+TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
+GAP_TTLS = 6  # an idle gap lasts six cache lifetimes: 30 minutes at the 5m TTL, 6 hours at 1h
+
+
+@dataclass(frozen=True)
+class Idle:
+    """Idle gaps in the session: GAP_TTLS cache lifetimes of simulated time before every `every`-th turn."""
+
+    every: int = 0  # 0: none
+    ttl: str = "5m"  # model.cache_ttl
+    compact: str = "auto"  # compression.idle_compact
+
+    def before(self, turn: int) -> float:
+        return GAP_TTLS * TTL_SECONDS[self.ttl] if self.every and turn % self.every == 0 else 0.0
+
+
+async def run_session(
+    window: int, *, arm: str, turns: int, seed: int, idle: Idle = Idle(), steer_at: int = STEER_AT
+) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="hermeslite-session-bench-") as tmp:
-        return await _session(Path(tmp), window, arm=arm, turns=turns, seed=seed, steer_at=steer_at)
+        return await _session(Path(tmp), window, arm=arm, turns=turns, seed=seed, idle=idle, steer_at=steer_at)
 
 
-async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int, steer_at: int) -> Outcome:
+async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int, idle: Idle, steer_at: int) -> Outcome:
     clock = Clock()
     script = Script(seed, folder, clock, steer=arm == STEERED, steer_at=steer_at)
     with FakeAnthropic(limit_tokens=window, clock=clock) as server:
@@ -277,6 +307,7 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
             api_key_env=KEY_ENV,
             context_window=window,
             prompt_caching="off" if arm == BASELINE else "auto",
+            cache_ttl=idle.ttl,
         )
         base = Settings()
         settings = replace(
@@ -285,13 +316,14 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
             compression=replace(
                 base.compression,
                 summary_model=None if arm in (OURS, STEERED) else MODEL,
+                idle_compact=idle.compact,
                 agent_tool=arm == STEERED,
             ),
             memory=replace(base.memory, dir=str(folder / "memory")),
         )
         store = SessionStore(folder / "sessions.db")
         agent = build_agent(
-            settings, cwd=folder, interactive=False, store=store, llm=LiteLLMClient(model, max_retries=0)
+            settings, cwd=folder, interactive=False, store=store, llm=LiteLLMClient(model, max_retries=0), clock=clock
         )
         started: list[str] = []
         agent.subscribe(
@@ -300,6 +332,7 @@ async def _session(folder: Path, window: int, *, arm: str, turns: int, seed: int
         compacting, failed, compactions, triggers = [], 0, 0, []
         for turn in range(1, turns + 1):
             started.clear()
+            clock.now += idle.before(turn)
             finished = await agent.run_turn(script.user(turn))
             failed += not finished.ok
             if started:
@@ -466,6 +499,39 @@ def _summary(x: Exchange) -> bool:
     return is_summary_request(x.body)
 
 
+def idle_row(label: str, o: Outcome) -> str:
+    counts = ", ".join(f"{o.triggers.count(t)} {t}" for t in sorted(set(o.triggers))) or "none"
+    return (
+        f"| {label} | {o.compactions} ({counts}) | {o.tokens('write'):,} | {o.tokens('read'):,} | "
+        f"{o.output:,} | ${o.cost(_summary):.2f} | ${o.cost(_is_flush):.2f} | ${o.cost():.2f} | {o.failed_turns} |"
+    )
+
+
+async def idle_arm(args: argparse.Namespace) -> None:
+    """The session with idle gaps, idle compaction on (auto) against off, at each cache TTL."""
+    print(
+        f"\nidle arm: before every {args.idle_every}th turn a gap of {GAP_TTLS} cache lifetimes "
+        "(30 min at model.cache_ttl 5m, 6 h at 1h; 1h cache writes priced at $6/M)\n"
+    )
+    print(
+        "| window, TTL, idle_compact | compactions (by trigger) | cache write | cache read | output | summaries | "
+        "flushes | cost | failed turns |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for ttl in args.idle_ttls.split(","):
+        for name in args.windows.split(","):
+            window = WINDOWS[name.lower()]
+            runs = {}
+            for setting in ("auto", "off"):
+                idle = Idle(args.idle_every, ttl, setting)
+                runs[setting] = await run_session(window, arm=OURS, turns=args.turns, seed=args.seed, idle=idle)
+                print(idle_row(f"{name} {ttl} {setting}", runs[setting]))
+            off = runs["off"].cost()
+            ratios.append(f"{name} {ttl} {runs['auto'].cost() / off:.3f}x" if off else f"{name} {ttl} -")
+    print("\ncost with idle gaps, idle_compact auto / off: " + ", ".join(ratios))
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=150)
@@ -475,9 +541,22 @@ async def main() -> None:
     parser.add_argument(
         "--no-context-tool", dest="context_tool", action="store_false", help="skip the context-tool arm"
     )
+    parser.add_argument("--arms", default="main,idle", help="main (the three arms), idle (auto against off), or both")
+    parser.add_argument("--idle-every", type=int, default=10)
+    parser.add_argument("--idle-ttls", default="5m,1h", help="model.cache_ttl values the idle arm runs at")
     args = parser.parse_args()
     os.environ[KEY_ENV] = "benchmark-key"
     print(f"session_bench at commit {commit()}, {args.turns} turns, seed {args.seed}\n")
+    started = time.perf_counter()
+    arms = args.arms.split(",")
+    if "main" in arms:
+        await main_arms(args)
+    if "idle" in arms:
+        await idle_arm(args)
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+async def main_arms(args: argparse.Namespace) -> None:
     print(
         "| window | turns | compactions | turns/compaction | longest compacting run | input uncached | "
         "cache write | cache read | read share | extended summaries read from cache (extended/all) | output | cost | "
@@ -485,7 +564,6 @@ async def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios, splits, floors, steered = [], [], [], []
-    started = time.perf_counter()
     for name in args.windows.split(","):
         window = WINDOWS[name.lower()]
         ours = await run_session(window, arm=OURS, turns=args.turns, seed=args.seed)
@@ -519,7 +597,6 @@ async def main() -> None:
         )
         print(STEER_HEADER)
         print("\n".join(steered))
-    print(f"({time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

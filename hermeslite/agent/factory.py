@@ -43,7 +43,7 @@ from .prompt import is_chat_only
 from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
-from .usage import UsageMeter
+from .usage import Clock, UsageMeter
 from .window import settle_window
 
 
@@ -122,6 +122,7 @@ def build_agent(
     store: SessionStore | None = None,
     mcp: McpServers | None = None,
     mode: str | None = None,
+    clock: Clock | None = None,
 ) -> Agent:
     """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
 
@@ -130,7 +131,8 @@ def build_agent(
     `mcp`: servers already started (by an earlier agent of the process, or a
     front end that starts them early); without it they are started here, first,
     so they start while the model's client loads. `mode`: the mode to start in (ModeError when it
-    cannot be had); None: the session's recorded mode, default for a new one.
+    cannot be had); None: the session's recorded mode, default for a new one. `clock`: the time usage
+    rows are stamped with and idle compaction measures by (tests and benchmarks let time pass).
     """
     store = store or open_store()
     servers = mcp or start_mcp(settings, cwd)
@@ -139,6 +141,8 @@ def build_agent(
             settings, cwd=cwd, interactive=interactive, session_id=session_id, llm=llm, store=store, mcp=servers
         )
         _start_mode(agent, store, mode)
+        if clock is not None:
+            agent.deps.usage.clock = clock
         return agent
     except BaseException:
         if mcp is None and servers is not None:  # started here for an agent that could not be built
