@@ -23,6 +23,7 @@ import re
 import shutil
 import struct
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,6 +98,9 @@ class ShadowGit:
         self.git_dir = git_dir
         self.work_tree = work_tree
         self.index = git_dir / "index"
+        self._lock = threading.RLock()  # makes `locked` re-entrant: a restore holds it across its snapshots
+        self._lock_fd: int | None = None
+        self._lock_depth = 0
         self.env = {
             **_clean_env(),
             "GIT_DIR": str(git_dir),
@@ -219,16 +223,26 @@ class ShadowGit:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """One process at a time on this repository (its index is shared by every session here)."""
-        if fcntl is None:  # pragma: no cover - Windows
-            yield
-            return
-        fd = os.open(self.git_dir.parent / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing drops the lock
+        """One process (and one thread) at a time on this repository: its index is shared by every session
+        here, and a prune's `gc` removes objects a restore's preview may be reading. Re-entrant, so a
+        restore can hold it across the snapshots it takes."""
+        with self._lock:
+            if self._lock_depth == 0 and fcntl is not None:
+                fd = os.open(self.git_dir.parent / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._lock_fd = fd
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+                if self._lock_depth == 0 and self._lock_fd is not None:
+                    os.close(self._lock_fd)  # closing drops the lock
+                    self._lock_fd = None
 
 
 def _first_line(data: bytes | None) -> str:

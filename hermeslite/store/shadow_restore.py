@@ -75,7 +75,15 @@ def plan_restore(
 ) -> RestorePlan:
     """What restoring `target` would change now; `only` limits it to those paths (an undo of one turn).
     `edited`: paths the caller knows were changed by hand since the target (between turns); those
-    changed since the session's last snapshot are found here."""
+    changed since the session's last snapshot are found here. Under the repository's lock: another
+    session's prune must not take the snapshot's objects away half way through."""
+    with repo.git.locked():
+        return _plan_restore(repo, session_id, target, only, edited)
+
+
+def _plan_restore(
+    repo: ShadowRepo, session_id: str, target: str, only: set[str] | None, edited: set[str] | frozenset[str]
+) -> RestorePlan:
     if not repo.exists(target):
         raise CheckpointError("that snapshot is no longer in the store (older than checkpoints.keep_days, or pruned)")
     current = repo.snapshot(None).commit
@@ -108,7 +116,15 @@ def plan_restore(
 
 
 def apply_restore(repo: ShadowRepo, session_id: str, plan: RestorePlan) -> Restored:
-    """Write the plan's changes (see the module docstring); TreeChanged if the files moved on since it."""
+    """Write the plan's changes (see the module docstring); TreeChanged if the files moved on since it.
+    Under the repository's lock, as the plan was made."""
+    with repo.git.locked():
+        return _apply_restore(repo, session_id, plan)
+
+
+def _apply_restore(repo: ShadowRepo, session_id: str, plan: RestorePlan) -> Restored:
+    if not repo.exists(plan.target):
+        raise CheckpointError("that snapshot is no longer in the store (older than checkpoints.keep_days, or pruned)")
     now = repo.snapshot(None).commit
     if repo.tree_of(now) != repo.tree_of(plan.current):
         raise TreeChanged("the files changed since the preview; nothing was restored, look again")

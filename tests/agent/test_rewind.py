@@ -341,7 +341,12 @@ async def test_a_later_sessions_first_snapshot_prunes_the_old_sessions_of_the_pr
     old, _ = build(project)
     await turn(old, scripted_server, "old work", ("write_file", {"path": "old.txt", "content": "old\n"}))
     assert (await rewind.preview_undo(old)).plan is not None
-    [stamp] = (home / "data" / "checkpoints").rglob("pruned")  # the first session pruned (nothing) today
+    # The first session prunes (nothing) today, in the background after its first snapshot: wait for its mark.
+    deadline = asyncio.get_running_loop().time() + patience(30)
+    while not (stamps := list((home / "data" / "checkpoints").rglob("pruned"))):
+        assert asyncio.get_running_loop().time() < deadline, "the first session never marked its prune"
+        await asyncio.sleep(0.05)
+    [stamp] = stamps
     os.utime(stamp, (stamp.stat().st_atime - 2 * 86_400,) * 2)  # as if two days had passed since
 
     new, _ = build(project, keep_days=0)

@@ -239,6 +239,48 @@ def test_old_sessions_are_pruned_by_age_then_by_size(project: Path):
     assert dropped == ["new", "today"] and [sid for sid, _ in repo.sessions()] == ["newer"]
 
 
+def test_a_preview_waits_for_another_sessions_prune_and_then_says_the_snapshot_is_gone(project: Path):
+    """Two sessions in one project: one's prune (`gc`) must not pull objects from under the other's
+    /rewind preview, which would fail on a bad object instead of saying the snapshot was pruned."""
+    import threading
+
+    first = shadow(project)
+    target = first.snapshot("old").commit
+    write(project / "notes.txt", "changed\n")
+    first.snapshot("old")
+    pruning = shadow(project)  # the other session: its own ShadowGit, the same store and lock file
+    write(project / "notes.txt", "changed again\n")
+    pruning.snapshot("new")  # the store's HEAD moves on: nothing but "old"'s ref reaches its snapshots
+    outcome: list[object] = []
+
+    def preview() -> None:
+        try:
+            outcome.append(plan_restore(first, "old", target))
+        except CheckpointError as exc:
+            outcome.append(exc)
+
+    with pruning.git.locked():
+        reader = threading.Thread(target=preview)
+        reader.start()
+        pruning.drop(["old"])
+    reader.join()
+    [result] = outcome
+    assert isinstance(result, CheckpointError) and "no longer in the store" in str(result)
+
+
+def test_the_lock_is_re_entrant_in_one_thread_and_exclusive_between_threads(project: Path):
+    import threading
+
+    repo = shadow(project)
+    inside = threading.Event()
+    with repo.git.locked(), repo.git.locked():  # a restore holds it across its own snapshots
+        probe = threading.Thread(target=lambda: (repo.snapshot("s1"), inside.set()))
+        probe.start()
+        assert not inside.wait(0.2)  # another thread waits while this one holds it
+    probe.join()
+    assert inside.is_set()
+
+
 def test_the_shadow_git_runs_no_hook_and_reads_no_user_config(project: Path, tmp_path: Path, monkeypatch):
     """A global config with a hooks path and a filter driver, as a user's ~/.gitconfig may have, is not read."""
     hooks = tmp_path / "hooks"
