@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hermeslite.config import ModelConfig
 from hermeslite.llm.select import DEFAULT_MODELS, resolve_model
+from hermeslite.llm.setup import load_litellm
 from hermeslite.store.errors import StoreError
 
 if TYPE_CHECKING:
@@ -58,9 +59,11 @@ async def model_choices(agent: Agent, configured: ModelConfig) -> list[ModelChoi
 def build_choices(
     configured: ModelConfig, current: str, recent: Iterable[str], environ: Mapping[str, str] | None = None
 ) -> list[ModelChoice]:
-    """Configured, current, recent, then the known models of the keyed providers; each name once."""
-    import litellm
+    """Configured, current, recent, then the known models of the keyed providers; each name once.
 
+    litellm comes through `load_litellm`, which keeps it on the table bundled in the wheel: imported
+    bare, it would fetch its price map from GitHub first (seconds of retries, and warnings, offline)."""
+    litellm = load_litellm()
     table: Mapping[str, Any] = litellm.model_cost
     configured_name = resolve_model(configured, environ).name or current
     named: list[tuple[str, Source]] = [(configured_name, "configured"), (current, "current")]
