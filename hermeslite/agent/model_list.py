@@ -19,7 +19,7 @@ import asyncio
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermeslite.config import ModelConfig
@@ -65,7 +65,8 @@ def build_choices(
     bare, it would fetch its price map from GitHub first (seconds of retries, and warnings, offline)."""
     litellm = load_litellm()
     table: Mapping[str, Any] = litellm.model_cost
-    configured_name = resolve_model(configured, environ).name or current
+    leads_to = resolve_model(configured, environ)
+    configured_name = leads_to.name or current
     named: list[tuple[str, Source]] = [(configured_name, "configured"), (current, "current")]
     named += [(name, "recent") for name in recent]
     named += [(name, "known") for name in known_models(litellm, environ)]
@@ -75,6 +76,9 @@ def build_choices(
         if name and name not in seen:
             seen.add(name)
             choices.append(_choice(table, name, source))
+    if choices and leads_to.context_window and choices[0].name == leads_to.name:
+        # the config's window belongs to the model it leads to, and is the one in use (llm/select.for_model)
+        choices[0] = replace(choices[0], context_window=int(leads_to.context_window))
     return choices
 
 
