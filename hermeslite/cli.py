@@ -3,7 +3,7 @@
 Every command is a function `(args, loaded) -> exit code` attached with
 `set_defaults(run=...)`, so `main` stays short: chatting (one prompt with -p,
 or an interactive chat) is the default command, `config`, `sessions`,
-`trust` and `mcp` (mcp_cli.py) are subcommands. Errors reach the user as one line on stderr, never a traceback;
+`trust` (config_cli.py) and `mcp` (mcp_cli.py) are subcommands. Errors reach the user as one line on stderr, never a traceback;
 an unexpected one (a bug) too, naming where the open session stands, with the
 traceback only under `--verbose`.
 When the reader of our output goes away (`hermeslite -p ... | head`), the
@@ -20,27 +20,20 @@ import sys
 import traceback
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import NoReturn
 
-from hermeslite import __version__, export_cli, mcp_cli
+from hermeslite import __version__, config_cli, export_cli, mcp_cli
 from hermeslite.config import (
     PROJECT_FILE,
     ConfigError,
     LoadedSettings,
     Settings,
-    default_config_paths,
-    display_path,
-    format_settings,
     load_settings,
-    project_guarded_values,
 )
-from hermeslite.config_file import read_file
 from hermeslite.context.fieldspec import is_web_url
 from hermeslite.display import neutralize
 from hermeslite.errors import EXIT_INTERRUPTED, Unexpected, UsageError, UserFacingError
 from hermeslite.prompt_input import read_prompt, stdin_is_piped
-from hermeslite.trust import Trust, TrustStore
 
 PROG = "hermeslite"
 EXIT_USAGE = 2
@@ -113,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     settings_commands: tuple[tuple[str, Command, str, str], ...] = (
         (
             "config",
-            _run_config,
+            config_cli.run_config,
             "show which config file is used and the effective settings",
             "Print where the settings come from and their effective values, as YAML.",
         ),
@@ -137,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         "A changed file needs trusting again.",
     )
     trust.add_argument("--revoke", action="store_true", help=f"stop trusting ./{PROJECT_FILE}")
-    trust.set_defaults(run=_run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
+    trust.set_defaults(run=config_cli.run_trust, uses_settings=False)  # it reads ./hermeslite.yaml itself
     mcp_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
     export_cli.add_parser(commands, partial(_add_config_option, default=argparse.SUPPRESS))
     setup = commands.add_parser(
@@ -307,95 +300,6 @@ def _complain(message: str) -> None:
     Neutralized: an error can quote a server's reply or a file's contents.
     """
     print(f"{PROG}: {neutralize(message)}", file=sys.stderr)
-
-
-def _run_config(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    """Print the source and the sandbox as comments, then the settings, so the output can be saved
-    as a config file; then where compaction starts for the model (`--model`'s, if given) and why."""
-    from hermeslite.tools.sandbox import status
-    from hermeslite.tools.workplace import risky_workplace
-
-    if loaded.source is None:
-        looked = " or ".join(str(path) for path in default_config_paths())
-        print(neutralize(f"# no config file found (looked for {looked}); using built-in defaults"))
-    else:
-        print(neutralize(f"# settings from {loaded.source}"))
-    if loaded.trust is not None:
-        print(f"# {_trust_state(loaded.trust, loaded.ignored)}")
-    if loaded.base is not None:
-        print(neutralize(f"# laid over {loaded.base}: the project's keys win; hooks from both run, yours first"))
-    tools = loaded.settings.tools
-    sandbox = status(tools.sandbox, tools.approval, tools.writable_paths, Path.cwd(), tools.network_allow)
-    print(neutralize(f"# sandbox: {sandbox}"))
-    if workplace := risky_workplace(Path.cwd(), Path.home()):
-        print(neutralize(f"# warning: {workplace}"))
-    _print_instruction_files(loaded.settings)
-    print(format_settings(loaded.settings), end="")
-    from hermeslite.agent.factory import configured_threshold
-    from hermeslite.resume import with_overrides
-
-    # `hermeslite --model NAME config`: the threshold that model would get under these settings.
-    model, threshold, guessed = configured_threshold(
-        with_overrides(loaded.settings, model=args.model, api_base=args.api_base)
-    )
-    print(f"# compaction for {model}: {threshold.describe()}")
-    if guessed:
-        print(neutralize(f"# {guessed}"))
-    return 0
-
-
-def _print_instruction_files(settings: Settings) -> None:
-    """The AGENTS.md files a session started here would read, as comments of `hermeslite config`."""
-    from hermeslite.agent.project_docs import config_lines
-    from hermeslite.paths import config_dir
-
-    wanted = settings.instructions
-    for line in config_lines(Path.cwd(), wanted.files, wanted.max_bytes, config_dir()):
-        print(neutralize(f"# {line}"))
-
-
-def _trust_state(trust: Trust, ignored: list[str]) -> str:
-    """The project file's trust, and what it costs: the one line `hermeslite config` adds for it."""
-    state = f"project file, {trust.value}"
-    if ignored:
-        return f"{state}: ignored {', '.join(ignored)}; `hermeslite trust` to use them"
-    if trust is Trust.TRUSTED:
-        return f"{state} (`hermeslite trust --revoke` to undo)"
-    return f"{state}: it sets nothing that needs trust"
-
-
-def _run_trust(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    """Trust (or forget) ./hermeslite.yaml as it is now, and say what that lets it set."""
-    path = Path.cwd() / PROJECT_FILE
-    shown = display_path(path)
-    store = TrustStore()
-    if args.revoke:
-        print(f"{shown} is no longer trusted" if store.revoke(path) else f"{shown} was not trusted")
-        return 0
-    if not path.is_file():
-        raise UserFacingError(f"there is no {PROJECT_FILE} in {Path.cwd()}: nothing to trust")
-    try:
-        data = read_file(path)
-        guarded = project_guarded_values(path, data)
-    except ConfigError as exc:
-        raise UserFacingError(str(exc)) from None
-    store.trust(path, data)
-    if guarded:
-        settings = ", ".join(f"{key}: {_guarded_value(key, value)}" for key, value in guarded.items())
-        print(neutralize(f"trusted {shown}; from now on it sets {settings}"))
-    else:
-        print(f"trusted {shown} (it sets nothing that needs trust yet)")
-    print("a changed file needs `hermeslite trust` again; `hermeslite trust --revoke` undoes this")
-    return 0
-
-
-def _guarded_value(key: str, value: object) -> object:
-    """A guarded key's value as `hermeslite trust` names it; for hooks, the commands they run."""
-    if key == "hooks" and isinstance(value, dict):
-        from hermeslite.tools.hooks.settings import HooksConfig, describe
-
-        return f"({describe(HooksConfig(**value))})"
-    return value
 
 
 def _run_chat(args: argparse.Namespace, loaded: LoadedSettings) -> int:

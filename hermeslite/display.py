@@ -21,7 +21,6 @@ __all__ = [
     "bar",
     "compaction_cost",
     "format_cost",
-    "format_token_count",
     "format_tokens",
     "key_argument",
     "neutralize",
@@ -117,7 +116,7 @@ def format_cost(usage: UsageTotals) -> str:
 
 
 def _cached_share(usage: UsageTotals) -> str:
-    return f"{round(100 * usage.cache_hit_rate)}% of {format_token_count(usage.prompt_tokens)} input tokens read from cache"
+    return f"{round(100 * usage.cache_hit_rate)}% of {format_tokens(usage.prompt_tokens)} input tokens read from cache"
 
 
 def compaction_cost(usage: UsageTotals) -> str:
@@ -134,14 +133,9 @@ def session_usage(usage: UsageTotals) -> str:
     output = usage.completion_tokens
     return (
         f"{usage.requests} request{plural} · {_cached_share(usage)} "
-        f"({format_token_count(usage.cache_write_tokens)} written to it) · "
-        f"{format_token_count(output)} output token{'' if output == 1 else 's'} · cost {format_cost(usage)}"
+        f"({format_tokens(usage.cache_write_tokens)} written to it) · "
+        f"{format_tokens(output)} output token{'' if output == 1 else 's'} · cost {format_cost(usage)}"
     )
-
-
-def format_token_count(tokens: int) -> str:
-    """Like the headless printer's counts (42.1k, 96k), but exact below 1k."""
-    return str(tokens) if tokens < 1_000 else format_tokens(tokens)
 
 
 def bar(ratio: float, width: int = 10) -> str:

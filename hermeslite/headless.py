@@ -16,7 +16,6 @@ from hermeslite.context.clip import clip_end
 from hermeslite.context.pressure import Pressure, PressureLevel
 from hermeslite.display import (
     compaction_cost,
-    format_token_count,
     format_tokens,
     key_argument,
     neutralize,
@@ -136,7 +135,7 @@ class HeadlessPrinter:
         the next request (a `--continue`) carries, counted as the TUI's meter counts it."""
         self._note(f"session: {session_usage(usage)}")
         self._note(
-            f"context: next request ~{format_token_count(pressure.tokens)} tokens, {pressure.percent}% of the way "
+            f"context: next request ~{format_tokens(pressure.tokens)} tokens, {pressure.percent}% of the way "
             f"to compaction at {format_tokens(pressure.threshold)}"
         )
 

@@ -28,9 +28,6 @@ from hermeslite.store.usage import UsageTotals
 if TYPE_CHECKING:
     from hermeslite.agent.loop import Agent
 
-# How a refused call's result starts (tools/approval.py, agent/hooks.py): nobody to approve it,
-# the deny policy or plan mode, a PreToolUse hook's block. tests/test_headless_json.py holds them to it.
-REFUSALS = ("error: denied (", "error: refused", "error: blocked by a PreToolUse hook", "error: the user denied")
 _C1 = re.compile("[\u0080-\u009f\u2028\u2029]")  # JSON allows them raw; a terminal may act on C1 codes
 
 
@@ -188,7 +185,7 @@ class JsonPrinter:
             result["diff"] |= {"created": diff.created, "note": diff.note}
         if self.streaming:
             self._emit({"type": "user", "message": {"role": "user", "content": [result]}})
-        if event.is_error and event.content.startswith(REFUSALS):
+        if event.refused:
             name, arguments = self._calls.get(event.call_id, (event.name, "{}"))
             denial = {"tool_name": name, "tool_use_id": event.call_id, "tool_input": _arguments(arguments)}
             self.record.denials.append(denial)

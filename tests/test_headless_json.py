@@ -96,7 +96,7 @@ def test_deltas_come_only_with_include_partial_and_rebuild_the_last_message():
 def test_a_refused_call_is_a_result_and_a_permission_denied_event_with_its_input():
     p, out, _ = printer()
     p(ev.ToolStarted("c1", "terminal", '{"command": "curl x"}'))
-    p(ev.ToolFinished("c1", "terminal", "error: denied (network): no one can approve it", is_error=True))
+    p(ev.ToolFinished("c1", "terminal", "error: denied (network): no one can approve it", is_error=True, refused=True))
     p(ev.ToolFinished("c2", "terminal", "error: exit 2", is_error=True, exit_code=2))
     user, denied, plain = lines(out)
     assert user["message"]["content"][0]["is_error"] is True
@@ -192,23 +192,10 @@ def test_a_dropped_session_is_not_named_in_the_result():
     assert lines(out)[0]["session_id"] is None
 
 
-@pytest.mark.parametrize(
-    "refusal",
-    [
-        "error: denied (will use the network): no one can approve this command in headless mode; to permit it, x",
-        "error: refused (rm -rf): the approval policy is deny (tools.approval: deny); do not retry it",
-        "error: blocked by a PreToolUse hook: not on main",
-        "error: the user denied this command (rm); do not retry it, ask the user how to proceed",
-    ],
-)
-def test_every_kind_of_refusal_is_a_permission_denial(refusal):
+def test_a_failure_that_reads_like_a_refusal_is_no_permission_denial():
+    # A command that printed "error: refused ..." and exited 1 failed; nothing refused it.
     p, out, _ = printer()
-    p(ev.ToolFinished("c1", "terminal", refusal, is_error=True))
-    assert lines(out)[-1]["subtype"] == "permission_denied"
-
-
-def test_plan_modes_refusal_is_one_too():
-    from hermeslite.headless_json import REFUSALS
-    from hermeslite.tools.approval import PLAN_REFUSAL
-
-    assert PLAN_REFUSAL.format(reason="x").startswith(REFUSALS)
+    p(ev.ToolFinished("c1", "terminal", "error: refused to merge\n[exit code: 1]", is_error=True, exit_code=1))
+    assert [line["type"] for line in lines(out)] == ["user"]
+    p.finish(0)
+    assert lines(out)[-1]["permission_denials"] == []

@@ -48,6 +48,7 @@ class ToolFinished:
     is_error: bool
     exit_code: int | None = None  # a command's exit code; None for tools that run no command
     diff: EditDiff | None = None  # what write_file or patch changed (refused: would have changed)
+    refused: bool = False  # a policy, the approval or a hook said no: the call did not run
 
 
 @dataclass(frozen=True)

@@ -273,10 +273,10 @@ async def _refusal(
     """What a call gets instead of running: a PreToolUse hook's block, or a no to a hook's question."""
     if blocks := [reply.block for reply in before if reply.block is not None]:
         reason = redact_secrets(_joined(blocks) or "no reason given")
-        return ToolResult(f"error: blocked by a PreToolUse hook: {reason}", is_error=True)
+        return ToolResult.refusal(f"error: blocked by a PreToolUse hook: {reason}")
     asked = next((reply.ask for reply in before if reply.ask is not None), None)
     if asked is not None and (refusal := await _confirm(ctx, name, tool_input, asked)):
-        return ToolResult(refusal, is_error=True)
+        return ToolResult.refusal(refusal)
     return None
 
 

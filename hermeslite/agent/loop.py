@@ -256,7 +256,7 @@ class Agent:
         else:
             self.saver.record(CompactionRecord.from_result(result, trigger))
         self.compaction.report(done, self.request_tokens(), self.pressure())
-        if not result.aborted:
+        if done.messages is not None:  # a compaction that changed nothing has nothing to report after it
             await self.deps.hooks.post_compact(trigger, result.summary)
         return result
 

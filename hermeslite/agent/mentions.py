@@ -95,7 +95,8 @@ def expand(text: str, root: Path, budget_tokens: int, protected: tuple[Path, ...
     for mention in mentioned(text):
         path, why = _resolve(mention, root, protected)
         if path is None:
-            result.skipped.append(f"@{mention}: {why}")
+            if why:  # no reason: a handle in prose (@alice), not a file the user meant
+                result.skipped.append(f"@{mention}: {why}")
             continue
         try:
             body = path.read_text(encoding="utf-8")
@@ -130,7 +131,8 @@ def _start(body: str, tokens: int, path: str, lines: int) -> str:
 
 
 def _resolve(mention: str, root: Path, protected: tuple[Path, ...]) -> tuple[Path | None, str]:
-    """The file a mention names, or None and why it is not attached."""
+    """The file a mention names, or None and why it is not attached ("" when the mention names no
+    file and does not look like a path: `@alice` in a sentence is a person, worth no note)."""
     candidate = Path(mention).expanduser()
     path = (candidate if candidate.is_absolute() else root / candidate).resolve()
     if not path.is_relative_to(root):
@@ -140,7 +142,7 @@ def _resolve(mention: str, root: Path, protected: tuple[Path, ...]) -> tuple[Pat
     if is_secret_name(path.name):
         return None, "may hold credentials"
     if not path.exists():
-        return None, "no such file"
+        return None, "no such file" if "/" in mention or "." in mention else ""
     if not path.is_file():
         return None, "not a file"
     return path, ""

@@ -64,7 +64,7 @@ class ToolRunner:
         # write is snapshotted around both (file checkpoints): what a hook's formatter changes is the call's.
         hooks, ctx = self.deps.hooks, self.deps.tool_ctx
         if name in (self.deps.mode.withheld(self.deps.registry) or ()):
-            return self._finish(call, ToolResult.error(withheld_reason(name)))
+            return self._finish(call, ToolResult.refusal(f"error: {withheld_reason(name)}"))
         writes = self.deps.registry.writes(name)
         if writes:
             await self.deps.checkpoints.before_write()
@@ -86,6 +86,7 @@ class ToolRunner:
                 is_error=result.is_error,
                 exit_code=result.exit_code,
                 diff=result.diff,
+                refused=result.refused,
             )
         )
         if tool_call_name(call) == "todo" and not result.is_error:

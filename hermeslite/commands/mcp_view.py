@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hermeslite.display import format_token_count, plural, short_path
+from hermeslite.display import format_tokens, plural, short_path
 
 MCP_NONE = (
     "No MCP servers are configured. Add one under mcp_servers: in the config file, or with "
@@ -23,7 +23,7 @@ def mcp_view(reports: Sequence, logs: str) -> str:
     offered = [r for r in reports if r.offered]
     lines = [
         f"MCP servers · {counts} · in the next request: "
-        f"{sum(len(r.tools) for r in offered)} tools, {format_token_count(sum(r.tokens for r in offered))} tokens",
+        f"{sum(len(r.tools) for r in offered)} tools, {format_tokens(sum(r.tokens for r in offered))} tokens",
     ]
     for report in reports:
         lines += ["", *_server_lines(report)]
@@ -41,12 +41,12 @@ def _server_lines(report) -> list[str]:
     head = f"{MCP_MARKS[state]} {status.name}  {state}  {status.transport}: {status.target}"
     if state == "ready":
         joins = "" if report.offered or not report.tools else " (offered from the next message)"
-        head += f"  · {plural(len(report.tools), 'tool')}, {format_token_count(report.tokens)} tokens{joins}"
+        head += f"  · {plural(len(report.tools), 'tool')}, {format_tokens(report.tokens)} tokens{joins}"
     lines = [head]
     if status.reason and state != "ready":
         lines.append(f"    {status.reason}")
     width = max((len(name) for name, _ in report.tools), default=0) + 2
-    lines += [f"    {name:<{width}}{format_token_count(tokens):>7} tokens" for name, tokens in report.tools]
+    lines += [f"    {name:<{width}}{format_tokens(tokens):>7} tokens" for name, tokens in report.tools]
     lines += [f"    prompt /{p.name} {p.args}".rstrip() for p in report.prompts]
     lines += [f"    skipped: {line}" for line in status.skipped]
     if status.last_error and status.last_error != status.reason:

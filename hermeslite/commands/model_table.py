@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hermeslite.agent.model_list import ModelChoice
-from hermeslite.display import format_token_count
+from hermeslite.display import format_tokens
 
 SOURCES = {"configured": "configured", "current": "in use", "recent": "recent", "known": ""}
 
 
 def window_cell(choice: ModelChoice) -> str:
-    return f"{format_token_count(choice.context_window)} window" if choice.context_window else "window unknown"
+    return f"{format_tokens(choice.context_window)} window" if choice.context_window else "window unknown"
 
 
 def price_cell(choice: ModelChoice) -> str:

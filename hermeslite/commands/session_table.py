@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hermeslite.agent.session_list import SessionRow
-from hermeslite.display import clip, format_token_count, neutralize
+from hermeslite.display import clip, format_tokens, neutralize
 
 EMPTY = "No saved sessions yet."
 CURRENT_MARK = "●"
@@ -40,7 +40,7 @@ def when(timestamp: float) -> str:
 
 
 def _context(row: SessionRow) -> str:
-    return "-" if row.context_tokens is None else format_token_count(row.context_tokens)
+    return "-" if row.context_tokens is None else format_tokens(row.context_tokens)
 
 
 def _origin(row: SessionRow) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hermeslite.agent.session_list import SessionRow
-from hermeslite.display import bar, format_cost, format_token_count, short_path
+from hermeslite.display import bar, format_cost, format_tokens, short_path
 from hermeslite.extensions.skills import Skills
 from hermeslite.store.usage import UsageTotals
 
@@ -54,7 +54,7 @@ def context_view(breakdown, usage: UsageTotals | None = None, mode: str | None =
     window, threshold = breakdown.context_length, breakdown.threshold
     pct = breakdown.percent_of_window
     lines = [
-        f"Window {format_token_count(window)} tokens · compaction at {format_token_count(threshold)} ({pct(threshold):.0f}% of the window)"
+        f"Window {format_tokens(window)} tokens · compaction at {format_tokens(threshold)} ({pct(threshold):.0f}% of the window)"
     ]
     if breakdown.window_source:
         lines.append(f"Window: {breakdown.window_source}")
@@ -66,16 +66,16 @@ def context_view(breakdown, usage: UsageTotals | None = None, mode: str | None =
     lines += ["", f"  {'part':<{label}}{'tokens':>8}{'% window':>10}"]
     for part in breakdown.parts:
         lines.append(
-            f"  {part.name:<{label}}{format_token_count(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
+            f"  {part.name:<{label}}{format_tokens(part.tokens):>8}{pct(part.tokens):>9.1f}%  "
             f"{bar(part.tokens / window if window else 0, BAR)}"
         )
     total = breakdown.total
     marked = threshold_bar(total / window if window else 0, threshold / window if window else 0)
     lines += [
         "  " + "─" * (label + 40),
-        f"  {'next request':<{label}}{format_token_count(total):>8}{pct(total):>9.1f}%  {marked}",
-        f"  {'threshold':<{label}}{format_token_count(threshold):>8}{pct(threshold):>9.1f}%  │ "
-        + (f"{format_token_count(threshold - total)} tokens left" if total < threshold else "compaction due now"),
+        f"  {'next request':<{label}}{format_tokens(total):>8}{pct(total):>9.1f}%  {marked}",
+        f"  {'threshold':<{label}}{format_tokens(threshold):>8}{pct(threshold):>9.1f}%  │ "
+        + (f"{format_tokens(threshold - total)} tokens left" if total < threshold else "compaction due now"),
         "",
         *counted_lines(breakdown.request),
     ]
@@ -99,12 +99,12 @@ def counted_lines(request) -> list[str]:
     calibration the estimates (the parts above too) are scaled by."""
     if request.reported is None:
         why = "no provider report yet" if not request.calibration.samples else "rewritten since last report"
-        lines = [f"  {'counted':<15}{format_token_count(request.total):>8}  all estimated ({why})"]
+        lines = [f"  {'counted':<15}{format_tokens(request.total):>8}  all estimated ({why})"]
     else:
         sign = "+" if request.estimated >= 0 else "−"
         lines = [
-            f"  {'counted':<15}{format_token_count(request.reported):>8}  reported by the provider (last request)",
-            f"  {'':<15}{sign + format_token_count(abs(request.estimated)):>8}  estimated for what changed since",
+            f"  {'counted':<15}{format_tokens(request.reported):>8}  reported by the provider (last request)",
+            f"  {'':<15}{sign + format_tokens(abs(request.estimated)):>8}  estimated for what changed since",
         ]
     return [*lines, f"  {'estimates':<15}{'':>8}  {request.calibration.describe()}"]
 
@@ -114,10 +114,10 @@ def usage_lines(usage: UsageTotals) -> list[str]:
     plural = "s" if usage.requests != 1 else ""
     return [
         f"Session usage · {usage.requests} model request{plural} · cost {format_cost(usage)} (litellm's prices)",
-        f"  {'input':<15}{format_token_count(usage.prompt_tokens):>8}  read from cache {format_token_count(usage.cache_read_tokens)} "
+        f"  {'input':<15}{format_tokens(usage.prompt_tokens):>8}  read from cache {format_tokens(usage.cache_read_tokens)} "
         f"({round(100 * usage.cache_hit_rate)}%)",
-        f"  {'':<15}{'':>8}  written to cache {format_token_count(usage.cache_write_tokens)}, uncached {format_token_count(usage.uncached_tokens)}",
-        f"  {'output':<15}{format_token_count(usage.completion_tokens):>8}",
+        f"  {'':<15}{'':>8}  written to cache {format_tokens(usage.cache_write_tokens)}, uncached {format_tokens(usage.uncached_tokens)}",
+        f"  {'output':<15}{format_tokens(usage.completion_tokens):>8}",
     ]
 
 

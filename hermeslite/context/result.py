@@ -97,11 +97,16 @@ class CompressionResult:
 
 
 def format_tokens(tokens: int) -> str:
-    """640 below 1k tokens, 4.2k below 10k, 96k above: precise where it matters, short everywhere
-    (a small span once read `~0.0k tokens`)."""
+    """640 below 1k tokens, 4.2k below 10k, 96k below a million, then 1M or 1.5M: precise where it
+    matters, short everywhere (a small span once read `~0.0k tokens`, a 1M window `1000k`)."""
     if tokens < 1_000:
         return str(tokens)
-    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+    if tokens < 10_000:
+        return f"{tokens / 1000:.1f}k"
+    if tokens < 999_500:
+        return f"{round(tokens / 1000)}k"
+    millions = tokens / 1_000_000
+    return f"{millions:.1f}".removesuffix(".0") + "M" if millions < 10 else f"{round(millions)}M"
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

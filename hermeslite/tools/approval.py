@@ -257,7 +257,7 @@ async def check_edit(ctx: ToolContext, tool: str, diff: EditDiff) -> str | None:
 async def path_refusal(ctx: ToolContext, tool: str, path: Path, *, write: bool) -> ToolResult | None:
     """`check_path` for a file tool: None when it may go ahead, else the error result it returns."""
     refusal = await check_path(ctx, tool, path, write=write)
-    return ToolResult(refusal, is_error=True) if refusal else None
+    return ToolResult.refusal(refusal) if refusal else None
 
 
 async def _ask_or_refuse(

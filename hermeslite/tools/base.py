@@ -89,11 +89,19 @@ class ToolResult:
     # results (an MCP tool's screenshot); the text names each, for a model that does not.
     images: tuple[dict[str, Any], ...] = ()
     diff: EditDiff | None = None  # what a file edit changed (or, refused, would have changed): for the user
+    # Not run because a policy, the approval or a hook said no (not because it failed): what scripts
+    # count as permission denials. Declared by the refusing code, never read back from the text.
+    refused: bool = False
 
     @classmethod
     def error(cls, text: str) -> ToolResult:
         """A failure the model reads and can recover from, marked the one way every tool marks it."""
         return cls(f"error: {text}", is_error=True)
+
+    @classmethod
+    def refusal(cls, text: str, diff: EditDiff | None = None) -> ToolResult:
+        """The call was not run: `text` (already an `error: ...` line) says who refused it and why."""
+        return cls(text, is_error=True, diff=diff, refused=True)
 
 
 class Tool(Protocol):

@@ -95,8 +95,8 @@ def write_refusal(ctx: ToolContext, path: Path) -> ToolResult | None:
     root = next((root for root in protected_paths() if path.is_relative_to(root)), None)
     if root is None:
         return None
-    return ToolResult.error(
-        f"refused: {shown(ctx, path)} is inside {root}, which holds hermeslite's own settings, data, trust "
+    return ToolResult.refusal(
+        f"error: refused: {shown(ctx, path)} is inside {root}, which holds hermeslite's own settings, data, trust "
         "list or code; no tool may write there, and neither approval nor tools.writable_paths can allow it"
     )
 
@@ -191,7 +191,7 @@ class WriteFileTool:
         diff = await asyncio.to_thread(_diff_over, path, name, data)
         refusal = await check_edit(ctx, self.name, diff)
         if refusal:
-            return ToolResult(refusal, is_error=True, diff=diff)
+            return ToolResult.refusal(refusal, diff)
         try:
             with parent_of(path, name, create=True) as parent:
                 replace(parent, data)
@@ -270,7 +270,7 @@ class PatchTool:
         diff = await asyncio.to_thread(edit_diff, name, before.encode("utf-8"), after.encode("utf-8"))
         refusal = await check_edit(ctx, self.name, diff)
         if refusal:
-            return ToolResult(refusal, is_error=True, diff=diff)
+            return ToolResult.refusal(refusal, diff)
         if ctx.edits == "ask" and _read_text(parent) != before:
             return ToolResult.error(
                 f"{name} changed while the edit waited for approval; read it again and redo the edit"

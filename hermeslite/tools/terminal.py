@@ -71,7 +71,7 @@ class TerminalTool:
         env = tool_environment(os.environ, hidden=ctx.hidden_env, passed=ctx.pass_env)
         decision = await check_approval(command, ctx, env)
         if decision.refusal:
-            return ToolResult(decision.refusal, is_error=True)
+            return ToolResult.refusal(decision.refusal)
         sandbox = ctx.sandbox if decision.sandboxed else None
         if ctx.planning and ctx.sandbox is not None and ctx.scratch is not None:  # (narrowed for mypy)
             sandbox = ctx.sandbox.planning(ctx.scratch)  # plan mode: nothing writable but the scratch dir

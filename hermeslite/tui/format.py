@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from hermeslite.context.exit_codes import without_exit_line
-from hermeslite.display import bar, format_token_count
+from hermeslite.display import bar, format_tokens
 
 PREVIEW_LINES = 20
 PREVIEW_CHARS = 2_000
@@ -24,8 +24,8 @@ def pressure_line(tokens: int, threshold: int, window: int, width: int = 10) -> 
     """The status bar text: tokens against the compaction threshold, then the raw window."""
     ratio = tokens / threshold if threshold > 0 else 1.0
     return (
-        f"{format_token_count(tokens)} / {format_token_count(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
-        f" · window {format_token_count(window)}"
+        f"{format_tokens(tokens)} / {format_tokens(threshold)} tokens · {int(ratio * 100)}% · {bar(ratio, width)}"
+        f" · window {format_tokens(window)}"
     )
 
 
@@ -33,7 +33,7 @@ def warning_text(tokens: int, threshold: int, paused: bool = False) -> str:
     """The warning bar's sentence, with the command that fixes it; when the refill guard has paused
     automatic compaction, what to do instead."""
     percent = int(100 * tokens / threshold) if threshold > 0 else 100
-    sizes = f"({format_token_count(tokens)} / {format_token_count(threshold)} tokens)"
+    sizes = f"({format_tokens(tokens)} / {format_tokens(threshold)} tokens)"
     if paused:
         return (
             f"Context {percent}% of the way to compaction {sizes}, automatic compaction paused (it refilled "

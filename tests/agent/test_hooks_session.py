@@ -152,6 +152,17 @@ async def test_an_auto_compaction_runs_pre_compact_with_auto_and_post_compact_ge
     assert "## Active Task" in compacted["compact_summary"]
 
 
+async def test_a_compress_that_changes_nothing_fires_no_post_compact(make_agent, scripted_server, tmp_path):
+    folder = tmp_path / "hooks"
+    after = recording(folder, "after")
+    agent, _ = make_agent(hooks=on("PostCompact", after))
+    scripted_server.enqueue(Reply.text("hello"))
+    assert (await agent.run_turn("hi")).ok
+    result = await agent.compress_now()
+    assert not result.changed
+    assert inputs(folder, "after") == []
+
+
 async def test_a_stop_hook_sends_the_model_back_once_then_lets_it_stop(make_agent, scripted_server, tmp_path):
     folder = tmp_path / "hooks"
     seen = recording(

@@ -66,7 +66,7 @@ async def test_a_json_decision_blocks_as_exit_2_does(make_agent, scripted_server
     assert not (tmp_path / "made.txt").exists()
     assert tool_results(scripted_server) == ["error: blocked by a PreToolUse hook: touch is off limits"]
     [finished] = rec.of(ev.ToolFinished)
-    assert finished.is_error and "touch is off limits" in finished.content
+    assert finished.is_error and finished.refused and "touch is off limits" in finished.content
 
 
 async def test_a_glob_matcher_picks_its_tools_only(make_agent, scripted_server, tmp_path):

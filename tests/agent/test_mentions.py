@@ -46,6 +46,14 @@ def test_a_missing_file_leaves_the_text_as_typed_and_says_so(tmp_path):
     assert result.note() == "not attached: @src/nope.py: no such file"
 
 
+def test_a_handle_in_prose_is_no_file_and_gets_no_note_but_a_missing_name_with_a_dot_does(tmp_path):
+    root = project(tmp_path)
+    (root / "Makefile").write_text("all:\n", encoding="utf-8")
+    quiet = expand("ask @alice whether @Makefile is right", root, 10_000)
+    assert [a.path for a in quiet.attached] == ["Makefile"] and quiet.skipped == []
+    assert expand("see @notes.md", root, 10_000).note() == "not attached: @notes.md: no such file"
+
+
 def test_a_file_past_the_budget_is_attached_as_its_start_with_a_pointer_to_the_rest(tmp_path):
     root = project(tmp_path)
     (root / "big.txt").write_text("".join(f"line {n} of the big file\n" for n in range(1, 5001)), encoding="utf-8")

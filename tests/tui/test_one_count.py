@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hermeslite.tui.format import format_token_count
+from hermeslite.tui.format import format_tokens
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.pressure_meter import PressureMeter
 from hermeslite.tui.widgets.warning_bar import WarningBar
@@ -54,13 +54,13 @@ async def test_meter_warning_bar_context_and_card_agree(make_app, scripted_serve
                 break
         assert bar.is_shown and not app.chat.query(CompactionCard)
         shown, percent = meter_reading(app)
-        assert shown == format_token_count(app.host.agent.request_tokens())
+        assert shown == format_tokens(app.host.agent.request_tokens())
         assert f"Context {percent}% of the way to compaction ({shown} / " in str(bar.content)
         text = await context_text(pilot)
         assert re.search(rf"next request +{re.escape(shown)} ", text), text
         last = scripted_server.requests[-1]
         assert re.search(
-            rf"counted +{re.escape(format_token_count(round(estimate_prompt_tokens(last) * 0.75)))}  reported by the "
+            rf"counted +{re.escape(format_tokens(round(estimate_prompt_tokens(last) * 0.75)))}  reported by the "
             r"provider",
             text,
         ), text
@@ -90,6 +90,6 @@ async def test_the_meter_moves_as_soon_as_a_long_message_is_sent(make_app, scrip
         await until(pilot, lambda: meter_reading(app)[0] != shown_before, timeout=4.0)
         assert app.host.agent.messages[-1]["role"] == "user"  # the reply has not arrived
         assert app.host.agent.request_tokens() - before >= len(PASTE) // 4
-        assert meter_reading(app)[0] == format_token_count(app.host.agent.request_tokens())
+        assert meter_reading(app)[0] == format_tokens(app.host.agent.request_tokens())
         await until(pilot, lambda: app.host.agent.messages[-1].get("content") == "read it", timeout=10)
         await settle(pilot)

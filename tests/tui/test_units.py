@@ -15,7 +15,7 @@ from hermeslite.commands.registry import TUI, CommandRegistry, UnknownCommand, i
 from hermeslite.context.calibration import Calibration
 from hermeslite.context.pressure import measure_pressure
 from hermeslite.context.result import CompressionResult
-from hermeslite.display import bar, format_token_count, key_argument, plural, short_path
+from hermeslite.display import bar, format_tokens, key_argument, plural, short_path
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tui import commands
 from hermeslite.tui.feed import MAX_SLICE, EventFeed
@@ -29,7 +29,7 @@ from hermeslite.tui.widgets.slash_complete import matches, search_string
 
 
 def test_token_counts_read_like_the_headless_printer():
-    assert [format_token_count(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == [
+    assert [format_tokens(n) for n in (0, 999, 1_000, 42_100, 96_400, 200_000)] == [
         "0",
         "999",
         "1.0k",
@@ -37,7 +37,16 @@ def test_token_counts_read_like_the_headless_printer():
         "96k",
         "200k",
     ]
-    assert format_token_count(4_210) == "4.2k"
+    assert format_tokens(4_210) == "4.2k"
+    # A million-token window reads as one, not as 1000k.
+    assert [format_tokens(n) for n in (999_400, 999_600, 1_000_000, 1_048_576, 1_500_000, 2_000_000)] == [
+        "999k",
+        "1M",
+        "1M",
+        "1M",
+        "1.5M",
+        "2M",
+    ]
 
 
 def test_pressure_line_and_warning_wording():

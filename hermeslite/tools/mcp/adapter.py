@@ -55,7 +55,7 @@ class McpTool:
         if not self.approved:
             refusal = await check_outside_call(ctx, self._request(args), self._hint())
             if refusal:
-                return ToolResult(refusal, is_error=True)
+                return ToolResult.refusal(refusal)
         try:
             outcome = await self._servers.call_tool(self.server, self.tool, args)
         except Unavailable as exc:

@@ -19,6 +19,9 @@ DROPPED = ("script", "style", "noscript", "template", "svg", "canvas", "iframe",
 OUTER_PARTS = ("header", "footer")  # dropped unless inside the content (an article's own header)
 HIDDEN = ("[hidden]", "[aria-hidden=true]", "[role=navigation]", "[role=banner]", "[role=contentinfo]")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+# `<meta charset="...">` or `<meta http-equiv="Content-Type" content="text/html; charset=...">`.
+_META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
+META_PRESCAN = 1024  # bytes: where the HTML standard looks for a page's <meta> charset
 
 
 class NotText(Exception):
@@ -42,6 +45,8 @@ def media_type(content_type: str) -> tuple[str, str | None]:
 def convert(body: bytes, content_type: str) -> Converted:
     """`body` as text by its declared type (sniffed when none is declared); `NotText` for a binary."""
     kind, charset = media_type(content_type)
+    if charset is None and (kind in HTML_TYPES or not kind):
+        charset = _meta_charset(body)
     if b"\x00" in body[:4096] or not (kind in HTML_TYPES or _is_text_type(kind) or not kind):
         raise NotText(f"not a text page ({kind or 'binary content'}, {len(body):,} bytes); web_fetch reads text only")
     text = body.decode(charset or "utf-8", "replace") if _known_codec(charset) else body.decode("utf-8", "replace")
@@ -54,6 +59,13 @@ def convert(body: bytes, content_type: str) -> Converted:
 
 def _is_text_type(kind: str) -> bool:
     return kind.startswith("text/") or kind in TEXT_TYPES or kind.endswith(("+json", "+xml"))
+
+
+def _meta_charset(body: bytes) -> str | None:
+    """The charset an HTML page declares in its head when the server's header names none (older pages
+    in windows-1252 or Shift_JIS do; read as UTF-8 their accents come out as replacement marks)."""
+    found = _META_CHARSET.search(body[:META_PRESCAN])
+    return found.group(1).decode("ascii") if found else None
 
 
 def _known_codec(charset: str | None) -> bool:

@@ -56,9 +56,10 @@ class WebFetchTool:
         try:
             page = await fetch(url, self.settings, check_host)
             converted = convert(page.body, page.content_type)
-        except (Refused, FetchFailed, NotText) as exc:
-            text = str(exc)
-            return ToolResult(text if text.startswith("error: ") else f"error: {text}", is_error=True)
+        except Refused as exc:  # a scheme, an address or the approval said no
+            return ToolResult.refusal(_error_line(str(exc)))
+        except (FetchFailed, NotText) as exc:
+            return ToolResult(_error_line(str(exc)), is_error=True)
         return await self._result(page, converted, hint if isinstance(hint, str) else None, ctx)
 
     async def _check_host(self, host: str, url: str, ctx: ToolContext) -> str | None:
@@ -100,3 +101,7 @@ def listed(host: str, domains: list[str]) -> bool:
         if name == "*" or name == host or (name.startswith("*.") and host.endswith(name[1:])):
             return True
     return False
+
+
+def _error_line(text: str) -> str:
+    return text if text.startswith("error: ") else f"error: {text}"

@@ -20,7 +20,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from hermeslite.context.result import CompressionResult
-from hermeslite.display import compaction_cost, format_token_count, neutralize, plural
+from hermeslite.display import compaction_cost, format_tokens, neutralize, plural
 from hermeslite.store.usage import UsageTotals
 
 from ..format import checkpoint_markdown
@@ -31,7 +31,7 @@ MARKS = {"done": "⟳", "noop": "⟳", "fallback": "⚠", "aborted": "✗"}
 
 def started_text(messages: int, tokens: int, focus: str | None) -> str:
     focus_part = f", focus: {focus}" if focus else ""
-    return f"Compressing {plural(messages, 'message')} (~{format_token_count(tokens)} tokens){focus_part}..."
+    return f"Compressing {plural(messages, 'message')} (~{format_tokens(tokens)} tokens){focus_part}..."
 
 
 def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: int) -> tuple[str, list[str]]:
@@ -42,13 +42,13 @@ def outcome_lines(result: CompressionResult, tokens_before: int, tokens_after: i
     """
     before_after = (
         f"{result.messages_before} → {plural(result.messages_after, 'message')} · "
-        f"~{format_token_count(tokens_before)} → ~{format_token_count(tokens_after)} tokens"
+        f"~{format_tokens(tokens_before)} → ~{format_tokens(tokens_after)} tokens"
     )
     if result.aborted:
         return "aborted", [f"Aborted, nothing removed: {result.error or 'the summary failed'}"]
     if not result.changed:
         return "noop", [
-            f"No change: {plural(result.messages_before, 'message')}, ~{format_token_count(tokens_before)} tokens"
+            f"No change: {plural(result.messages_before, 'message')}, ~{format_tokens(tokens_before)} tokens"
             " (nothing worth removing)"
         ]
     ratio = (tokens_before - tokens_after) / tokens_before if tokens_before else 0.0

@@ -66,3 +66,21 @@ def test_text_types_pass_and_html_is_converted(body, content_type, kind):
 def test_binaries_are_refused(body, content_type):
     with pytest.raises(NotText, match="web_fetch reads text only"):
         convert(body, content_type)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b'<meta charset="windows-1252">',
+        b"<meta http-equiv='Content-Type' content='text/html; charset=ISO-8859-1'>",
+    ],
+)
+def test_a_page_that_declares_its_charset_only_in_a_meta_is_read_in_it(head):
+    body = b"<html><head>" + head + b"<title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e</p></body></html>"
+    converted = convert(body, "text/html")
+    assert "Crème brûlée" in converted.text and converted.title == "Café"
+
+
+def test_the_servers_charset_wins_over_the_pages_meta():
+    body = "<html><head><meta charset='windows-1252'></head><body><p>naïve</p></body></html>".encode()
+    assert "naïve" in convert(body, "text/html; charset=utf-8").text
