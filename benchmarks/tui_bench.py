@@ -271,7 +271,7 @@ class FastLLM(LLMClient):
         text = "".join(self.tokens)
         yield Completed(Completion({"role": "assistant", "content": text}, Usage(prompt_tokens=100)))
 
-    async def complete(self, messages, tools=None, *, model=None, timeout=None):
+    async def complete(self, messages, tools=None, *, model=None, timeout=None, cache=True):
         from hermeslite.llm.types import Completion
 
         return Completion({"role": "assistant", "content": "ok"})

@@ -44,7 +44,7 @@ class InstantModel(LLMClient):
         yield StreamedText("ok")
         yield Completed(Completion({"role": "assistant", "content": "ok"}, Usage(prompt_tokens=None)))
 
-    async def complete(self, messages, tools=None, *, model=None, timeout=None):
+    async def complete(self, messages, tools=None, *, model=None, timeout=None, cache=True):
         return Completion({"role": "assistant", "content": "ok"})
 
     def context_window(self) -> int:

@@ -1,9 +1,9 @@
-"""How the agent compacts, whatever the trigger (preflight, reactive or manual).
+"""How the agent compacts, whatever the trigger (preflight, reactive, manual or idle).
 
 The engine in `hermeslite.context` rewrites a transcript; this module runs it
 with memory notes asked for in the summary request (or the memory flush),
 re-injects the todo list and rebuilds the system prompt with fresh memory. The
-agent decides when (preflight, reactive, manual), hands in what its next
+agent decides when (preflight, reactive, manual, idle), hands in what its next
 request carries, and adopts and saves what comes back, so the three triggers
 behave identically.
 """
@@ -13,11 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hermeslite.context.compact_requests import CompactRequests
+from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
+from hermeslite.context.plan import Preview
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.refill import REFILL_LIMIT, is_paused, refill_strikes, stamped_checkpoint
 from hermeslite.context.result import CompressionResult
-from hermeslite.context.summary_request import sent_prefix
+from hermeslite.context.summary_request import carried, sent_prefix
 from hermeslite.llm.errors import LLMError
 from hermeslite.store.todos import attach_snapshot, strip_snapshots
 from hermeslite.store.usage import UsageTotals
@@ -53,6 +56,21 @@ SMALL_WINDOW_NOTICE = (
     "little for a useful summary: compactions here write the checkpoint from recorded facts, with no summary "
     "or memory-flush request."
 )
+
+
+def planned_pass(
+    compressor: ContextCompressor,
+    messages: list[dict[str, Any]],
+    last_sent: BuiltRequest | None,
+    *,
+    focus: str | None = None,
+    upto: int | None = None,
+) -> Preview:
+    """A forced pass over `messages`, planned and described: no model call, no change. Cut as the pass
+    itself cuts (what came after the last request sent is kept verbatim when it can be); the caller
+    has given the compressor its measures (`Agent.measure_for`)."""
+    sent = carried(last_sent.messages, messages) if last_sent is not None else None
+    return compressor.preview(strip_snapshots(messages), focus, force=True, sent=sent, upto=upto)
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,8 @@ class Compaction:
         self._told_thrash = False
         self._told_small_window = False
         self.paused = False  # the refill guard stopped automatic compaction (see `refill_check`)
+        # The guard on compactions the model asks for with the `context` tool, and its pending request.
+        self.requests = CompactRequests()
 
     def refill_check(self, messages: list[dict[str, Any]]) -> RefillCheck:
         """Whether the refill guard lets an automatic compaction run now, asked once per trigger: its
@@ -126,9 +146,11 @@ class Compaction:
         (see `memory_notes`), so the compaction costs one call; when no
         extension went out or its reply held no notes, the separate memory
         flush runs after the summary, on the turns as they were (after an
-        overflow it goes first, as there is no live request to share). A window
-        that leaves the checkpoint too little for a model summary gets neither
-        request (said once per session).
+        overflow it goes first, as there is no live request to share). An idle
+        compaction's extension goes without cache marks: the cache went cold and
+        the compaction replaces the prefix, so nothing would read what a mark
+        writes (see idle.py). A window that leaves the checkpoint too little for
+        a model summary gets neither request (said once per session).
         `upto` and `refills` are as for `ContextCompressor.compress`.
         """
         deps = self.deps
@@ -142,7 +164,13 @@ class Compaction:
             None
             if trigger == "reactive"
             else live_requests(
-                deps.llm, now, request.last_sent, deps.usage, deps.settings.compression.summary_timeout, notes
+                deps.llm,
+                now,
+                request.last_sent,
+                deps.usage,
+                deps.settings.compression.summary_timeout,
+                notes,
+                cache=trigger != "idle",
             )
         )
         spent_before = deps.usage.totals
@@ -162,6 +190,8 @@ class Compaction:
         rebuilt = self.refresh(result.messages) if result.changed and not result.aborted else None
         if rebuilt is not None and trigger == "manual":
             self.paused = is_paused(rebuilt)  # a new checkpoint starts the refill count again
+        if rebuilt is not None:
+            self.requests = self.requests.compacted(trigger)
         return Compacted(trigger, result, spent, rebuilt, now.tokens)
 
     def _tell_small_window(self) -> None:

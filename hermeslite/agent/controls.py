@@ -16,7 +16,6 @@ from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import Message, is_summary
 from hermeslite.context.plan import Preview
 from hermeslite.context.result import CompressionResult, format_tokens
-from hermeslite.context.summary_request import carried
 from hermeslite.context.turn import upto_problem, user_turns
 from hermeslite.store.sessions import NothingToUndo, StoreError
 from hermeslite.store.todos import strip_snapshots
@@ -24,6 +23,7 @@ from hermeslite.store.turn_log import message_list
 
 from . import events as ev
 from .checkpoints import message_ref
+from .compaction import planned_pass
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -139,12 +139,10 @@ def preview(agent: Agent, focus: str | None = None, upto: int | None = None) -> 
     Planned with what the last request sent carried, as the pass itself is (it keeps what came after
     that request verbatim when it can), so the preview shows the same cut.
     """
-    messages = strip_snapshots(agent.messages)
     compressor = agent.deps.compressor
     agent.measure_for(compressor)  # what every pass measures against
-    sent = carried(agent.last_sent.messages, agent.messages) if agent.last_sent is not None else None
-    planned = compressor.preview(messages, focus, force=True, sent=sent, upto=upto)
-    return CompactionPreview(planned, agent.compaction.flush_wanted(messages))
+    planned = planned_pass(compressor, agent.messages, agent.last_sent, focus=focus, upto=upto)
+    return CompactionPreview(planned, agent.compaction.flush_wanted(strip_snapshots(agent.messages)))
 
 
 UNSAVED = "the session is not fully saved yet (the error above says why); try again once it is, after the next message"

@@ -58,7 +58,7 @@ class PressureChanged:
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    trigger: str  # preflight | reactive | manual
+    trigger: str  # preflight | reactive | manual | idle (the prompt cache had gone cold) | agent (the model asked)
     focus: str | None
     messages: int
     tokens: int  # the next request, as the meter counts it

@@ -17,6 +17,7 @@ from hermeslite.store.memory import MemoryStore, default_memory_dir
 from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
+from hermeslite.tools.context_tool import ContextTool
 from hermeslite.tools.hooks.settings import table_of
 from hermeslite.tools.mcp.manager import McpServers
 from hermeslite.tools.memory import MemoryTool
@@ -30,6 +31,7 @@ from hermeslite.tools.web.tool import WebFetchTool
 from hermeslite.tools.workplace import risky_workplace
 
 from .checkpoints import Checkpoints
+from .context_steering import AgentSteering
 from .deps import AgentDeps
 from .hooks import Hooks
 from .loop import Agent
@@ -41,7 +43,7 @@ from .prompt import is_chat_only
 from .request_size import learned_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
-from .usage import UsageMeter
+from .usage import Clock, UsageMeter
 from .window import settle_window
 
 
@@ -120,6 +122,7 @@ def build_agent(
     store: SessionStore | None = None,
     mcp: McpServers | None = None,
     mode: str | None = None,
+    clock: Clock | None = None,
 ) -> Agent:
     """An agent on a new session, or on `session_id` (already resolved) with its transcript restored.
 
@@ -128,7 +131,8 @@ def build_agent(
     `mcp`: servers already started (by an earlier agent of the process, or a
     front end that starts them early); without it they are started here, first,
     so they start while the model's client loads. `mode`: the mode to start in (ModeError when it
-    cannot be had); None: the session's recorded mode, default for a new one.
+    cannot be had); None: the session's recorded mode, default for a new one. `clock`: the time usage
+    rows are stamped with and idle compaction measures by (tests and benchmarks let time pass).
     """
     store = store or open_store()
     servers = mcp or start_mcp(settings, cwd)
@@ -137,6 +141,8 @@ def build_agent(
             settings, cwd=cwd, interactive=interactive, session_id=session_id, llm=llm, store=store, mcp=servers
         )
         _start_mode(agent, store, mode)
+        if clock is not None:
+            agent.deps.usage.clock = clock
         return agent
     except BaseException:
         if mcp is None and servers is not None:  # started here for an agent that could not be built
@@ -203,6 +209,8 @@ def _build(
             RecallTool(store, lambda: session_id),
             WebFetchTool(settings.tools.web_fetch),
             *([SkillTool(skills)] if skills.skills else []),  # no skills, no tool (the format's guide)
+            # Opt-in: the agent is built below, so the tool asks for it when called.
+            *([ContextTool(lambda: AgentSteering(agent))] if settings.compression.agent_tool else []),
         ]
     )
     tool_ctx = replace(

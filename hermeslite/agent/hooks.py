@@ -170,7 +170,7 @@ class Hooks:
     # -- compaction --------------------------------------------------------------
 
     async def pre_compact(self, trigger: str, focus: str | None) -> CompactGate:
-        """Before a compaction (`trigger`: preflight, reactive or manual): a block, or the focus to use."""
+        """Before a compaction (`trigger`: preflight, reactive, manual or idle): a block, or the focus to use."""
         kind = _compact_kind(trigger)
         fields = {"trigger": kind, "custom_instructions": focus or ""}
         replies = await self._fire("PreCompact", kind, fields, goes_on="the compaction goes on")

@@ -14,8 +14,10 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
+from hermeslite.context.compact_requests import AGENT_TRIGGER
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
+from hermeslite.context.plan import Preview
 from hermeslite.context.pressure import Pressure, measure_pressure
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.secret_calls import with_masked_calls
@@ -31,8 +33,9 @@ from hermeslite.tools.base import ApprovalRequest, ToolResult
 from hermeslite.tools.protected import protected_paths
 
 from . import events as ev
-from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest
+from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest, planned_pass
 from .deps import AgentDeps
+from .idle import idle_notice, idle_state
 from .ledger import TokenLedger, schema_tokens
 from .mentions import expand
 from .modes import PLAN, PLAN_LINE
@@ -199,10 +202,13 @@ class Agent:
     # -- compaction ------------------------------------------------------------
 
     async def _preflight(self) -> str | None:
-        """Before a request: compress while the next request (the count the meter shows) is at or
+        """Before a request: compact if the session sat past its prompt cache's lifetime (`_idle_compact`),
+        then compress while the next request (the count the meter shows) is at or
         over the threshold, up to max_passes, unless the refill guard has paused automatic
         compaction. Returns why the turn in progress cannot go on (its own tool output does not
         fit even cut to head and tail), else None."""
+        if (too_large := await self._idle_compact()) is not None:
+            return too_large
         compressor = self.deps.compressor
         refills: int | None = None  # counted once per trigger, not once per pass
         for _ in range(compressor.config.max_passes):
@@ -218,6 +224,24 @@ class Agent:
             if result.aborted or not result.changed or result.too_large:
                 return None
         return None
+
+    async def _idle_compact(self) -> str | None:
+        """Compact once when the prompt cache went cold while the session sat, the context is most of
+        the way to the threshold and the compaction costs less than the cold prefix (see agent/idle.py);
+        the refill guard and a cooldown hold it back as they hold preflight. Returns what `_preflight`
+        returns."""
+        state = await idle_state(self.deps, self.request_tokens(), self._planned)
+        if state is None or self._refill_check()[0]:
+            return None
+        self.emit(ev.Notice(idle_notice(state), "information"))
+        # Under the threshold a pass that may only prune would keep the long prefix: summarize the middle.
+        # It starts no refill count: the context did not refill, the cache went cold.
+        return (await self._compact("idle", force=True)).turn_overflow
+
+    def _planned(self) -> Preview:
+        """A forced compaction now, planned (as /compress previews it): no call, no change."""
+        self.measure_for(self.deps.compressor)
+        return planned_pass(self.deps.compressor, self.messages, self.last_sent)
 
     def _refill_check(self) -> tuple[bool, int]:
         """(automatic compaction paused, refills in a row to record): see `Compaction.refill_check`;
@@ -266,6 +290,7 @@ class Agent:
         """Answer one user message, running tools until the model replies with text."""
         turn = Turn()
         self.deps.checkpoints.begin_turn(text, self.messages)
+        self.compaction.requests = self.compaction.requests.turn_begun()
         try:
             gate = await self.deps.hooks.admit_prompt(text)
             if gate.block is not None:
@@ -275,6 +300,7 @@ class Agent:
                 await self._offer_mcp_tools()
                 await self._preflight()  # nothing of this turn follows its message yet: nothing to stop
                 finished = await self._loop(turn)
+                await self._requested_compaction(finished)
         except TurnTooLarge as exc:
             finished = self._stop_turn(turn, exc.reason)
         except asyncio.CancelledError:
@@ -285,6 +311,14 @@ class Agent:
             self.emit(ev.Notice(TOOLS_HINT, "warning"))
         self.emit(finished)
         return finished
+
+    async def _requested_compaction(self, finished: ev.TurnFinished) -> None:
+        """The compaction the model asked for with the `context` tool, run now that the turn's reply
+        is final, as /compress with its focus would; a turn that ended without one drops it."""
+        requests = self.compaction.requests
+        self.compaction.requests = requests.taken()
+        if requests.pending and finished.ok:
+            await self._compact(AGENT_TRIGGER, focus=requests.focus, force=True)
 
     def _attach_mentions(self, text: str) -> str:
         """The message with the files it names as `@path` attached, the user told which in one line."""

@@ -68,22 +68,31 @@ def live_requests(
     usage: UsageMeter,
     timeout: float,
     notes: MemoryNotes | None = None,
+    *,
+    cache: bool = True,
 ) -> LiveRequests:
     """The requests a summary may extend: `now`, the one the agent would send now, and `sent`, the last
     one it sent to this model, if any (the engine picks; see `summary_request.to_extend`). With `notes`,
-    an extension also asks for memory notes and hands them to `notes` (see memory_notes)."""
+    an extension also asks for memory notes and hands them to `notes` (see memory_notes). `cache` False:
+    the extension goes without cache marks (the cache has gone cold and the compaction replaces the
+    prefix, so writing it to the cache would pay a premium for nothing: see agent/idle.py)."""
     return LiveRequests(
-        now=_live(llm, now, usage, timeout, notes),
-        sent=_live(llm, sent, usage, timeout, notes) if sent is not None else None,
+        now=_live(llm, now, usage, timeout, notes, cache),
+        sent=_live(llm, sent, usage, timeout, notes, cache) if sent is not None else None,
     )
 
 
 def _live(
-    llm: LLMClient, request: BuiltRequest, usage: UsageMeter, timeout: float, notes: MemoryNotes | None
+    llm: LLMClient,
+    request: BuiltRequest,
+    usage: UsageMeter,
+    timeout: float,
+    notes: MemoryNotes | None,
+    cache: bool,
 ) -> LiveRequest:
     async def send(instruction: str) -> SummaryReply:
         messages = extension_request(list(request.messages), instruction)
-        completion = await llm.complete(messages, list(request.tools) or None, timeout=timeout)
+        completion = await llm.complete(messages, list(request.tools) or None, timeout=timeout, cache=cache)
         usage.record("summary", llm.model, completion.usage)
         return summary_reply(completion)
 

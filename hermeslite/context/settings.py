@@ -117,6 +117,22 @@ class CompressionConfig:
             hi=12_000,
         ),
     )
+    idle_compact: str = field(
+        default="auto",
+        metadata=spec(
+            "choice",
+            "auto compacts before a request when the session has been idle past the prompt cache's lifetime "
+            "(model.cache_ttl; Claude's marked cache only), the context is over idle_share of the threshold "
+            "and compacting costs less than sending the cold prefix again; off never does",
+            choices=("auto", "off"),
+        ),
+    )
+    idle_share: float = field(
+        default=0.70,
+        metadata=spec(
+            "number", "share of the compaction threshold above which an idle session compacts", lo=0.10, hi=1.0
+        ),
+    )
     memory_flush: bool = field(
         default=True,
         metadata=spec(
@@ -124,6 +140,13 @@ class CompressionConfig:
         ),
     )
     todo_snapshot: bool = field(default=True, metadata=spec("bool", "re-inject the active todo list after compacting"))
+    agent_tool: bool = field(
+        default=False,
+        metadata=spec(
+            "bool",
+            "offer the model a `context` tool: see its context's size, ask for a compaction at the end of a turn",
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_and_normalize(self)

@@ -181,6 +181,7 @@ class LiteLLMClient(LLMClient):
         *,
         model: str | None = None,
         timeout: float | None = None,
+        cache: bool = True,
     ) -> Completion:
         """One non-streamed call (summaries, memory flush).
 
@@ -189,6 +190,9 @@ class LiteLLMClient(LLMClient):
         `timeout` bounds the whole call, retries included; without it each
         attempt may take model.timeout. A non-streamed reply sends nothing
         until it is whole, so the caller's bound is the one that fits.
+        `cache` False sends no cache breakpoints: a marked prefix is written to the
+        cache at a premium (1.25x input, 2x for the hour TTL), which only pays when
+        a later request reads it (see agent/idle.py for one that none will).
         """
         litellm = await self._ready(model or self.model)
         loop = asyncio.get_running_loop()
@@ -197,7 +201,9 @@ class LiteLLMClient(LLMClient):
         retry = 0
         while True:
             remaining = deadline - loop.time() if deadline is not None else self.timeout
-            kwargs = self._request(messages, tools, model=model, stream=False, timeout=max(0.001, remaining))
+            kwargs = self._request(
+                messages, tools, model=model, stream=False, timeout=max(0.001, remaining), cache=cache
+            )
             try:
                 if remaining <= 0:
                     raise TimeoutError
@@ -290,6 +296,7 @@ class LiteLLMClient(LLMClient):
         model: str | None,
         stream: bool,
         timeout: float,
+        cache: bool = True,
     ) -> dict[str, Any]:
         name = model or self.model
         kwargs: dict[str, Any] = {
@@ -301,7 +308,7 @@ class LiteLLMClient(LLMClient):
         }
         if tools:
             kwargs["tools"] = tools
-        points = injection_points(self.cache_plan(name), kwargs["messages"])
+        points = injection_points(self.cache_plan(name), kwargs["messages"]) if cache else []
         if points:
             kwargs["cache_control_injection_points"] = points
         if stream:

@@ -249,6 +249,7 @@ class LocalModelClient(LLMClient):
         *,
         model: str | None = None,
         timeout: float | None = None,
+        cache: bool = True,  # no prompt cache here: nothing to mark
     ) -> Completion:
         if model not in (None, "", LOCAL_MODEL_NAME):
             raise FatalError(f"The embedded model cannot stand in for {model!r}; configure that model's provider.")

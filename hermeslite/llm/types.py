@@ -97,8 +97,10 @@ class LLMClient(Protocol):
         *,
         model: str | None = None,
         timeout: float | None = None,
+        cache: bool = True,
     ) -> Completion:
-        """One non-streamed call (summaries, memory flush); `model` overrides the main model."""
+        """One non-streamed call (summaries, memory flush); `model` overrides the main model. `cache`
+        False sends no cache marks: for a request whose prefix nothing will read again."""
         ...
 
     def context_window(self) -> int:

@@ -106,3 +106,11 @@ def _excerpt(raw: bytes | str, terms: list[str]) -> str:
 def count_archived(run: RunSQL, session_id: str) -> int:
     """How many originals the session's archive holds."""
     return int(run("SELECT COUNT(*) FROM archive WHERE session_id = ?", (session_id,))[0][0])
+
+
+def archive_size(run: RunSQL, session_id: str) -> tuple[int, int]:
+    """(originals, characters of their stored JSON) the session's archive holds, in one query."""
+    count, chars = run(
+        "SELECT COUNT(*), COALESCE(SUM(LENGTH(json)), 0) FROM archive WHERE session_id = ?", (session_id,)
+    )[0]
+    return int(count), int(chars)

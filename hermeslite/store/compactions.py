@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from hermeslite.context.result import CompressionResult
 
-TRIGGERS = ("preflight", "reactive", "manual")
+# idle: the prompt cache had gone cold (agent/idle.py); agent: the model asked (the `context` tool)
+TRIGGERS = ("preflight", "reactive", "manual", "idle", "agent")
 
 SELECT_RECORDS = """
     SELECT trigger, tokens_before, tokens_after, messages_before, messages_after, focus,
@@ -19,7 +20,7 @@ SELECT_RECORDS = """
 
 @dataclass
 class CompactionRecord:
-    trigger: str  # preflight | reactive | manual
+    trigger: str  # preflight | reactive | manual | idle | agent
     tokens_before: int
     tokens_after: int
     messages_before: int

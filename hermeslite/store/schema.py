@@ -249,7 +249,41 @@ _V9 = [
     "ALTER TABLE sessions ADD COLUMN mode TEXT",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
+# v10: a compaction's trigger is checked by the code (compactions.TRIGGERS), not by a list frozen in the
+# table: v1 allowed only preflight, reactive and manual, and a new trigger (agent: the model asked with the
+# `context` tool) would need a table rebuild each time. SQLite cannot change a CHECK in place, so the table
+# is rebuilt once, its rows and ids kept, with only "not empty" left to the database.
+_V10 = [
+    """
+    CREATE TABLE compactions_v10 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        at REAL NOT NULL,
+        trigger TEXT NOT NULL CHECK (trigger <> ''),
+        focus TEXT,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        messages_before INTEGER NOT NULL,
+        messages_after INTEGER NOT NULL,
+        fallback INTEGER NOT NULL DEFAULT 0,
+        aborted INTEGER NOT NULL DEFAULT 0,
+        summary TEXT,
+        error TEXT
+    )
+    """,
+    """
+    INSERT INTO compactions_v10 (id, session_id, at, trigger, focus, tokens_before, tokens_after,
+                                 messages_before, messages_after, fallback, aborted, summary, error)
+    SELECT id, session_id, at, trigger, focus, tokens_before, tokens_after,
+           messages_before, messages_after, fallback, aborted, summary, error
+    FROM compactions
+    """,
+    "DROP TABLE compactions",
+    "ALTER TABLE compactions_v10 RENAME TO compactions",
+    "CREATE INDEX compactions_session ON compactions(session_id, id)",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

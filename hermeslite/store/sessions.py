@@ -368,6 +368,10 @@ class SessionStore:
     def archived_count(self, session_id: str) -> int:
         return archive_search.count_archived(self._query, session_id)
 
+    def archive_size(self, session_id: str) -> tuple[int, int]:
+        """(originals, characters) the session's archive holds: what the `context` tool reports."""
+        return archive_search.archive_size(self._query, session_id)
+
     def find_tool_call(self, session_id: str, tool_call_id: str) -> dict | None:
         """The assistant tool call with this id, from the current transcript or the archive."""
         return tool_call_by_id(self._query, session_id, tool_call_id)

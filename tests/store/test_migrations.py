@@ -9,6 +9,7 @@ import pytest
 
 from hermeslite.config import ModelConfig, Settings
 from hermeslite.resume import choose_session
+from hermeslite.store.compactions import CompactionRecord
 from hermeslite.store.schema import SCHEMA_VERSION
 from hermeslite.store.sessions import SessionStore
 from tests.store.old_databases import write_old_database
@@ -50,3 +51,29 @@ def test_continuing_an_old_session_keeps_the_configured_endpoint_for_its_model(t
         "openai/test-model",
         "http://127.0.0.1:9/v1",
     )
+
+
+def test_a_v9_database_keeps_its_compaction_records_and_takes_the_agent_trigger(tmp_path: Path):
+    """v1's CHECK allowed three triggers only; v10 rebuilds the table so the code's list decides."""
+    path = tmp_path / "sessions.db"
+    sid = write_old_database(path, 9)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(
+        "INSERT INTO compactions (session_id, at, trigger, focus, tokens_before, tokens_after, messages_before, "
+        "messages_after) VALUES (?, 1.0, 'manual', 'db', 900, 300, 12, 4)",
+        (sid,),
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(
+            "INSERT INTO compactions (session_id, at, trigger, tokens_before, tokens_after, messages_before, "
+            "messages_after) VALUES (?, 2.0, 'agent', 1, 1, 1, 1)",
+            (sid,),
+        )
+    conn.close()
+    with SessionStore(path) as store:
+        [old] = store.compactions(sid)
+        assert (old.trigger, old.focus, old.tokens_before, old.tokens_after) == ("manual", "db", 900, 300)
+        store.record_compaction(sid, CompactionRecord("agent", 800, 200, 10, 3, focus="the parser"))
+        assert [(r.trigger, r.focus) for r in store.compactions(sid)] == [("manual", "db"), ("agent", "the parser")]
+        store.delete_session(sid)  # the rebuilt table still follows its session out
+        assert store.compactions(sid) == []

@@ -40,5 +40,5 @@ class SlowStreamLLM(LLMClient):
             raise
         yield Completed(Completion({"role": "assistant", "content": text}, Usage(prompt_tokens=100)))
 
-    async def complete(self, messages, tools=None, *, model=None, timeout=None) -> Completion:
+    async def complete(self, messages, tools=None, *, model=None, timeout=None, cache=True) -> Completion:
         return Completion({"role": "assistant", "content": "ok"}, Usage(prompt_tokens=10))

@@ -1,7 +1,7 @@
 """A compaction as one line in the chat that opens onto the full checkpoint.
 
 Compression is the feature users steer, so its card says everything a user
-needs to trust it: the trigger (preflight / reactive / manual), messages and
+needs to trust it: the trigger (preflight / reactive / manual / idle), messages and
 tokens before -> after (the whole next request, as the status-bar meter counts it), whether the code-built fallback stood in for a failed
 summary, the focus, what its summary and memory-flush requests cost and how
 much of that was read from the prompt cache, and the checkpoint the model now
