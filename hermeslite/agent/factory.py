@@ -220,7 +220,7 @@ def _build(
     )
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
     usage = UsageMeter(store, session_id, saver)
-    settle_window(llm, saver, settings.compression)
+    settle_window(llm, saver, settings.compression, resumed=not new)
     compressor = ContextCompressor(
         settings.compression,
         context_length=llm.context_window(),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
-from hermeslite.context.attachments import attachment
+from hermeslite.context.attachments import attachment, file_label
 from hermeslite.context.redact import redact_secrets
 from hermeslite.context.tokens import estimate_tokens
 
@@ -71,14 +71,10 @@ class Expansion:
         """One line for the user ("attached: a.py (120 lines) · not attached: @b: no such file"), or None."""
         parts = []
         if self.attached:
-            parts.append("attached: " + ", ".join(_label(a) for a in self.attached))
+            parts.append("attached: " + ", ".join(file_label(a.path, a.lines, cut=a.cut) for a in self.attached))
         if self.skipped:
             parts.append("not attached: " + "; ".join(self.skipped))
         return " · ".join(parts) or None
-
-
-def _label(a: Attached) -> str:
-    return f"{a.path} ({a.lines} lines{', start only' if a.cut else ''})"
 
 
 def mentioned(text: str) -> list[str]:

@@ -19,11 +19,12 @@ import asyncio
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermeslite.config import ModelConfig
 from hermeslite.llm.select import DEFAULT_MODELS, resolve_model
+from hermeslite.llm.setup import load_litellm
 from hermeslite.store.errors import StoreError
 
 if TYPE_CHECKING:
@@ -58,11 +59,14 @@ async def model_choices(agent: Agent, configured: ModelConfig) -> list[ModelChoi
 def build_choices(
     configured: ModelConfig, current: str, recent: Iterable[str], environ: Mapping[str, str] | None = None
 ) -> list[ModelChoice]:
-    """Configured, current, recent, then the known models of the keyed providers; each name once."""
-    import litellm
+    """Configured, current, recent, then the known models of the keyed providers; each name once.
 
+    litellm comes through `load_litellm`, which keeps it on the table bundled in the wheel: imported
+    bare, it would fetch its price map from GitHub first (seconds of retries, and warnings, offline)."""
+    litellm = load_litellm()
     table: Mapping[str, Any] = litellm.model_cost
-    configured_name = resolve_model(configured, environ).name or current
+    leads_to = resolve_model(configured, environ)
+    configured_name = leads_to.name or current
     named: list[tuple[str, Source]] = [(configured_name, "configured"), (current, "current")]
     named += [(name, "recent") for name in recent]
     named += [(name, "known") for name in known_models(litellm, environ)]
@@ -72,6 +76,9 @@ def build_choices(
         if name and name not in seen:
             seen.add(name)
             choices.append(_choice(table, name, source))
+    if choices and leads_to.context_window and choices[0].name == leads_to.name:
+        # the config's window belongs to the model it leads to, and is the one in use (llm/select.for_model)
+        choices[0] = replace(choices[0], context_window=int(leads_to.context_window))
     return choices
 
 

@@ -16,16 +16,21 @@ from hermeslite.llm.types import LLMClient
 from .saving import SessionSaver
 
 
-def settle_window(llm: LLMClient, saver: SessionSaver, config: CompressionConfig) -> None:
+def settle_window(llm: LLMClient, saver: SessionSaver, config: CompressionConfig, *, resumed: bool = False) -> None:
     """Make the client and the session agree on `llm`'s learned window; call before reading the window.
 
-    A window the client learned in this process (in a session left by /new or
-    /handoff) is recorded with this session too. Otherwise a window recorded
-    with the session is adopted when it is smaller than the one looked up. A
-    `compression.context_length` in the config fixes the size, and wins over both.
+    A window the client learned in this process is recorded with a new session
+    (/new) or after /model. A `resumed` saved session (/resume) starts where a
+    new process would: the client forgets what another session taught it, so a
+    session's window never depends on what was open before it (a /handoff
+    records the window with the session it creates). Then a window recorded with
+    the session is adopted when it is smaller than the one looked up. A
+    `compression.context_length` in the config fixes the size, and wins over all.
     """
     if config.context_length:
         return
+    if resumed:
+        llm.forget_learned_window()
     if llm.learned_window:
         if saver.learned_window(llm.model) != llm.learned_window:
             saver.remember_window(llm.model, llm.learned_window)

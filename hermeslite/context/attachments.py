@@ -22,6 +22,11 @@ def attachment(path: str, lines: int, body: str) -> str:
     return "\n\n" + OPEN.format(path=path, lines=lines) + "\n" + body.rstrip("\n") + "\n" + CLOSE
 
 
+def file_label(path: str, lines: int, *, cut: bool = False) -> str:
+    """How a note names an attached file: "a.py (120 lines)", "b.py (1 line)", "c.py (900 lines, start only)"."""
+    return f"{path} ({lines} line{'' if lines == 1 else 's'}{', start only' if cut else ''})"
+
+
 def split_attachments(content: str) -> tuple[str, list[tuple[str, int]]]:
     """A user message as typed, and the (path, lines) of the files attached to it."""
     found = [(m.group("path"), int(m.group("lines"))) for m in BLOCK.finditer(content)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from hermeslite.context.attachments import split_attachments
+from hermeslite.context.attachments import file_label, split_attachments
 from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.context.handoff import has_handoff, split_handoff
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
@@ -66,4 +66,4 @@ async def _user_message(chat: ChatView, content: str) -> None:
     typed, files = split_attachments(content)
     await chat.add_user(typed)
     if files:
-        await chat.add_note("attached: " + ", ".join(f"{path} ({lines} lines)" for path, lines in files))
+        await chat.add_note("attached: " + ", ".join(file_label(path, lines) for path, lines in files))

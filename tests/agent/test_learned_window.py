@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import context_breakdown
-from hermeslite.agent.factory import build_agent
+from hermeslite.agent.controls import hand_off
+from hermeslite.agent.factory import build_agent, build_successor
 from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
 from tests.agent.helpers import chat
@@ -71,3 +72,28 @@ async def test_a_new_session_on_a_client_that_learned_its_window_records_it_too(
     assert fresh.session_id != agent.session_id
     assert fresh.deps.compressor.context_length == 9_000
     assert make_agent.store.learned_window(fresh.session_id, MODEL) == 9_000
+
+
+async def test_another_saved_session_opened_on_that_client_starts_from_its_own_record(make_agent, scripted_server):
+    """/resume, in the process whose client learned a window in another session: the session opens on
+    the window a new process would give it (its own record, else the config's), whatever was opened
+    before it, and the other session's window is not written into it."""
+    earlier, _ = make_agent(context_window=200_000)
+    await chat(earlier, 1)
+    agent = await learn_window(make_agent, scripted_server)
+    settings = agent.deps.settings
+    resumed = build_successor(agent, settings, session_id=earlier.session_id, store=make_agent.store)
+    assert resumed.deps.compressor.context_length == 200_000
+    assert not any("learned" in note for note in resumed.startup_notes())
+    assert make_agent.store.learned_window(earlier.session_id, MODEL) is None
+    back = build_successor(resumed, settings, session_id=agent.session_id, store=make_agent.store)
+    assert back.deps.compressor.context_length == 9_000  # its own record, found again
+
+
+async def test_a_handoff_from_a_session_that_learned_its_window_carries_it(make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    report = await hand_off(agent)
+    assert report.session_id is not None, report.text
+    opened = build_successor(agent, agent.deps.settings, session_id=report.session_id, store=make_agent.store)
+    assert opened.deps.compressor.context_length == 9_000
+    assert make_agent.store.learned_window(report.session_id, MODEL) == 9_000  # for the next process too

@@ -28,6 +28,12 @@ def test_a_mention_attaches_the_file_after_the_typed_text(tmp_path):
     assert split_attachments(result.content) == ("explain @src/cache.py please", [("src/cache.py", 2)])
 
 
+def test_a_one_line_file_is_one_line_in_the_note(tmp_path):
+    root = project(tmp_path)
+    (root / "VERSION").write_text("1.2.3\n", encoding="utf-8")
+    assert expand("bump @VERSION", root, 10_000).note() == "attached: VERSION (1 line)"
+
+
 def test_only_words_starting_with_at_are_mentions_and_trailing_punctuation_is_the_sentences():
     assert mentioned("mail me@example.com, see @a.py. and (@b/c.md) @a.py") == ["a.py", "b/c.md"]
     assert mentioned("@x\n@y") == ["x", "y"]

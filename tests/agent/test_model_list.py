@@ -37,6 +37,17 @@ def test_without_keys_only_the_named_models_are_offered():
     assert choices[0].context_window is None and price_cell(choices[0]) == "price unknown"  # not in the table
 
 
+def test_the_configured_model_shows_the_window_its_config_gives_it():
+    """The session runs on the config's window (llm/select.for_model); the list says the same, for the
+    model the config names only."""
+    configured = ModelConfig(name=MODEL, context_window=32_000)
+    choices = build_choices(configured, "openai/gpt-4o", [], environ={})
+    assert [(c.name, c.context_window) for c in choices] == [(MODEL, 32_000), ("openai/gpt-4o", 128_000)]
+    assert window_cell(choices[0]) == "32k window"
+    picked = build_choices(ModelConfig(context_window=50_000), MODEL, [], environ={"OPENAI_API_KEY": "k"})
+    assert picked[0].source == "configured" and picked[0].context_window == 50_000  # the model a key picks
+
+
 def test_configured_comes_first_then_in_use_then_recent_each_once():
     choices = build_choices(
         ModelConfig(name="openai/gpt-4o"),

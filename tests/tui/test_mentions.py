@@ -79,11 +79,13 @@ async def test_a_resumed_session_shows_the_typed_text_and_the_attachment_note(ma
     app = make_app(cwd=root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await send(pilot, "read @src/cache.py")
+        await send(pilot, "read @src/cache.py and @src/app.py")
         session_id = app.host.agent.session_id
+        note = "attached: src/cache.py (2 lines), src/app.py (1 line)"
+        assert note in [n.text for n in app.chat.query(NoteLine)]
     again = make_app(cwd=root, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await settle(pilot)
-        assert [w.text for w in again.chat.query(UserMessage)] == ["read @src/cache.py"]
-        assert "attached: src/cache.py (2 lines)" in [n.text for n in again.chat.query(NoteLine)]
+        assert [w.text for w in again.chat.query(UserMessage)] == ["read @src/cache.py and @src/app.py"]
+        assert note in [n.text for n in again.chat.query(NoteLine)]
