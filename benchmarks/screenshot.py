@@ -40,8 +40,9 @@ TESTS_REPLY = "All **4 tests pass**. Next I would add `order_items` and a migrat
 
 
 async def render(out: Path, size: tuple[int, int]) -> None:
-    from hermeslite.config import ModelConfig, Settings
+    from hermeslite.config import Settings
     from hermeslite.llm.litellm_client import LiteLLMClient
+    from hermeslite.llm.settings import ModelConfig
     from hermeslite.store.sessions import SessionStore
     from hermeslite.tui.app import HermesApp
     from tests.server import Reply, ScriptedServer

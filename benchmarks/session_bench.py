@@ -76,10 +76,11 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.agent.memory_notes import HEADING as NOTES_HEADING
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.context.handoff import END, OPEN
 from hermeslite.context.summary_prompt import SECTIONS
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.fake_anthropic import Exchange, FakeAnthropic, Reply
 from tests.fake_anthropic.blocks import content_blocks, count_tokens, flatten, without_marker

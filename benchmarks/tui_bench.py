@@ -82,7 +82,8 @@ CHILD = r"""
 import json, sys, time
 from pathlib import Path
 t_import = time.time()
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.tui.app import HermesApp
 imported = time.time()
 
@@ -163,7 +164,8 @@ def first_frame_once() -> dict:
 TYPING_CHILD = r"""
 import asyncio, json, statistics, sys, threading, time
 from pathlib import Path
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.tui.app import HermesApp
 
 SCHEDSTAT = f"/proc/self/task/{threading.get_native_id()}/schedstat"

@@ -25,8 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.caching import CachePlan
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.types import Completed, Completion, LLMClient, StreamedText, Usage
 from hermeslite.store.sessions import SessionStore
 

@@ -2,9 +2,12 @@
 
 `Settings` has one field per top-level YAML section. Each section is a
 dataclass whose fields are that section's keys and carry `kind`, `help`, `min`
-and `max` metadata (see `hermeslite.context.settings`), so the loader
+and `max` metadata (see `hermeslite.context.fieldspec`), so the loader
 validates, warns about typos and renders every section the same way: a new
-section is one dataclass plus one field here. Every key is documented in
+section is one dataclass plus one field here. A section read by one layer
+lives in that layer (`model:` in llm/settings.py, `tools:` in
+tools/settings.py, `compression:` in context/settings.py), so the layer does
+not reach up to the loader. Every key is documented in
 `config.example.yaml`, which a test keeps in step with the dataclasses.
 
 A `./hermeslite.yaml` found by looking (not named with `--config` or
@@ -28,12 +31,12 @@ from hermeslite.config_file import ConfigError, parse_yaml, read_file, sections_
 from hermeslite.config_layers import keys_set, overlay
 from hermeslite.context.fieldspec import check_and_normalize, spec
 from hermeslite.context.settings import CompressionConfig
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.paths import config_dir
-from hermeslite.tools.allow_list import AllowList
 from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.tools.mcp.config import SECTION as MCP_SECTION
 from hermeslite.tools.mcp.config import McpServerConfig, parse_servers
-from hermeslite.tools.web.settings import WebFetchConfig, check_web_fetch, parse_web_fetch
+from hermeslite.tools.settings import ToolsConfig
 from hermeslite.trust import Trust, TrustStore
 
 CONFIG_ENV = "HERMESLITE_CONFIG"
@@ -72,81 +75,6 @@ HARMLESS_VALUES: dict[str, tuple[Any, ...]] = {"tools.approval": ("ask", "deny")
 
 
 @dataclass
-class ModelConfig:
-    """Which LLM to talk to. With no name and no provider key in the environment,
-    the embedded SmolLM2 model runs locally so hermeslite works with no setup."""
-
-    name: str | None = field(
-        default=None,
-        metadata=spec(
-            "model",
-            "litellm model string (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, ...); "
-            "null picks one from the API keys in the environment, else the embedded local model",
-        ),
-    )
-    api_base: str | None = field(
-        default=None,
-        metadata=spec(
-            "url_or_null", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 for llama.cpp"
-        ),
-    )
-    api_key_env: str | None = field(
-        default=None,
-        metadata=spec(
-            "text_or_null", "environment variable that holds the API key; null uses the provider's usual one"
-        ),
-    )
-    context_window: int | None = field(
-        default=None,
-        metadata=spec(
-            "whole_or_null",
-            "the model's context window in tokens; null looks it up (8192 if unknown)",
-            lo=512,
-            hi=100_000_000,
-        ),
-    )
-    timeout: float = field(
-        default=60,
-        metadata=spec(
-            "number",
-            "seconds to wait for a connection, and for each next piece of a streamed reply, "
-            "before the request counts as timed out",
-            lo=1,
-            hi=3600,
-        ),
-    )
-    prompt_caching: str = field(
-        default="auto",
-        metadata=spec(
-            "choice",
-            "auto marks cache breakpoints for Claude models (system prompt + last 3 messages) and keeps "
-            "the prefix stable for providers that cache by themselves; off sends no cache marks",
-            choices=("auto", "off"),
-        ),
-    )
-    cache_ttl: str = field(
-        default="5m",
-        metadata=spec(
-            "choice",
-            "how long Claude keeps a cached prefix: 5m, or 1h for sessions with long pauses "
-            "(1h cache writes cost 2x input instead of 1.25x)",
-            choices=("5m", "1h"),
-        ),
-    )
-    api_key: str | None = field(
-        default=None,
-        metadata=spec(
-            "text_or_null",
-            "the API key itself, for a user who asked `hermeslite setup` to save it; prefer api_key_env "
-            "(a key in a file is easier to leak); `hermeslite config` does not print it",
-        ),
-    )
-
-    def __post_init__(self) -> None:
-        check_and_normalize(self)
-
-
-@dataclass
 class AgentConfig:
     """The turn loop."""
 
@@ -174,107 +102,6 @@ class AgentConfig:
 
     def __post_init__(self) -> None:
         check_and_normalize(self)
-
-
-@dataclass
-class ToolsConfig:
-    """What tools may do without asking."""
-
-    approval: str = field(
-        default="ask",
-        metadata=spec(
-            "choice",
-            "risky commands and file access outside the project: ask (headless denies), auto "
-            "(destructive commands inside the project run in the sandbox too), allow (no sandbox, no questions), "
-            "or deny",
-            choices=("ask", "auto", "allow", "deny"),
-        ),
-    )
-    edits: str = field(
-        default="auto",
-        metadata=spec(
-            "choice",
-            "write_file and patch inside the project: auto writes at once; ask shows the diff and waits for "
-            "your yes (headless, with nobody to ask, the edit is refused)",
-            choices=("ask", "auto"),
-        ),
-    )
-    sandbox: str = field(
-        default="auto",
-        metadata=spec(
-            "choice",
-            "auto: terminal commands run under Landlock and in namespaces of their own where the kernel allows; "
-            "landlock: Landlock only (no namespaces); off: never",
-            choices=("auto", "landlock", "off"),
-        ),
-    )
-    writable_paths: list[str] = field(
-        default_factory=list,
-        metadata=spec("paths", "more directories commands and write_file may write without asking (~ allowed)"),
-    )
-    readable_paths: list[str] = field(
-        default_factory=list, metadata=spec("paths", "more directories read_file may read without asking (~ allowed)")
-    )
-    env_passthrough: list[str] = field(
-        default_factory=list,
-        metadata=spec(
-            "env_names", "secret-looking variables (*_TOKEN, *_KEY, *PASSWORD*, ...) to pass to tool processes anyway"
-        ),
-    )
-    pass_env: list[str] = field(
-        default_factory=list,
-        metadata=spec("env_names", "deprecated name of env_passthrough; both are honoured"),
-    )
-    network_allow: list[str] = field(
-        default_factory=list,
-        metadata=spec(
-            "hosts",
-            "hosts sandboxed commands reach without asking, through hermeslite's proxy (pypi.org, "
-            "*.pythonhosted.org, 10.0.0.5:8080; no port means 80 and 443), and unix socket paths left reachable",
-        ),
-    )
-    terminal_timeout: float = field(
-        default=120,
-        metadata=spec(
-            "number", "seconds before a terminal command is killed, and the most the model may ask for", lo=1, hi=86_400
-        ),
-    )
-    output_limit: int = field(
-        default=30_000,
-        metadata=spec(
-            "whole",
-            "characters of tool output kept per call; longer output keeps its head and tail",
-            lo=1_000,
-            hi=1_000_000,
-        ),
-    )
-    output_archive_mb: int = field(
-        default=64,
-        metadata=spec(
-            "whole",
-            "megabytes of one tool call's output kept whole in the session archive when it is over "
-            "output_limit (recall finds its middle); past it only the first and last halves are kept",
-            lo=1,
-            hi=4_096,
-        ),
-    )
-    web_fetch: WebFetchConfig = field(
-        default_factory=WebFetchConfig,
-        metadata=spec("checked", "the web_fetch tool's limits and hosts", check=check_web_fetch),
-    )
-
-    def __post_init__(self) -> None:
-        check_and_normalize(self)
-        self.web_fetch = parse_web_fetch(self.web_fetch)
-        try:
-            AllowList.parse([entry for entry in self.network_allow if not entry.startswith("/")])
-        except ValueError as exc:
-            raise ValueError(f"network_allow: {exc}") from None
-
-    @property
-    def passthrough(self) -> tuple[str, ...]:
-        """env_passthrough and its deprecated alias pass_env, merged."""
-        return tuple(dict.fromkeys([*self.env_passthrough, *self.pass_env]))
 
 
 @dataclass

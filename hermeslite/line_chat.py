@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from hermeslite.commands.mcp_prompts import names_a_server_prompt
 from hermeslite.commands.registry import LINE, CommandRegistry, PromptCommand, UnknownCommand, is_command
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.context.user_command import shell_command_in
 from hermeslite.display import neutralize
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 
 from . import line_commands

@@ -25,8 +25,9 @@ from typing import Any
 
 import yaml
 
-from hermeslite.config import CONFIG_ENV, USER_FILE, ConfigError, ModelConfig, load_settings
+from hermeslite.config import CONFIG_ENV, USER_FILE, ConfigError, load_settings
 from hermeslite.context.fieldspec import is_web_url
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.paths import config_dir, ensure_dir, state_dir
 
 FIRST_RUN_MARKER = "first-run-done"

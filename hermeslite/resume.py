@@ -19,8 +19,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.errors import UserFacingError
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionInfo, SessionNotFound, SessionStore
 
 NO_SESSION = "no session to continue; starting a new one"

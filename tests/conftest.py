@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.hooks.settings import HooksConfig
 from tests.recorder import Recorder

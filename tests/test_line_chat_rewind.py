@@ -9,10 +9,11 @@ from dataclasses import replace
 import pytest
 
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.headless import HeadlessPrinter
 from hermeslite.line_chat import LineChat
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.checkpoint_files import plain_project, tree_state, write
 from tests.server import MODEL, Reply

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.errors import UserFacingError
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.resume import NO_SESSION, choose_session
 from hermeslite.store.sessions import SessionBusy, SessionStore
 

@@ -8,12 +8,13 @@ without knowing how they were produced.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from hermeslite.context.pressure import Pressure
 from hermeslite.context.result import CompressionResult
+from hermeslite.store.todos import TodoItem
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest
 from hermeslite.tools.edit_diff import EditDiff
@@ -134,6 +135,11 @@ class TodoEntry(NamedTuple):
 
     content: str
     status: str  # pending | in_progress | completed | cancelled
+
+    @classmethod
+    def listing(cls, items: Iterable[TodoItem]) -> tuple[TodoEntry, ...]:
+        """The todo list as a front end draws it: the one place an event's items are made."""
+        return tuple(cls(item.content, item.status) for item in items)
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,9 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
-from hermeslite.context.compact_requests import AGENT_TRIGGER
 from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
-from hermeslite.context.plan import Preview
 from hermeslite.context.pressure import Pressure, measure_pressure
-from hermeslite.context.result import CompressionResult
 from hermeslite.context.secret_calls import with_masked_calls
 from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
@@ -27,15 +24,15 @@ from hermeslite.extensions.skills import Skills
 from hermeslite.llm.errors import ContextOverflow, LLMError
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.memory import MemoryStore
-from hermeslite.store.sessions import CompactionRecord, SessionInfo
+from hermeslite.store.sessions import SessionInfo
 from hermeslite.store.usage import UsageTotals
 from hermeslite.tools.base import ApprovalRequest, ToolResult
 from hermeslite.tools.protected import protected_paths
 
 from . import events as ev
-from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction, NextRequest, planned_pass
+from .compaction import PAUSE_HINT, ROOM_HINT, TURN_HINT, TURN_STOPPED, Compaction
+from .compaction_triggers import CompactionTriggers
 from .deps import AgentDeps
-from .idle import idle_notice, idle_state
 from .ledger import TokenLedger, schema_tokens
 from .mentions import expand
 from .modes import PLAN, PLAN_LINE
@@ -85,6 +82,7 @@ class Agent:
         self.last_sent: BuiltRequest | None = None  # the last turn request the model answered; summaries extend it
         self._schema_cache: tuple[tuple[Any, int, str], int] | None = None
         self.compaction = Compaction(deps, self.emit)
+        self.triggers = CompactionTriggers(self)  # when to compact, and landing a pass in this session
         self.tool_runner = ToolRunner(deps, self.emit)
         deps.llm.on_retry = self._retrying
         self.saver = saver  # every write to the session store goes through it
@@ -199,91 +197,6 @@ class Agent:
             self.request_tokens(), c.threshold_tokens, c.context_length, c.config.warn_at, paused=self.compaction.paused
         )
 
-    # -- compaction ------------------------------------------------------------
-
-    async def _preflight(self) -> str | None:
-        """Before a request: compact if the session sat past its prompt cache's lifetime (`_idle_compact`),
-        then compress while the next request (the count the meter shows) is at or
-        over the threshold, up to max_passes, unless the refill guard has paused automatic
-        compaction. Returns why the turn in progress cannot go on (its own tool output does not
-        fit even cut to head and tail), else None."""
-        if (too_large := await self._idle_compact()) is not None:
-            return too_large
-        compressor = self.deps.compressor
-        refills: int | None = None  # counted once per trigger, not once per pass
-        for _ in range(compressor.config.max_passes):
-            if not compressor.should_compress(self.request_tokens()):
-                return None
-            if refills is None:
-                paused, refills = self._refill_check()
-                if paused:
-                    return None
-            result = await self._compact("preflight", refills=refills)
-            if result.turn_overflow:
-                return result.turn_overflow
-            if result.aborted or not result.changed or result.too_large:
-                return None
-        return None
-
-    async def _idle_compact(self) -> str | None:
-        """Compact once when the prompt cache went cold while the session sat, the context is most of
-        the way to the threshold and the compaction costs less than the cold prefix (see agent/idle.py);
-        the refill guard and a cooldown hold it back as they hold preflight. Returns what `_preflight`
-        returns."""
-        state = await idle_state(self.deps, self.request_tokens(), self._planned)
-        if state is None or self._refill_check()[0]:
-            return None
-        self.emit(ev.Notice(idle_notice(state), "information"))
-        # Under the threshold a pass that may only prune would keep the long prefix: summarize the middle.
-        # It starts no refill count: the context did not refill, the cache went cold.
-        return (await self._compact("idle", force=True)).turn_overflow
-
-    def _planned(self) -> Preview:
-        """A forced compaction now, planned (as /compress previews it): no call, no change."""
-        self.measure_for(self.deps.compressor)
-        return planned_pass(self.deps.compressor, self.messages, self.last_sent)
-
-    def _refill_check(self) -> tuple[bool, int]:
-        """(automatic compaction paused, refills in a row to record): see `Compaction.refill_check`;
-        a pause is stamped on the checkpoint, so it holds in the next process too."""
-        check = self.compaction.refill_check(self.messages)
-        if check.stamp is not None:
-            at, message = check.stamp
-            self.messages[at] = message
-            self.ledger.replace(at, message)
-            self.saver.replace_checkpoint(message)
-        return check.paused, check.strikes
-
-    async def _compact(
-        self,
-        trigger: str,
-        *,
-        focus: str | None = None,
-        force: bool = False,
-        upto: int | None = None,
-        refills: int = 0,
-    ) -> CompressionResult:
-        """One compaction (see `Compaction`), unless a PreCompact hook stops it: its rewrite adopted
-        and saved, then reported."""
-        gate = await self.deps.hooks.pre_compact(trigger, focus)
-        if gate.block is not None:
-            return self.compaction.blocked(trigger, gate.block, self.build_request())
-        focus = gate.focus
-        self.measure_for(self.deps.compressor)
-        request = NextRequest(self.build_request(), self.last_sent)
-        done = await self.compaction.run(trigger, request, focus=focus, force=force, upto=upto, refills=refills)
-        result = done.result
-        if done.messages is not None:
-            self.adopt_transcript(done.messages)
-            result.tokens_before, result.tokens_after = done.tokens_before, self.request_tokens()
-            self.saver.compaction(done.messages, result.archived, CompactionRecord.from_result(result, trigger))
-        else:
-            self.saver.record(CompactionRecord.from_result(result, trigger))
-        self.compaction.report(done, self.request_tokens(), self.pressure())
-        if done.messages is not None:  # a compaction that changed nothing has nothing to report after it
-            await self.deps.hooks.post_compact(trigger, result.summary)
-        return result
-
     # -- the turn --------------------------------------------------------------
 
     async def run_turn(self, text: str) -> ev.TurnFinished:
@@ -298,9 +211,9 @@ class Agent:
             else:
                 self.append({"role": "user", "content": self._attach_mentions(gate.content)})
                 await self._offer_mcp_tools()
-                await self._preflight()  # nothing of this turn follows its message yet: nothing to stop
+                await self.triggers.preflight()  # nothing of this turn follows its message yet: nothing to stop
                 finished = await self._loop(turn)
-                await self._requested_compaction(finished)
+                await self.triggers.requested(finished)
         except TurnTooLarge as exc:
             finished = self._stop_turn(turn, exc.reason)
         except asyncio.CancelledError:
@@ -311,14 +224,6 @@ class Agent:
             self.emit(ev.Notice(TOOLS_HINT, "warning"))
         self.emit(finished)
         return finished
-
-    async def _requested_compaction(self, finished: ev.TurnFinished) -> None:
-        """The compaction the model asked for with the `context` tool, run now that the turn's reply
-        is final, as /compress with its focus would; a turn that ended without one drops it."""
-        requests = self.compaction.requests
-        self.compaction.requests = requests.taken()
-        if requests.pending and finished.ok:
-            await self._compact(AGENT_TRIGGER, focus=requests.focus, force=True)
 
     def _attach_mentions(self, text: str) -> str:
         """The message with the files it names as `@path` attached, the user told which in one line."""
@@ -352,7 +257,7 @@ class Agent:
                 if (halt := self.deps.hooks.take_halt()) is not None:
                     self.emit(ev.Notice(f"A hook stopped the turn: {halt}", "warning"))
                     return ev.TurnFinished(ok=False, reason=f"stopped by a hook: {halt}")
-            if (too_large := await self._preflight()) is not None:
+            if (too_large := await self.triggers.preflight()) is not None:
                 return self._stop_turn(turn, too_large)
         self.emit(ev.ErrorEvent(f"Stopped after {limit} model calls in one turn (agent.max_iterations)."))
         return ev.TurnFinished(ok=False, reason="max iterations")
@@ -375,13 +280,13 @@ class Agent:
                     self.emit(ev.ErrorEvent(OVERFLOW_GIVE_UP))
                     return None
                 if refills is None:
-                    paused, refills = self._refill_check()
+                    paused, refills = self.triggers.refill_check()
                     if paused:
                         self.emit(ev.ErrorEvent(f"{exc} {PAUSED}"))
                         return None
                 # The provider refused the request, so a pass that would keep everything is no
                 # answer: reactive passes are forced to summarize the middle.
-                result = await self._compact("reactive", force=True, refills=refills)
+                result = await self.triggers.compact("reactive", force=True, refills=refills)
                 if result.turn_overflow:
                     raise TurnTooLarge(result.turn_overflow) from exc
                 if result.aborted or not result.changed:
@@ -550,7 +455,7 @@ class Agent:
     async def compress_now(self, focus: str | None = None, upto: int | None = None):
         """What /compress [--upto N] [focus] runs: forced, with flush and todo snapshot, reported as
         events; with `upto`, user turns 1..N are summarized and the rest kept (see controls.upto_error)."""
-        return await self._compact("manual", focus=focus, force=True, upto=upto)
+        return await self.triggers.compact("manual", focus=focus, force=True, upto=upto)
 
     # -- queries from the front ends ---------------------------------------------
 
@@ -576,7 +481,7 @@ class Agent:
 
     def todo_entries(self) -> tuple[ev.TodoEntry, ...]:
         """The todo list as items, for a front end that keeps it on screen (a resumed session's too)."""
-        return tuple(ev.TodoEntry(item.content, item.status) for item in self.deps.todos.items)
+        return ev.TodoEntry.listing(self.deps.todos.items)
 
     @property
     def memory(self) -> MemoryStore:

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.select import DEFAULT_MODELS, resolve_model
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.setup import load_litellm
 from hermeslite.store.errors import StoreError
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hermeslite.config import ModelConfig
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.errors import StoreError
 
 from . import events as ev

@@ -90,8 +90,7 @@ class ToolRunner:
             )
         )
         if tool_call_name(call) == "todo" and not result.is_error:
-            items = self.deps.todos.items
-            self.emit(ev.TodosChanged(tuple(ev.TodoEntry(item.content, item.status) for item in items)))
+            self.emit(ev.TodosChanged(ev.TodoEntry.listing(self.deps.todos.items)))
         return result
 
     def result_message(self, call: dict[str, Any], result: ToolResult, *, images: bool = False) -> dict[str, Any]:

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from hermeslite.config import ModelConfig
 from hermeslite.context.untrusted import for_model
+from hermeslite.llm.settings import ModelConfig
 
 from .caching import CachePlan, injection_points, plan_for
 from .classify import classify, html_page

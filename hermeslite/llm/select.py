@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from hermeslite.config import ModelConfig
+from hermeslite.llm.settings import ModelConfig
 
 from .local import LOCAL_MODEL_NAME
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermeslite.config import ModelConfig
+from hermeslite.llm.settings import ModelConfig
 
 DEFAULT_CONTEXT_WINDOW = 8192
 

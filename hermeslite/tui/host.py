@@ -26,7 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
+from hermeslite.llm.settings import ModelConfig
 
 if TYPE_CHECKING:  # not at run time: the first frame must not wait for the agent's modules
     from hermeslite.agent.events import Event

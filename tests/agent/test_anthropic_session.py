@@ -19,8 +19,9 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
 from hermeslite.agent.memory_notes import HEADING as NOTES_HEADING
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
 from tests.fake_anthropic import FakeAnthropic, Reply

@@ -132,8 +132,9 @@ async def test_undo_waits_until_the_session_is_saved_and_then_loses_nothing(scri
     from dataclasses import replace
 
     from hermeslite.agent.factory import build_agent
-    from hermeslite.config import ModelConfig, Settings
+    from hermeslite.config import Settings
     from hermeslite.llm.litellm_client import LiteLLMClient
+    from hermeslite.llm.settings import ModelConfig
     from hermeslite.store.sessions import SessionStore
     from tests.faults import fill, small_disk
 

@@ -8,8 +8,9 @@ from dataclasses import replace
 from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.turn_repair import INCOMPLETE_REPLY, NO_REPLY
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
 from tests.fake_anthropic import FakeAnthropic
@@ -58,8 +59,8 @@ async def test_each_retry_is_announced_before_it_waits(make_agent, scripted_serv
 
 
 async def test_after_model_switch_retries_are_still_announced(make_agent, scripted_server):
-    from hermeslite.config import ModelConfig
     from hermeslite.llm.litellm_client import LiteLLMClient
+    from hermeslite.llm.settings import ModelConfig
 
     agent, rec = make_agent()
     agent.switch_model(

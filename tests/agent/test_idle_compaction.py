@@ -20,11 +20,12 @@ import pytest
 from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.flush import FLUSH_INSTRUCTION
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.context.handoff import OPEN
 from hermeslite.context.refill import REFILL_LIMIT, with_refill_record
 from hermeslite.headless_json import JsonPrinter, OutputChoice
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.builders import assert_valid
 from tests.fake_anthropic import FakeAnthropic, Reply

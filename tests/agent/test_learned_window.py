@@ -6,8 +6,8 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.breakdown import context_breakdown
 from hermeslite.agent.controls import hand_off
 from hermeslite.agent.factory import build_agent, build_successor
-from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from tests.agent.helpers import chat
 from tests.server import MODEL
 from tests.summary_requests import answer_summaries

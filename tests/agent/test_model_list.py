@@ -7,7 +7,7 @@ import time
 
 from hermeslite.agent.model_list import ModelChoice, build_choices, model_choices, short_list
 from hermeslite.commands.model_table import numbered_list, price_cell, window_cell
-from hermeslite.config import ModelConfig
+from hermeslite.llm.settings import ModelConfig
 from tests.server import MODEL
 
 

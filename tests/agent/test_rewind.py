@@ -17,9 +17,10 @@ import pytest
 from hermeslite.agent import events as ev
 from hermeslite.agent import rewind
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.context.messages import is_summary, strip_private
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.hooks.settings import HooksConfig
 from tests.builders import FILLER, assert_valid

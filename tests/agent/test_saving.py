@@ -7,8 +7,9 @@ from pathlib import Path
 
 from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.faults import fill, small_disk
 from tests.recorder import Recorder

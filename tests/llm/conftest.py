@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from tests.server import MODEL, ScriptedServer
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.caching import CachePlan, injection_points, plan_for
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.setup import load_litellm
 from hermeslite.llm.types import Usage
 from tests.fake_anthropic import FakeAnthropic, Reply

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, RateLimited, TransientError, Unreachable
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import USER, collect, completed, texts
 from tests.server import MODEL, Reply

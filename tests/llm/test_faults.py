@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.classify import classify
 from hermeslite.llm.errors import AuthError, ContextOverflow, FatalError, IncompleteReply, TransientError
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.types import StreamedText
 from tests.llm.helpers import TOOLS, USER, collect, completed, texts
 from tests.server import Reply

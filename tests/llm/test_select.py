@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.local import LOCAL_MODEL_NAME
 from hermeslite.llm.select import for_model, pick_model, pick_note
+from hermeslite.llm.settings import ModelConfig
 
 LOCAL_SERVER = "http://127.0.0.1:8080/v1"
 

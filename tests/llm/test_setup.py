@@ -36,7 +36,7 @@ def test_importing_the_llm_package_does_not_import_litellm():
         import hermeslite.llm
         import hermeslite.llm.classify, hermeslite.llm.litellm_client, hermeslite.llm.setup, hermeslite.llm.window
         from hermeslite.llm import LiteLLMClient
-        from hermeslite.config import ModelConfig
+        from hermeslite.llm.settings import ModelConfig
         LiteLLMClient(ModelConfig(name="openai/gpt-4o"))
         print("litellm" in sys.modules)
     """)
@@ -77,7 +77,7 @@ def test_loaded_litellm_is_configured_and_failing_calls_are_silent():
     """In a fresh process, outside pytest's capturing: every byte on stdout must be ours."""
     result = run_python("""
         import asyncio, json, logging, os, sys
-        from hermeslite.config import ModelConfig
+        from hermeslite.llm.settings import ModelConfig
         from hermeslite.llm import LiteLLMClient, LLMError, ensure_loaded, load_litellm, prewarm
         from tests.server import Reply, ScriptedServer
 
@@ -162,7 +162,7 @@ def test_the_lean_import_leaves_nothing_changed_and_prices_replies_as_before():
     result = run_python("""
         import asyncio, gc, json, sys
         import pydantic
-        from hermeslite.config import ModelConfig
+        from hermeslite.llm.settings import ModelConfig
         from hermeslite.llm import LiteLLMClient, load_litellm
         from tests.fake_anthropic import FakeAnthropic
         from tests.server import ScriptedServer

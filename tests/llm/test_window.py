@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.window import DEFAULT_CONTEXT_WINDOW, lookup_context_window
 
 

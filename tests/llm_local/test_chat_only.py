@@ -12,10 +12,11 @@ from hermeslite.agent import events as ev
 from hermeslite.agent.factory import build_agent
 from hermeslite.agent.prompt import BASE_INSTRUCTIONS, CHAT_ONLY_INSTRUCTIONS
 from hermeslite.agent.tool_asks import TOOLS_HINT
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm import local
 from hermeslite.llm.litellm_client import LiteLLMClient
 from hermeslite.llm.local import LOCAL_MODEL_NAME, LocalModelClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.recorder import Recorder
 from tests.server import MODEL, ScriptedServer

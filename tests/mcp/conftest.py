@@ -11,8 +11,9 @@ import pytest
 
 from hermeslite.agent.factory import build_agent, start_mcp
 from hermeslite.agent.loop import Agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.mcp.config import McpServerConfig
 from hermeslite.tools.mcp.manager import McpServers

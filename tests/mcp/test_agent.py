@@ -14,8 +14,8 @@ from hermeslite.agent import events as ev
 from hermeslite.agent import mcp_commands
 from hermeslite.agent.breakdown import context_breakdown
 from hermeslite.agent.factory import build_agent, start_mcp
-from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.landlock import abi_version
 from hermeslite.tools.mcp.status import State, Unavailable

@@ -7,9 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from hermeslite.agent.factory import build_agent
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
 from hermeslite.context.messages import call_id, parsed_arguments, tool_calls_of
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from tests.secret_samples import fake
 from tests.server import MODEL, Reply

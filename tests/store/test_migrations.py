@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.resume import choose_session
 from hermeslite.store.compactions import CompactionRecord
 from hermeslite.store.schema import SCHEMA_VERSION

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from hermeslite.config import DisplayConfig, ModelConfig, Settings
+from hermeslite.config import DisplayConfig, Settings
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tools.hooks.settings import HooksConfig
 from hermeslite.tui.app import HermesApp

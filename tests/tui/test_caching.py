@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from hermeslite.config import ModelConfig
 from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.compaction_card import CompactionCard
 from hermeslite.tui.widgets.message import NoteLine

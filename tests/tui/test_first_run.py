@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from hermeslite.config import ModelConfig, Settings
+from hermeslite.config import Settings
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.provider_setup import FIRST_RUN_MARKER, PROVIDERS, first_run_due
 from hermeslite.store.sessions import SessionStore
 from hermeslite.tui.app import HermesApp
