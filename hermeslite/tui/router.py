@@ -79,9 +79,17 @@ class EventRouter:
         self.app.notify(event.headline, title=f"Compaction ({event.trigger})", severity=severity, markup=False)
 
     async def _on_Notice(self, event: ev.Notice) -> None:
+        """Where the agent's notices go: one place each, so none is said twice in view.
+
+        Every kind the agent emits (a file attached or skipped, a hook's message or refusal, a
+        compaction refused, a session saved again) tells what happened to this conversation, so it
+        is a line in the chat, the record the user scrolls back through and sees again on /resume's
+        transcript. A toast is raised only when that line is out of sight (the chat scrolled up, a
+        dialog open), as a pointer to it, never over it. What is only passing status (a retry's
+        countdown, what the agent is doing) is no Notice: the activity line under the chat shows it.
+        """
         severity = event.severity if event.severity in ("information", "warning", "error") else "information"
-        # a toast too: a notice comes mid-turn, and the reply that follows pushes its line out of sight
-        self.app.notify(event.text, severity=severity, markup=False)
+        self.app.toast_unless_seen(event.text, severity=severity)
         await self.chat.add_note(event.text, kind=severity)
 
     async def _on_ErrorEvent(self, event: ev.ErrorEvent) -> None:

@@ -310,3 +310,28 @@ async def test_a_model_error_is_said_once_and_a_toast_comes_only_for_a_line_out_
         rows = screen_text(app).splitlines()
         toast_row = next(i for i, row in enumerate(rows) if shown[0].message[:30] in row)
         assert toast_row < app.prompt.region.y - 1  # above the input and the queued line's row
+
+
+async def test_an_agent_notice_is_one_chat_line_and_a_toast_only_when_that_line_is_out_of_sight(
+    make_app, scripted_server, tmp_path
+):
+    """Every Notice was a chat line and a toast over it: said twice in view (issue 20, item 7)."""
+    from hermeslite.agent.events import Notice
+    from hermeslite.tui.screens.text_viewer import TextViewer
+
+    (tmp_path / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
+    scripted_server.enqueue(Reply.text("read it"))
+    app = make_app(cwd=tmp_path)
+    shown = Notifications()
+    async with app.run_test(size=SIZE, notifications=True, message_hook=shown) as pilot:
+        await ready(pilot)
+        await send(pilot, "look at @notes.txt")
+        notes = [n.text for n in app.chat.query(NoteLine)]
+        assert notes.count("attached: notes.txt (2 lines)") == 1
+        assert not shown  # the line is in sight: no toast repeating it
+        await send(pilot, "/help", wait=False)
+        await until(pilot, lambda: isinstance(app.screen, TextViewer))
+        app.host.agent.emit(Notice("A Stop hook sends the model back to work: tests fail"))
+        await until(pilot, lambda: len(app.chat.query(NoteLine)) == 2)  # drawn behind the viewer
+        await settle(pilot)
+        assert [n.message for n in shown] == ["A Stop hook sends the model back to work: tests fail"]
