@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hermeslite.tui.screens.text_viewer import TextViewer
 from hermeslite.tui.widgets.message import AssistantMessage, NoteLine, UserMessage
 from hermeslite.tui.widgets.queued import QueuedMessages
@@ -112,3 +114,18 @@ async def test_commands_that_only_look_run_at_once_and_the_others_wait(make_app,
         await settle(pilot)
         assert app.host.agent.session_id != first and app.queued.items == []
         assert app.host.agent.deps.store.get_session(first).message_count == 3  # the turn finished first
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_queued_line_and_its_hint_fit_the_width(make_app, scripted_server, size):
+    """At 80 columns the 60-character message left the hint cut off the right edge."""
+    scripted_server.enqueue(Reply.delay(3.0, Reply.text("first answer")), Reply.text("second answer"))
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await type_during_a_turn(pilot, "rename the cache module and update every import that names it " * 3)
+        await pilot.pause()
+        [line] = [row for row in screen_text(app).splitlines() if "⏸ queued" in row]
+        assert line.rstrip().endswith("↑ takes back · click removes")
+        assert "rename the cache module" in line
+        await settle(pilot)

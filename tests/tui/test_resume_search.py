@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from textual.widgets import Input
 
 from hermeslite.commands.session_table import when
@@ -97,3 +99,26 @@ async def test_no_match_says_so_enter_does_nothing_and_escape_keeps_the_session(
         await settle(pilot)
         assert not isinstance(app.screen, SessionPicker)
         assert app.host.agent.session_id == current
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_entry_shows_its_id_whole_at_80_and_120_columns(make_app, scripted_server, tmp_path, size):
+    """The id is what `--resume` takes: at 80 columns it was the fact cut off the end of the line."""
+    parent = make_app.store.create_session(CLAUDE, str(tmp_path), api_base=scripted_server.base_url)
+    make_app.store.append_message(parent, {"role": "user", "content": "the long task"})
+    child = make_app.store.create_session(
+        "openrouter/anthropic/claude-sonnet-4-5-20250929",
+        str(tmp_path),
+        api_base=scripted_server.base_url,
+        parent_id=parent,
+    )
+    make_app.store.append_message(child, {"role": "user", "content": "go on with the long task " * 8})
+    app = make_app(cwd=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await open_picker(pilot, app)
+        await pilot.pause()
+        text = screen_text(app)
+        assert parent in text and child in text
+        child_facts = next(line for line in text.splitlines() if child in line)
+        assert "…" in child_facts or size[0] > 80  # the other facts gave way for it
+        assert "message" in child_facts  # and the most useful of them stayed

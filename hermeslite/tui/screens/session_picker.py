@@ -28,9 +28,10 @@ MORE = "…"
 
 
 def session_facts(row: SessionRow) -> list[str]:
-    """What `hermeslite sessions` prints beside a title, most useful first: a narrow screen
-    drops them from the end. A handoff's origin comes early: it is what tells two sessions of
-    the same task apart, and at the end even a wide screen dropped it."""
+    """What `hermeslite sessions` prints beside a title but the id, most useful first: a narrow
+    screen drops them from the end. A handoff's origin comes early: it is what tells two sessions
+    of the same task apart, and at the end even a wide screen dropped it. The id is not among
+    them: `session_label` keeps it whole, apart from what gets cut."""
     cells = session_cells(row)
     facts = [
         cells["when"],
@@ -38,7 +39,6 @@ def session_facts(row: SessionRow) -> list[str]:
         cells["origin"],
         f"{cells['context']} context" if row.context_tokens is not None else "",
         cells["model"],
-        cells["id"],
     ]
     return [fact for fact in facts if fact]
 
@@ -65,9 +65,11 @@ def fitted_facts(facts: Sequence[str], width: int | None) -> str:
 def session_label(row: SessionRow, width: int | None = None) -> Content:
     """The title on its own line, where the eye looks for it, then the facts under it, dimmed and
     cut to `width` cells so an entry is always two lines (a title too long is cut by the list's
-    ellipsis)."""
+    ellipsis). The id ends the line whole at any width: it is what `--resume` takes, so the
+    other facts are shortened or dropped to make room for it."""
     cells = session_cells(row)
-    facts = fitted_facts(session_facts(row), None if width is None else width - len(FACT_INDENT))
+    room = None if width is None else max(0, width - len(FACT_INDENT) - len(FACT_GAP) - len(cells["id"]))
+    facts = FACT_GAP.join(part for part in (fitted_facts(session_facts(row), room), cells["id"]) if part)
     title = neutralize(row.title) if row.title else cells["title"]  # the table's cut is for its column only
     return Content.assemble(f"{cells['mark']} ", title, f"\n{FACT_INDENT}", (facts, "dim"))
 

@@ -11,13 +11,15 @@ the queue is empty so it costs no space.
 from __future__ import annotations
 
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Resize
 from textual.widgets import Static
 
 from hermeslite.display import clip
 
-SHOWN_CHARS = 60  # of each message, so the hint after the last one stays on screen
-HINT = "   ↑ takes the last back · a click removes one"
+LABEL = "⏸ queued  "
+HINT = "  ↑ takes back · click removes"  # fits beside a 40-character message at 80 columns
+SHOWN_CHARS = 60  # of each message, until the widget knows its width
+MIN_SHOWN = 12  # narrower than this, the hint goes before the message is cut further
 
 
 class QueuedMessages(Static):
@@ -48,11 +50,22 @@ class QueuedMessages(Static):
         event.stop()
         self.remove_at(event.y)
 
+    def on_resize(self, event: Resize) -> None:
+        self._redraw()
+
     def _redraw(self) -> None:
+        """One line per message, each cut so that the line, and the hint after the last, fit the width."""
         self.set_class(bool(self.items), "-waiting")
         last = len(self.items) - 1
+        width = self.content_size.width
+        room = width - len(LABEL) if width else SHOWN_CHARS + len(HINT)
+        hint = HINT if room - len(HINT) >= MIN_SHOWN else ""
         lines = [
-            Content.assemble(("⏸ queued  ", "bold"), clip(text, SHOWN_CHARS), (HINT if i == last else "", "dim"))
+            Content.assemble(
+                (LABEL, "bold"),
+                clip(text, max(1, room - len(hint if i == last else ""))),
+                (hint if i == last else "", "dim"),
+            )
             for i, text in enumerate(self.items)
         ]
         self.update(Content("\n").join(lines))
