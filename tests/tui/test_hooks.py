@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermeslite.tui.screens.approval import ApprovalScreen
-from hermeslite.tui.widgets.message import NoteLine
+from hermeslite.tui.widgets.message import NoteLine, UserMessage
 from hermeslite.tui.widgets.tool_panel import ToolPanel
 from tests.envelope import unwrapped
 from tests.hook_scripts import on, replying, script
@@ -66,3 +66,32 @@ async def test_a_hanging_hook_is_one_note_and_the_command_runs(make_app, scripte
             f"PreToolUse hook `{slow}`: timed out after 1 s; its process group was killed; the terminal call goes on"
         ]
     assert (project / "made.txt").exists()
+
+
+async def test_a_resumed_prompt_shows_what_was_typed_and_the_hooks_context_apart(make_app, scripted_server, tmp_path):
+    """The context UserPromptSubmit and SessionStart hooks add was replayed inside the user's bubble."""
+    hooks = tmp_path / "hooks"
+    started = script(hooks, "start.sh", "cat > /dev/null; echo 'on branch main'")
+    submitted = script(hooks, "submit.sh", "cat > /dev/null; echo 'ticket: the cache must stay'")
+    config = {**on("SessionStart", started), **on("UserPromptSubmit", submitted)}
+    project = tmp_path / "project"
+    scripted_server.enqueue(Reply.text("noted"))
+    app = make_app(hooks=config, cwd=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what changed?")
+        session_id = app.host.agent.session_id
+        live_bubbles = [w.text for w in app.chat.query(UserMessage)]
+    [sent] = [m["content"] for m in scripted_server.requests[-1]["messages"] if m["role"] == "user"]
+    assert "on branch main" in sent and "ticket: the cache must stay" in sent  # the model still reads both
+    again = make_app(hooks=config, cwd=project, session_id=session_id)
+    async with again.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        assert [w.text for w in again.chat.query(UserMessage)] == live_bubbles == ["what changed?"]
+        notes = [n.text for n in again.chat.query(NoteLine)]
+        assert "context from a SessionStart hook: on branch main" in notes
+        assert "context from a UserPromptSubmit hook: ticket: the cache must stay" in notes
+        assert "ticket: the cache must stay" in screen_text(again)
+    saved = [m for m in make_app.store.load_transcript(session_id) if m.get("role") == "user"]
+    assert saved[0]["content"] == sent  # what is saved is what was sent, unchanged
