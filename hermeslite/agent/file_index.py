@@ -6,9 +6,10 @@ Python). Elsewhere a walk skips what each `.gitignore` on the way excludes,
 and `.git`-like folders. Listing takes a subprocess or a walk, so callers run
 `list_files` off the UI thread; matching is in memory.
 
-Matching runs one regular expression over all paths joined in one string, so
-the scan is C code rather than a Python loop per path; a query that extends
-the previous one searches only the previous hits.
+Matching runs one regular expression over paths joined in a few large strings,
+so the scan is C code rather than a Python loop per path; a query that extends
+the previous one searches only the previous hits. The TUI matches on a worker
+thread, so the strings are chunks: the GIL is let go between them.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import heapq
 import os
 import re
 import subprocess
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
 LIMIT = 50  # rows a completion list shows
+CHUNK = 2_000  # paths scanned by one regular expression call (see `_chunked`)
 MAX_FILES = 200_000  # a home directory opened by mistake must not take the memory
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox", ".mypy_cache"})
 GIT_TIMEOUT_S = 10
@@ -78,32 +81,68 @@ def _ignored(ignores: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:
     return any(spec.match_file(path[len(prefix) :]) for prefix, spec in ignores)
 
 
-@dataclass
-class FileIndex:
-    """The listed paths and the last query's hits, for incremental matching."""
+@dataclass(frozen=True)
+class _Corpus:
+    """One listing, never changed once built, so a matching thread reads a consistent whole."""
 
-    paths: list[str] = field(default_factory=list)
-    _joined: str = ""
-    _lowered: str = ""
-    _last: tuple[str, list[str]] | None = None
+    paths: list[str]
+    chunks: list[tuple[str, str]]  # CHUNK paths joined by newlines, and that text lowered
+
+    @classmethod
+    def of(cls, paths: list[str]) -> _Corpus:
+        return cls(paths, _chunked(paths))
+
+
+class FileIndex:
+    """The listed paths and the last query's hits, for incremental matching.
+
+    `match` may run on a worker thread while the UI thread calls `replace`: each
+    reads the listing once, as one immutable `_Corpus`, and the last query's
+    hits are kept with the listing they came from, so a match never mixes two.
+    """
+
+    def __init__(self) -> None:
+        self._corpus = _Corpus.of([])
+        self._last: tuple[_Corpus, str, list[str]] | None = None
+
+    @property
+    def paths(self) -> list[str]:
+        return self._corpus.paths
 
     def replace(self, paths: list[str]) -> None:
-        self.paths = paths
-        self._joined = "\n".join(paths)
-        self._lowered = self._joined.lower()
+        self._corpus = _Corpus.of(paths)
         self._last = None
 
-    def match(self, query: str, limit: int = LIMIT) -> list[str]:
-        """Paths that hold the query's characters in order (case-insensitive), best first."""
+    def match(self, query: str, limit: int = LIMIT, *, cancelled: Callable[[], bool] = lambda: False) -> list[str]:
+        """Paths that hold the query's characters in order (case-insensitive), best first.
+
+        `cancelled` is asked between chunks: a query the user has typed past stops early
+        (its result, then empty, is not for showing) and is not kept for the next one.
+        """
+        corpus = self._corpus
         if not query:
-            return [p for p in self.paths if "/" not in p][:limit] or self.paths[:limit]
-        pool, lowered = self._joined, self._lowered
-        if self._last is not None and query.startswith(self._last[0]):
-            pool = "\n".join(self._last[1])
-            lowered = pool.lower()
-        hits = _scan(pool, lowered, query)
-        self._last = (query, hits)
+            return [p for p in corpus.paths if "/" not in p][:limit] or corpus.paths[:limit]
+        chunks = corpus.chunks
+        last = self._last
+        if last is not None and last[0] is corpus and query.startswith(last[1]):
+            chunks = _chunked(last[2])
+        hits: list[str] = []
+        for pool, lowered in chunks:
+            if cancelled():
+                return []
+            hits += _scan(pool, lowered, query)
+        self._last = (corpus, query, hits)
         return heapq.nsmallest(limit, hits, key=lambda p: _rank(p, query.lower()))
+
+
+def _chunked(paths: list[str]) -> list[tuple[str, str]]:
+    """The paths in CHUNK-sized texts: a regular expression holds the GIL for its whole scan, so a
+    scan of one chunk, not of every path, is the longest the UI thread waits for a matching thread."""
+    chunks = []
+    for start in range(0, len(paths), CHUNK):
+        joined = "\n".join(paths[start : start + CHUNK])
+        chunks.append((joined, joined.lower()))
+    return chunks
 
 
 def _scan(pool: str, lowered: str, query: str) -> list[str]:

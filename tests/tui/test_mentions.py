@@ -5,9 +5,13 @@ shows what was typed and a note names the file (also when the session is resumed
 from __future__ import annotations
 
 import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
+from hermeslite.agent.file_index import LIMIT, FileIndex
 from hermeslite.tui.widgets.message import NoteLine, UserMessage
+from tests.patience import patience
 from tests.server import Reply
 from tests.tui.pilot import SIZE, ready, send, settle, until
 from tests.tui.screen import screen_text
@@ -89,3 +93,48 @@ async def test_a_resumed_session_shows_the_typed_text_and_the_attachment_note(ma
         await settle(pilot)
         assert [w.text for w in again.chat.query(UserMessage)] == ["read @src/cache.py and @src/app.py"]
         assert note in [n.text for n in again.chat.query(NoteLine)]
+
+
+class HeldIndex(FileIndex):
+    """The real index, except that matching `held` waits until `release` is set: a slow scan, by events."""
+
+    def __init__(self, held: str) -> None:
+        super().__init__()
+        self.held = held
+        self.reached = threading.Event()
+        self.release = threading.Event()
+
+    def match(self, query: str, limit: int = LIMIT, *, cancelled: Callable[[], bool] = lambda: False) -> list[str]:
+        if query != self.held:
+            return super().match(query, limit, cancelled=cancelled)
+        self.reached.set()
+        assert self.release.wait(patience(5)), "the UI thread waited on the matching"
+        return super().match(query, limit)  # to the end, as a scan past its last check would
+
+
+async def test_typing_never_waits_for_matching_and_an_older_querys_answer_is_dropped(
+    make_app, scripted_server, tmp_path
+):
+    """The matcher ran on the UI thread: with 50,000 files a key could wait ~150 ms for it."""
+    app = make_app(cwd=project(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        mentions = app.prompt.mentions
+        await until(pilot, lambda: mentions.listed_at is not None)
+        held = HeldIndex("s")
+        held.replace(mentions.index.paths)
+        mentions.index = held
+        await pilot.press("@", "s")
+        await until(pilot, held.reached.is_set)
+        await pilot.press(*"rc/app")  # typed while "s" is still being matched
+        assert app.prompt.text == "@src/app"
+
+        def listed() -> list[str]:
+            return [str(mentions.get_option_at_index(i).prompt) for i in range(mentions.option_count)]
+
+        await until(pilot, lambda: mentions.open and listed() == ["src/app.py"])
+        held.release.set()
+        await settle(pilot)  # the held worker has finished and its answer (both src files) came back
+        assert mentions.open and listed() == ["src/app.py"]
+        await pilot.press("tab")
+        assert app.prompt.text == "@src/app.py "

@@ -7,17 +7,20 @@ Tab, Enter and Escape first. Tab or Enter replaces the word with `@path `.
 
 The files are listed in a thread worker (a git subprocess or a walk) when the
 widget mounts, and listed again, off the UI thread, when a new `@` word starts
-and the list is older than `STALE_S`; until then the old list answers.
+and the list is older than `STALE_S`; until then the old list answers. Each
+keystroke's matching runs in a thread worker too (`refresh_matches`).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from functools import partial
 from pathlib import Path
 
 from textual.widgets import TextArea
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from hermeslite.agent.file_index import FileIndex, list_files
 
@@ -59,7 +62,8 @@ class MentionComplete(CursorDropdown):
         self.listed_at: float | None = None  # monotonic time of the last listing; None: never
         self._listing = False
         self._shown: list[str] = []
-        self._query: str | None = None
+        self._query: str | None = None  # the query last asked for; None after the list was closed
+        self._asked = 0  # the number of the newest match request; only its answer is shown
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -85,19 +89,39 @@ class MentionComplete(CursorDropdown):
         return mention_query(self.before_cursor())
 
     def refresh_matches(self) -> None:
-        """Refill and show (or hide) the list for the `@` word at the cursor."""
+        """Ask for the matches of the `@` word at the cursor (or hide the list when there is none).
+
+        Matching 50,000 paths can take longer than a frame, so it runs in a thread worker and the
+        keystroke returns at once; the list shown stays until the new matches come. Each request
+        is numbered, and only the newest one's answer is shown: an older query's answer, however
+        late it comes, is dropped (`_matched`); its worker, cancelled by the next in the group,
+        also stops scanning early.
+        """
         query = self.typed()
         if query is None:
             self.close()
             return
         if query == "" and self.listed_at is not None and time.monotonic() - self.listed_at > STALE_S:
             self._relist()
-        if query == self._query and self._shown:
+        if query == self._query:
             return
-        shown = self.index.match(query)
         self._query = query
+        self._asked += 1
+        asked = self._asked
+        self.run_worker(partial(self._match, asked, query), thread=True, group="mention-match", exclusive=True)
+
+    def _match(self, asked: int, query: str) -> None:
+        worker = get_current_worker()
+        shown = self.index.match(query, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._matched, asked, query, shown)
+
+    def _matched(self, asked: int, query: str, shown: list[str]) -> None:
+        """Show the matches of request `asked`, unless a newer request was made since."""
+        if asked != self._asked:
+            return
         if not shown or shown == [query]:
-            self.close()
+            self._hide()
             return
         self._shown = shown
         self.set_options(Option(path) for path in shown)
@@ -105,9 +129,14 @@ class MentionComplete(CursorDropdown):
         self.show(first=True)
 
     def close(self) -> None:
+        """Hide the list, and let no answer still on its way open it again."""
+        self._asked += 1
+        self._query = None
+        self._hide()
+
+    def _hide(self) -> None:
         super().close()
         self._shown = []
-        self._query = None
 
     def complete(self, index: int) -> None:
         """Replace the `@` word at the cursor with the chosen path and a space."""
