@@ -20,7 +20,6 @@ from pathlib import Path
 
 from textual.widgets import TextArea
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from hermeslite.agent.file_index import FileIndex, list_files
 
@@ -93,9 +92,10 @@ class MentionComplete(CursorDropdown):
 
         Matching 50,000 paths can take longer than a frame, so it runs in a thread worker and the
         keystroke returns at once; the list shown stays until the new matches come. Each request
-        is numbered, and only the newest one's answer is shown: an older query's answer, however
-        late it comes, is dropped (`_matched`); its worker, cancelled by the next in the group,
-        also stops scanning early.
+        is numbered, and only the newest one's answer is shown (`_matched`): an older query's
+        answer, however late it comes, is dropped, and its scan stops at its next chunk. The
+        number does what an `exclusive` worker group would, without cancelling workers: a thread
+        cannot be stopped anyway, and a cancelled worker makes `workers.wait_for_complete` raise.
         """
         query = self.typed()
         if query is None:
@@ -108,12 +108,12 @@ class MentionComplete(CursorDropdown):
         self._query = query
         self._asked += 1
         asked = self._asked
-        self.run_worker(partial(self._match, asked, query), thread=True, group="mention-match", exclusive=True)
+        self.run_worker(partial(self._match, asked, query), thread=True, group="mention-match")
 
     def _match(self, asked: int, query: str) -> None:
-        worker = get_current_worker()
-        shown = self.index.match(query, cancelled=lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
+        """On a worker thread: the matches of request `asked`, handed to the UI thread unless superseded."""
+        shown = self.index.match(query, cancelled=lambda: asked != self._asked)
+        if asked == self._asked:
             self.app.call_from_thread(self._matched, asked, query, shown)
 
     def _matched(self, asked: int, query: str, shown: list[str]) -> None:
