@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from textual.widgets import Input
 
 from hermeslite.commands.session_table import when
