@@ -154,12 +154,11 @@ async def test_each_picker_entry_is_two_lines_cut_with_an_ellipsis_at_any_width(
                     assert title == whole if width == 200 else title.startswith(whole[:40]) and title.endswith("…")
                     assert len(title) > 60  # the picker's room, not the table's column, cuts it
                     assert facts[row.id].split(" · ")[1] == "2 messages"
-            # the handoff's origin comes right after the messages: whole from 120 columns, its head at 80
-            origin = facts[handoff].split(" · ")[2]
-            assert origin == f"(handed off from {first})" if width >= 120 else origin.startswith("(handed off from 2")
-            assert facts[first].split(" · ")[2] == "123k context"
-            if width == 80:  # three facts whole, the model's head, then the ellipsis
-                assert facts[first].split(" · ")[3].startswith("anthropic/claude")
-                assert facts[first].endswith("…") and facts[handoff].endswith("…")
-            if width == 200:
-                assert facts[first].endswith(first) and facts[handoff].endswith(handoff)
+            # the id ends every entry whole, at any width: it is what `--resume` takes
+            assert facts[first].endswith(f" · {first}") and facts[handoff].endswith(f" · {handoff}")
+            if width >= 120:  # the handoff's origin comes right after the messages
+                assert facts[handoff].split(" · ")[2] == f"(handed off from {first})"
+                assert facts[first].split(" · ")[2] == "123k context"
+            if width == 80:  # the facts after the messages give way to the id, cut with an ellipsis
+                for sid in (first, handoff):
+                    assert facts[sid].removesuffix(f" · {sid}").endswith("…")
