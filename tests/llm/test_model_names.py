@@ -17,4 +17,3 @@ def test_different_providers_and_routers_are_different_models() -> None:
     assert not same_model("openrouter/anthropic/claude-sonnet-4-5", "claude-sonnet-4-5")
     assert not same_model("openai/gpt-4o", "openai/gpt-4o-mini")
     assert not same_model(None, "gpt-4o") and not same_model("", "")
-
