@@ -44,7 +44,7 @@ def learned_window_note(llm: LLMClient) -> str | None:
 
 def adopt_stated_window(limit: int | None, llm: LLMClient, compressor: ContextCompressor, saver: SessionSaver) -> bool:
     """A provider that states a real window smaller than the one in use is believed, once: the
-    client, the engine and the session adopt it, and the threshold follows. False when nothing
+    client and the engine adopt it, the store keeps it for the model, and the threshold follows. False when nothing
     changed (no limit stated, not smaller, or a `compression.context_length` fixes the size)."""
     if not limit or limit >= compressor.context_length or compressor.config.context_length:
         return False
