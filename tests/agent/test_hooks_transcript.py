@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from hermeslite.agent import rewind
 from hermeslite.context.secret_calls import masked_strings
 from hermeslite.paths import data_dir
 from hermeslite.store.hook_transcript import transcript_file
@@ -68,7 +69,9 @@ async def test_a_stop_hook_reads_the_final_reply_from_a_private_file(make_agent,
 async def test_new_messages_are_appended_and_a_compaction_rewrites_the_file(make_agent, scripted_server, tmp_path):
     answer_summaries(scripted_server)
     folder = tmp_path / "hooks"
-    inode = script(folder, "inode.sh", f'cat > /dev/null; stat -c %i "$HERMESLITE_TRANSCRIPT_PATH" >> "{folder}/inodes"')
+    inode = script(
+        folder, "inode.sh", f'cat > /dev/null; stat -c %i "$HERMESLITE_TRANSCRIPT_PATH" >> "{folder}/inodes"'
+    )
     hooks = on("Stop", inode) | on("PreCompact", copying(folder, "pre")) | on("PostCompact", copying(folder, "post"))
     agent, _ = make_agent(hooks=hooks)
     await chat(agent, 6)
@@ -134,3 +137,27 @@ async def test_the_file_goes_with_its_session(make_agent, scripted_server, tmp_p
     assert agent.saver.delete()
     assert not path.exists()
     assert os.listdir(path.parent) == []
+
+
+async def test_after_a_rewind_the_file_holds_the_transcript_that_goes_on(make_agent, scripted_server, tmp_path):
+    folder = tmp_path / "hooks"
+    agent, _ = make_agent(hooks=on("Stop", copying(folder, "stop")))
+    scripted_server.enqueue(Reply.text("one"), Reply.text("two"), Reply.text("three"))
+    assert (await agent.run_turn("first")).ok
+    assert (await agent.run_turn("second")).ok
+    assert (await rewind.apply(agent, await rewind.preview_rewind(agent, 2, rewind.CHAT))).done
+    assert (await agent.run_turn("third")).ok
+    last = copies(folder, "stop")[-1]
+    assert [m["content"] for m in last[1:]] == ["first", "one", "third", "three"]
+    assert last == agent.messages
+
+
+async def test_pre_tool_use_finds_the_call_it_is_asked_about_on_the_last_line(make_agent, scripted_server, tmp_path):
+    folder = tmp_path / "hooks"
+    agent, _ = make_agent(hooks=on("PreToolUse", copying(folder, "pre"), matcher="terminal"))
+    scripted_server.enqueue(Reply.tool_calls([("terminal", {"command": "echo hi"})]), Reply.text("done"))
+    assert (await agent.run_turn("say hi")).ok
+    [seen] = copies(folder, "pre")
+    [call] = seen[-1]["tool_calls"]
+    assert call["id"] == inputs(folder, "pre")[0]["tool_use_id"]
+    assert json.loads(call["function"]["arguments"]) == {"command": "echo hi"}
