@@ -102,14 +102,16 @@ def continue_model(
     environ: Mapping[str, str],
 ) -> tuple[ModelConfig, str | None]:
     """The model config a resumed session talks to, and a line for the user when it is worth one."""
+    from hermeslite.llm.model_names import same_model
     from hermeslite.llm.select import provider, resolve_model
 
     recorded = str(info.model)
     current = resolve_model(configured, environ).name
+    same_name = same_model(recorded, current)  # `claude-x` is `anthropic/claude-x`
     if model_given:
         note = (
             None
-            if current == recorded
+            if same_name
             else (f"session {info.id} was recorded with {recorded}; continuing on {current} as asked (--model)")
         )
         return configured, note
@@ -117,7 +119,7 @@ def continue_model(
     if problem:
         note = (
             None
-            if current == recorded
+            if same_name
             else (
                 f"session {info.id} was recorded with {recorded}, which cannot be used here ({problem}); "
                 f"continuing on {current}"
@@ -126,8 +128,7 @@ def continue_model(
         return configured, note
     # The config's window, endpoint and key belong to the model it leads to (`current`), as with
     # --model and /model (`for_model`); the session's recorded endpoint wins over the config's.
-    same_name = recorded == current
-    same_provider = provider(recorded) == provider(current)
+    same_provider = same_name or provider(recorded) == provider(current)
     chosen = replace(
         configured,
         name=recorded,
@@ -138,7 +139,7 @@ def continue_model(
     )
     note = (
         None
-        if current == recorded
+        if same_name
         else (
             f"session {info.id} continues on its own model {recorded} (the config's is {current}; --model changes it)"
         )

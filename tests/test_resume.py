@@ -167,3 +167,12 @@ def test_a_model_nobody_named_is_said_and_a_named_one_is_not(store: SessionStore
     assert named.model_note is None
     resumed_own = choose_session(store, settings(), continue_latest=False, resume=recorded(store, "openai/x", LOCAL))
     assert resumed_own.model_note is None  # the session's own model: named by the session
+
+
+def test_a_session_on_the_configs_model_spelled_another_way_keeps_the_configs_window_and_key(store: SessionStore):
+    sid = recorded(store, "anthropic/claude-sonnet-4-5")
+    config = settings("claude-sonnet-4-5", api_key_env="MY_KEY", context_window=50_000)
+    choice = choose_session(store, config, continue_latest=True, resume=None, environ={"MY_KEY": "k"})
+    model = choice.settings.model
+    assert (choice.session_id, model.context_window, model.api_key_env) == (sid, 50_000, "MY_KEY")
+    assert choice.notes == []  # the same model: nothing to say

@@ -250,8 +250,6 @@ async def hand_off(agent: Agent, focus: str | None = None) -> HandoffReport:
         )
         store.seed_session(new_id, seeded, result.archived, agent.session_id)
         store.save_todos(new_id, deps.todos.to_json())
-        if deps.llm.learned_window:  # the same model and endpoint: the next session need not overflow to learn it
-            store.remember_window(new_id, deps.llm.model, deps.llm.learned_window)
     except StoreError as exc:
         return HandoffReport(None, f"Handoff failed, no session was created: {exc}.", result)
     todos = len(deps.todos.active())

@@ -11,10 +11,12 @@ from hermeslite.context.compressor import ContextCompressor
 from hermeslite.context.handoff import has_handoff
 from hermeslite.context.threshold import Threshold, resolve_threshold
 from hermeslite.extensions.skills import Skills, load_skills
+from hermeslite.llm.model_names import same_model
 from hermeslite.llm.select import make_client, resolve_model
+from hermeslite.llm.settings import ModelConfig
 from hermeslite.llm.types import LLMClient
 from hermeslite.store.memory import MemoryStore, default_memory_dir
-from hermeslite.store.sessions import SessionStore, StoreError, default_sessions_path
+from hermeslite.store.sessions import SessionInfo, SessionStore, StoreError, default_sessions_path
 from hermeslite.store.todos import TodoList
 from hermeslite.tools.base import ToolContext, deny_all
 from hermeslite.tools.context_tool import ContextTool
@@ -40,7 +42,7 @@ from .modes import ModeError, ModeState
 from .output_archive import session_archive
 from .project_docs import STALE_NOTE
 from .prompt import is_chat_only
-from .request_size import learned_calibration
+from .request_size import saved_calibration
 from .saving import SessionSaver
 from .summarizer import serialized_summarizer
 from .usage import Clock, UsageMeter
@@ -194,7 +196,6 @@ def _build(
         loaded: list[dict] | None = None
     else:
         store.claim(session_id)  # one writer per session: "in use by pid N" before anything else
-        store.set_model(session_id, model.name, model.api_base)
         restored = store.open_transcript(session_id)
         loaded, notes = restored.messages, restored.notes
     todos = TodoList.from_json(store.load_todos(session_id))
@@ -219,8 +220,10 @@ def _build(
         spill_dir=store.path.parent,  # a long output waits on the disk that holds the sessions, not in RAM
     )
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
+    if not new and not _recorded_with(store.get_session(session_id), model):
+        saver.using_model(model.name or "", model.api_base)  # recorded once a request on it is answered
     usage = UsageMeter(store, session_id, saver)
-    settle_window(llm, saver, settings.compression, resumed=not new)
+    settle_window(llm, saver, settings.compression)
     compressor = ContextCompressor(
         settings.compression,
         context_length=llm.context_window(),
@@ -269,7 +272,7 @@ def _build(
     agent = Agent(deps, session_id, messages, saver, interactive=interactive, notes=notes)
     if loaded is not None:
         # A resumed session counts in the provider's tokens from its first meter reading and preflight.
-        agent.size.calibration = learned_calibration(store.usage(session_id), llm.model)
+        agent.size.calibration = saved_calibration(store, session_id, llm.model)
     return agent
 
 
@@ -310,6 +313,11 @@ def build_successor(
         mcp=old.deps.mcp.servers if old.deps.mcp is not None else None,
         mode=mode,
     )
+
+
+def _recorded_with(info: SessionInfo | None, model: ModelConfig) -> bool:
+    """Whether the session's record already names `model` at its endpoint (under any spelling)."""
+    return info is not None and same_model(info.model, model.name) and info.api_base == model.api_base
 
 
 def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:

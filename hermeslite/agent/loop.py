@@ -22,6 +22,7 @@ from hermeslite.context.tokens import estimate_tokens
 from hermeslite.context.user_command import user_command_message
 from hermeslite.extensions.skills import Skills
 from hermeslite.llm.errors import ContextOverflow, LLMError
+from hermeslite.llm.model_names import same_model
 from hermeslite.llm.types import Completed, RetryNotice, StreamedText
 from hermeslite.store.memory import MemoryStore
 from hermeslite.store.sessions import SessionInfo
@@ -36,7 +37,7 @@ from .deps import AgentDeps
 from .ledger import TokenLedger, schema_tokens
 from .mentions import expand
 from .modes import PLAN, PLAN_LINE
-from .request_size import RequestSize, RequestTokens
+from .request_size import RequestSize, RequestTokens, carried_calibration, saved_calibration
 from .saving import SessionSaver
 from .session_list import SessionRow, session_rows
 from .summarizer import BuiltRequest
@@ -179,11 +180,10 @@ class Agent:
         return self.size.calibration.scale(estimate_tokens(messages) + self.schema_tokens())
 
     def carry_calibration(self, previous: Agent) -> None:
-        """A new session on the same model keeps what the previous one learned about its tokenizer,
-        so its meter reads in the provider's tokens from the start; a previous session that learned
-        nothing leaves the calibration this one was saved with."""
-        if previous.deps.llm.model == self.deps.llm.model and previous.size.calibration.samples:
-            self.size.calibration = previous.size.calibration
+        """After /new, /resume or /handoff: this session's own calibration when it learned one, else
+        `previous`'s on the same model (see request_size.carried_calibration)."""
+        same = same_model(previous.deps.llm.model, self.deps.llm.model)
+        self.size.calibration = carried_calibration(self.size.calibration, previous.size.calibration, same)
 
     def build_request(self) -> BuiltRequest:
         """The next request as it stands (a snapshot: later appends do not change it)."""
@@ -397,7 +397,7 @@ class Agent:
     def switch_model(self, llm) -> None:
         """Talk to another model from the next request on; a smaller window means the
         next turn's preflight compacts before sending."""
-        tools_changed = llm.supports_tools != self.deps.llm.supports_tools
+        tools_changed, previous = llm.supports_tools != self.deps.llm.supports_tools, self.deps.llm.model
         self.deps.llm = llm
         llm.on_retry = self._retrying
         if tools_changed:  # "you cannot run tools" must not reach a model that can, nor the reverse
@@ -405,7 +405,8 @@ class Agent:
             self.ledger.reset(self.messages)
         settle_window(llm, self.saver, self.deps.compressor.config)  # its own learned window, not the old model's
         self.deps.compressor.set_model(llm.model, llm.context_window())
-        self.size.model_changed()
+        if not same_model(previous, llm.model):  # its tokenizer: what this session learned on it, if anything
+            self.size.model_changed(saved_calibration(self.deps.store, self.session_id, llm.model))
         self.last_sent = None  # the new model's cache holds none of it
         self.emit(ev.PressureChanged(self.pressure()))
 

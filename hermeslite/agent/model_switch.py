@@ -2,7 +2,8 @@
 
 The endpoint and key settings carry over only within the same provider: a
 local server's api_base means nothing to anthropic/. The new model is
-recorded with the session, so `--continue` comes back to it.
+recorded with the session once a request on it is answered, so `--continue`
+comes back to it; a /model taken back before sending changes nothing saved.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hermeslite.llm.settings import ModelConfig
-from hermeslite.store.errors import StoreError
-
-from . import events as ev
 
 if TYPE_CHECKING:
     from hermeslite.llm.types import LLMClient
@@ -30,10 +28,7 @@ def config_for(current: ModelConfig, name: str) -> ModelConfig:
 async def switch_model(
     agent: Agent, current: ModelConfig, name: str, max_retries: int
 ) -> tuple[LLMClient, ModelConfig]:
-    """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config.
-
-    A failure to record the model with the session is a Notice, not an error: the switch happened.
-    """
+    """A client for `name`, prepared off the loop and handed to `agent`; returns it and its config."""
     cfg = config_for(current, name)
     return await switch_to(agent, cfg, max_retries), cfg
 
@@ -46,8 +41,5 @@ async def switch_to(agent: Agent, cfg: ModelConfig, max_retries: int) -> LLMClie
     llm = make_client(resolve_model(cfg), max_retries=max_retries)
     await llm.prepare()  # litellm imported and the window looked up off the loop
     agent.switch_model(llm)
-    try:
-        agent.deps.store.set_model(agent.session_id, cfg.name, cfg.api_base)
-    except StoreError as exc:
-        agent.emit(ev.Notice(f"The new model could not be recorded with the session: {exc}", "warning"))
+    agent.saver.using_model(cfg.name or "", cfg.api_base)
     return llm

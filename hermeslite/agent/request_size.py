@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hermeslite.context.calibration import Calibration
+from hermeslite.llm.model_names import same_model
+from hermeslite.store.errors import StoreError
+from hermeslite.store.sessions import SessionStore
 from hermeslite.store.usage import UsageRecord
 
 
@@ -61,10 +64,11 @@ class RequestSize:
         """The transcript was replaced: the last report no longer describes a prefix of it."""
         self._base = None
 
-    def model_changed(self) -> None:
-        """Another model tokenizes differently: forget its report and its calibration."""
+    def model_changed(self, calibration: Calibration) -> None:
+        """Another model tokenizes differently: forget the old model's report, and go on with
+        `calibration`, what this session had learned on the new one (see `saved_calibration`)."""
         self._base = None
-        self.calibration = Calibration()
+        self.calibration = calibration
 
     def now(self) -> RequestTokens:
         estimate = self._estimate()
@@ -83,6 +87,29 @@ def learned_calibration(records: Iterable[UsageRecord], model: str | None) -> Ca
     and summary and flush requests were never estimated, so neither teaches anything here."""
     calibration = Calibration()
     for r in records:
-        if r.kind == "turn" and r.model == model and r.estimated_tokens:
+        if r.kind == "turn" and same_model(r.model, model) and r.estimated_tokens:
             calibration = calibration.learn(r.prompt_tokens, r.estimated_tokens)
     return calibration
+
+
+def saved_calibration(store: SessionStore, session_id: str, model: str | None) -> Calibration:
+    """What `session_id` had learned about `model`'s tokenizer, from its stored usage; none when the
+    store cannot be read now (the meter then reads uncalibrated until the next reply teaches it)."""
+    try:
+        return learned_calibration(store.usage(session_id), model)
+    except StoreError:
+        return Calibration()
+
+
+def carried_calibration(own: Calibration, previous: Calibration, same_model_as_previous: bool) -> Calibration:
+    """The calibration a session opened from another one (/new, /resume, /handoff) goes on with.
+
+    Its own, when it learned one: a resumed session's pairs were measured on its
+    own content, which the previous session's were not. Otherwise the previous
+    session's on the same model (a new or handed-off session has no turns yet, and
+    a tokenizer's ratio is closer than none), else none: another model tokenizes
+    differently. /model follows the same rule within a session (`model_changed`).
+    """
+    if own.samples or not same_model_as_previous:
+        return own
+    return previous if previous.samples else own

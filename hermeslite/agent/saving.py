@@ -34,6 +34,7 @@ class SessionSaver:
         self.emit = emit
         self._queue: deque[Write] = deque()
         self._failing = False
+        self._model: tuple[str, str | None] | None = None  # in use, not recorded until a request is answered
 
     @property
     def saved(self) -> bool:
@@ -41,7 +42,22 @@ class SessionSaver:
         return not self._queue
 
     def append(self, message: dict[str, Any]) -> None:
+        if message.get("role") == "assistant":
+            self._answered()
         self._write(partial(self.store.append_message, self.session_id, message))
+
+    def using_model(self, model: str, api_base: str | None) -> None:
+        """Requests go to `model` at `api_base` from now on. The session records it (for the next
+        --continue) only once one of them is answered: opening a session from an app on another
+        model, or a /model the user takes back before sending, leaves its recorded model alone."""
+        self._model = (model, api_base)
+
+    def _answered(self) -> None:
+        """A model answered a request of this session: record the model in use if it changed."""
+        if self._model is not None:
+            model, api_base = self._model
+            self._model = None
+            self._write(partial(self.store.set_model, self.session_id, model, api_base))
 
     def compaction(
         self, messages: list[dict[str, Any]], archived: dict[str, dict[str, Any]], record: CompactionRecord
@@ -58,17 +74,19 @@ class SessionSaver:
         self._write(partial(self.store.record_compaction, self.session_id, record))
 
     def usage(self, record: UsageRecord) -> None:
+        self._answered()
         self._write(partial(self.store.record_usage, self.session_id, record))
 
     def remember_window(self, model: str, tokens: int) -> None:
-        """The window a provider stated for `model`, for the next process that opens this session."""
-        self._write(partial(self.store.remember_window, self.session_id, model, tokens))
+        """The window a provider stated for `model`, for every later session on it (store/windows.py).
+        Queued with the session's writes, so a store that cannot take it now is told and retried."""
+        self._write(partial(self.store.remember_window, model, tokens))
 
     def learned_window(self, model: str) -> int | None:
-        """The window recorded for `model` in this session. A store that cannot be read now answers
-        None: the provider states the window again if it is needed, and it is recorded then."""
+        """The window recorded for `model`. A store that cannot be read now answers None: the
+        provider states the window again if it is needed, and it is recorded then."""
         try:
-            return self.store.learned_window(self.session_id, model)
+            return self.store.learned_window(model)
         except StoreError:
             return None
 

@@ -1,10 +1,12 @@
-"""A context window learned from the provider, kept in step between the model client and the session.
+"""A context window learned from the provider, kept in step between the model client and the store.
 
 When a provider refuses a request as too long and states its limit, the client
-adopts that window and the session store keeps it (per model, see
-store/windows.py). A session opened later, in this process or a new one,
-starts from it: the meter, the threshold and preflight use it before the first
-request, so the session does not overflow a second time to learn it again.
+adopts that window and the store keeps it for the model (store/windows.py), not
+for the session that ran into it. Any session opened later on that model, in
+this process or a new one, by /new, /resume, /handoff, --continue or a fresh
+`-p`, starts from it: the meter, the threshold and preflight use it before the
+first request, so nothing overflows a second time to learn it again, and the
+window does not depend on how the session was opened.
 """
 
 from __future__ import annotations
@@ -16,27 +18,20 @@ from hermeslite.llm.types import LLMClient
 from .saving import SessionSaver
 
 
-def settle_window(llm: LLMClient, saver: SessionSaver, config: CompressionConfig, *, resumed: bool = False) -> None:
-    """Make the client and the session agree on `llm`'s learned window; call before reading the window.
+def settle_window(llm: LLMClient, saver: SessionSaver, config: CompressionConfig) -> None:
+    """Make the client and the store agree on `llm`'s learned window; call before reading the window.
 
-    A window the client learned in this process is recorded with a new session
-    (/new) or after /model. A `resumed` saved session (/resume) starts where a
-    new process would: the client forgets what another session taught it, so a
-    session's window never depends on what was open before it (a /handoff
-    records the window with the session it creates). Then a window recorded with
-    the session is adopted when it is smaller than the one looked up. A
+    A window recorded for the model is adopted when it is smaller than the one
+    looked up (the config's, litellm's table). A window the client learned that
+    the store does not hold yet (its write failed) is recorded now. A
     `compression.context_length` in the config fixes the size, and wins over all.
     """
     if config.context_length:
         return
-    if resumed:
-        llm.forget_learned_window()
-    if llm.learned_window:
-        if saver.learned_window(llm.model) != llm.learned_window:
-            saver.remember_window(llm.model, llm.learned_window)
-        return
     stored = saver.learned_window(llm.model)
-    if stored and stored < llm.context_window():
+    if llm.learned_window and stored is None:
+        saver.remember_window(llm.model, llm.learned_window)
+    elif stored and stored < llm.context_window():
         llm.adopt_context_window(stored)
 
 
@@ -49,7 +44,7 @@ def learned_window_note(llm: LLMClient) -> str | None:
 
 def adopt_stated_window(limit: int | None, llm: LLMClient, compressor: ContextCompressor, saver: SessionSaver) -> bool:
     """A provider that states a real window smaller than the one in use is believed, once: the
-    client, the engine and the session adopt it, and the threshold follows. False when nothing
+    client and the engine adopt it, the store keeps it for the model, and the threshold follows. False when nothing
     changed (no limit stated, not smaller, or a `compression.context_length` fixes the size)."""
     if not limit or limit >= compressor.context_length or compressor.config.context_length:
         return False

@@ -16,9 +16,11 @@ detail. So a request is refused, with the reason the model reads, when:
   LOOP_TURNS user turns: asking more often than that is a loop, not steering.
 
 The state is a value: each change returns a new one, so the rules are
-tested without an agent. It counts the user turns of one process (a session
-continued in a new process starts a fresh count: there, every run is a user
-turn of its own, so "twice in a row" cannot happen across processes).
+tested without an agent. It counts the user turns of one process: a session
+continued in a new process (`-p --continue`, one user turn per run) starts a
+fresh count, so across runs the loop rule does not hold and the share rule
+is the bound: after a compaction the model can ask again only once the
+conversation before its turn has grown back past MIN_SHARE of the threshold.
 """
 
 from __future__ import annotations

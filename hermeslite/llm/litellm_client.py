@@ -96,10 +96,6 @@ class LiteLLMClient(LLMClient):
             self._window = self.learned_window = int(tokens)
             self.context_window_warning = None
 
-    def forget_learned_window(self) -> None:
-        if self.learned_window is not None:
-            self._window = self.learned_window = None  # looked up again on the next context_window()
-
     async def prepare(self) -> int:
         """Import litellm, check the provider and key, and look up the context window off the event loop.
 

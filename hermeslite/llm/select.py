@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from hermeslite.llm.settings import ModelConfig
 
 from .local import LOCAL_MODEL_NAME
+from .model_names import same_model
 
 # (environment variable, model used when only that key is present), in order of preference.
 DEFAULT_MODELS = (
@@ -93,7 +94,7 @@ def for_model(current: ModelConfig, name: str, environ: Mapping[str, str] | None
     local server's api_base means nothing to anthropic/.
     """
     leads_to = resolve_model(current, environ).name
-    if name == leads_to:
+    if same_model(name, leads_to):  # `claude-x` is `anthropic/claude-x`: the config's window is its own
         return replace(current, name=name)
     same = provider(name) == provider(leads_to)
     return replace(

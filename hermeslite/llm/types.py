@@ -131,8 +131,3 @@ class LLMClient(Protocol):
         A backend whose window is fixed (the embedded model) keeps its own.
         """
         return None
-
-    def forget_learned_window(self) -> None:
-        """Go back to the looked-up window (config, litellm's table): a saved session opened on this
-        client starts from its own record, not from what another session learned."""
-        return None

@@ -283,7 +283,27 @@ _V10 = [
     "CREATE INDEX compactions_session ON compactions(session_id, id)",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+# v11: a learned window belongs to the model, not to the session that learned it (see windows.py): a `-p`
+# run whose first request overflowed keeps no session, and the next run must not overflow to learn it again.
+# Each model keeps the window it was last told, whichever session heard it.
+_V11 = [
+    """
+    CREATE TABLE model_windows (
+        model TEXT PRIMARY KEY,
+        tokens INTEGER NOT NULL CHECK (tokens > 0),
+        learned_at REAL NOT NULL
+    )
+    """,
+    """
+    INSERT INTO model_windows (model, tokens, learned_at)
+    SELECT model, tokens, learned_at FROM learned_windows w
+    WHERE learned_at = (SELECT MAX(learned_at) FROM learned_windows WHERE model = w.model)
+    GROUP BY model
+    """,
+    "DROP TABLE learned_windows",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

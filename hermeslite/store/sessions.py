@@ -336,16 +336,14 @@ class SessionStore:
 
     # ------------------------------------------------------------------ learned windows
 
-    def remember_window(self, session_id: str, model: str, tokens: int) -> None:
-        """Keep the window a provider stated for `model` with this session (see windows.py)."""
-        with self._tx(session_id) as conn:
-            self._generation(conn, session_id)
-            windows.remember(conn, session_id, model, tokens)
+    def remember_window(self, model: str, tokens: int) -> None:
+        """Keep the window a provider stated for `model`, for every later session on it (see windows.py)."""
+        with self._tx() as conn:
+            windows.remember(conn, model, tokens)
 
-    def learned_window(self, session_id: str, model: str) -> int | None:
-        """The window a provider stated for `model` in this session, or None."""
-        rows = self._query(windows.SELECT_WINDOW, (session_id, model))
-        return rows[0][0] if rows else None
+    def learned_window(self, model: str) -> int | None:
+        """The window a provider last stated for `model` (under any spelling of its name), or None."""
+        return windows.window_of(self._query(windows.SELECT_WINDOWS), model)
 
     # ------------------------------------------------------------------ archive
 

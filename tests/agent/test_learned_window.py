@@ -1,4 +1,4 @@
-"""A window a provider states in an overflow error outlives the agent that learned it."""
+"""A window a provider states in an overflow error outlives the agent and the session that learned it."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def client(scripted_server, name=MODEL, window=200_000):
 
 async def test_a_session_reopened_starts_from_the_window_its_provider_stated(make_agent, scripted_server):
     agent = await learn_window(make_agent, scripted_server)
-    assert make_agent.store.learned_window(agent.session_id, MODEL) == 9_000
+    assert make_agent.store.learned_window(MODEL) == 9_000
     sent = len(scripted_server.requests)
     reopened, _ = make_agent(context_window=200_000, session_id=agent.session_id)
     assert reopened.deps.compressor.context_length == 9_000
@@ -50,7 +50,7 @@ async def test_another_model_does_not_inherit_the_learned_window_and_switching_b
     assert agent.deps.compressor.context_length == 100_000
     assert not any("learned" in note for note in agent.startup_notes())
     assert context_breakdown(agent).window_source == ""
-    assert make_agent.store.learned_window(agent.session_id, "openai/other-model") is None
+    assert make_agent.store.learned_window("openai/other-model") is None
     agent.switch_model(client(scripted_server))
     assert agent.deps.compressor.context_length == 9_000
 
@@ -71,23 +71,22 @@ async def test_a_new_session_on_a_client_that_learned_its_window_records_it_too(
     )
     assert fresh.session_id != agent.session_id
     assert fresh.deps.compressor.context_length == 9_000
-    assert make_agent.store.learned_window(fresh.session_id, MODEL) == 9_000
 
 
-async def test_another_saved_session_opened_on_that_client_starts_from_its_own_record(make_agent, scripted_server):
-    """/resume, in the process whose client learned a window in another session: the session opens on
-    the window a new process would give it (its own record, else the config's), whatever was opened
-    before it, and the other session's window is not written into it."""
+async def test_a_session_saved_before_the_overflow_opens_on_the_learned_window_however_it_is_opened(
+    make_agent, scripted_server
+):
+    """The window is the model's: a session saved before its provider stated it opens on it by /resume
+    in the process that learned it and in a new process alike, so it never depends on how it is opened."""
     earlier, _ = make_agent(context_window=200_000)
     await chat(earlier, 1)
     agent = await learn_window(make_agent, scripted_server)
-    settings = agent.deps.settings
-    resumed = build_successor(agent, settings, session_id=earlier.session_id, store=make_agent.store)
-    assert resumed.deps.compressor.context_length == 200_000
-    assert not any("learned" in note for note in resumed.startup_notes())
-    assert make_agent.store.learned_window(earlier.session_id, MODEL) is None
-    back = build_successor(resumed, settings, session_id=agent.session_id, store=make_agent.store)
-    assert back.deps.compressor.context_length == 9_000  # its own record, found again
+    resumed = build_successor(agent, agent.deps.settings, session_id=earlier.session_id, store=make_agent.store)
+    assert resumed.deps.compressor.context_length == 9_000
+    assert any(LEARNED in note for note in resumed.startup_notes())
+    make_agent.store.release(earlier.session_id)
+    in_a_new_process, _ = make_agent(context_window=200_000, session_id=earlier.session_id)  # a fresh client
+    assert in_a_new_process.deps.compressor.context_length == 9_000
 
 
 async def test_a_handoff_from_a_session_that_learned_its_window_carries_it(make_agent, scripted_server):
@@ -96,4 +95,10 @@ async def test_a_handoff_from_a_session_that_learned_its_window_carries_it(make_
     assert report.session_id is not None, report.text
     opened = build_successor(agent, agent.deps.settings, session_id=report.session_id, store=make_agent.store)
     assert opened.deps.compressor.context_length == 9_000
-    assert make_agent.store.learned_window(report.session_id, MODEL) == 9_000  # for the next process too
+
+
+async def test_the_model_spelled_without_its_provider_prefix_finds_the_learned_window(make_agent, scripted_server):
+    agent = await learn_window(make_agent, scripted_server)
+    agent.switch_model(client(scripted_server, "openai/other-model", 100_000))
+    agent.switch_model(client(scripted_server, "test-model"))  # MODEL is openai/test-model
+    assert agent.deps.compressor.context_length == 9_000

@@ -14,6 +14,8 @@ from itertools import pairwise
 from hermeslite.agent import controls
 from hermeslite.agent import events as ev
 from hermeslite.display import format_tokens
+from hermeslite.llm.litellm_client import LiteLLMClient
+from hermeslite.llm.settings import ModelConfig
 from tests.agent.helpers import chat
 from tests.builders import FILLER
 from tests.server import Reply, estimate_prompt_tokens
@@ -108,8 +110,8 @@ async def test_undo_and_model_switch_report_the_same_count_as_the_meter(make_age
     assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.request_tokens()
     assert f"→ ~{agent.request_tokens() / 1000:.1f}k tokens" in report.text
     assert abs(agent.request_tokens() - before) / before < 0.02  # the same transcript, counted alike
-    agent.switch_model(agent.deps.llm)
-    assert agent.request_size().calibration.samples == 0
+    agent.switch_model(LiteLLMClient(ModelConfig(name="openai/other-model", api_base=scripted_server.base_url)))
+    assert agent.request_size().calibration.samples == 0  # nothing learned on that model in this session
     assert rec.of(ev.PressureChanged)[-1].pressure.tokens == agent.estimate_request()
 
 

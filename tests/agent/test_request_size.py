@@ -57,12 +57,14 @@ def test_a_rewrite_drops_the_base_but_keeps_the_calibration():
     assert now.reported is None and now.total == now.estimated == 3_000
 
 
-def test_another_model_forgets_report_and_calibration():
+def test_another_model_forgets_the_report_and_goes_on_with_the_calibration_given():
     size = RequestSize(Transcript(2_000))
     size.sending()
     size.reported(3_000)
-    size.model_changed()
+    size.model_changed(Calibration())
     assert size.now().total == 2_000 and size.now().calibration == Calibration()
+    size.model_changed(Calibration().learn(2_400, 2_000))  # what the session had learned on that model
+    assert size.now().total == 2_400 and size.now().reported is None
 
 
 def test_an_absurd_report_is_clipped():

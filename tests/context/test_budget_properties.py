@@ -135,7 +135,8 @@ def _check(c: ContextCompressor, before: list[dict], result, overhead: int, fact
     assert after <= target or (fixed + FRAME_TOKENS + SUMMARY_MIN + ANCHOR_MIN) * factor > target
     assert (after > target) == bool(result.too_large)
     assert result.tokens_after == after  # the result reports what the meter will show
-    if result.too_large and fixed > target and message_tokens(before[user_at]) > target // 2:
+    # In the meter's units, as the engine compares: a calibrated count scales every part.
+    if result.too_large and fixed * factor > target and message_tokens(before[user_at]) * factor > target // 2:
         assert "latest user message" in result.too_large and "start a new session" in result.too_large
 
 

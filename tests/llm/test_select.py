@@ -58,3 +58,11 @@ def test_with_no_name_the_window_belongs_to_the_model_a_key_picks() -> None:
     env = {"ANTHROPIC_API_KEY": "k"}
     assert for_model(config, "anthropic/claude-sonnet-4-5", env).context_window == 8192
     assert for_model(config, "openai/gpt-4o", env).context_window is None
+
+
+def test_the_configs_window_is_its_models_with_or_without_the_provider_prefix() -> None:
+    config = ModelConfig(name="claude-sonnet-4-5", context_window=8192)
+    assert for_model(config, "anthropic/claude-sonnet-4-5").context_window == 8192
+    prefixed = ModelConfig(name="anthropic/claude-sonnet-4-5", context_window=8192)
+    assert for_model(prefixed, "claude-sonnet-4-5").context_window == 8192
+    assert for_model(prefixed, "openrouter/anthropic/claude-sonnet-4-5").context_window is None

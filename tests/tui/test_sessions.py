@@ -71,7 +71,10 @@ async def test_a_model_switch_is_recorded_for_the_next_continue(make_app, script
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/model openai/other-model")
-        info = make_app.store.get_session(app.host.agent.session_id)
+        sid = app.host.agent.session_id
+        assert make_app.store.get_session(sid).model == "openai/test-model"  # nothing sent on it yet
+        await send(pilot, "hello")
+        info = make_app.store.get_session(sid)
         assert (info.model, info.api_base) == ("openai/other-model", scripted_server.base_url)
         await send(pilot, "/new")
         assert make_app.store.get_session(app.host.agent.session_id).model == "openai/other-model"
@@ -90,7 +93,9 @@ async def test_resuming_a_session_recorded_with_another_model_says_so(make_app):
             f"Resumed session {sid}. It was recorded with anthropic/claude-sonnet-4-5 and goes on with "
             "openai/test-model (/model anthropic/claude-sonnet-4-5 switches)."
         )
-        assert make_app.store.get_session(sid).model == "openai/test-model"
+        assert make_app.store.get_session(sid).model == "anthropic/claude-sonnet-4-5"  # opened, nothing sent
+        await send(pilot, "go on")
+        assert make_app.store.get_session(sid).model == "openai/test-model"  # answered on it
 
 
 async def test_a_replayed_command_shows_its_exit_code_with_or_without_the_recorded_key(make_app):
