@@ -226,7 +226,7 @@ class Hooks:
         try:
             return str(self._transcript.write(self.messages()))
         except OSError as exc:
-            self.emit(ev.Notice(f"the transcript file for hooks could not be written: {exc}", "warning"))
+            self.emit(ev.Notice(f"The transcript file for hooks could not be written: {exc}", "warning"))
             return str(self._transcript.path)
 
     def _commands(self, event: str, target: str | None) -> list[HookCommand]:

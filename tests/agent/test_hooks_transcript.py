@@ -13,12 +13,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from hermeslite.agent import events as ev
 from hermeslite.agent import rewind
 from hermeslite.context.secret_calls import masked_strings
 from hermeslite.paths import data_dir
 from hermeslite.store.hook_transcript import transcript_file
 from tests.agent.helpers import chat
-from tests.hook_scripts import inputs, on, script
+from tests.hook_scripts import inputs, on, recording, script
 from tests.server import Reply
 from tests.summary_requests import answer_summaries
 
@@ -161,3 +162,19 @@ async def test_pre_tool_use_finds_the_call_it_is_asked_about_on_the_last_line(ma
     [call] = seen[-1]["tool_calls"]
     assert call["id"] == inputs(folder, "pre")[0]["tool_use_id"]
     assert json.loads(call["function"]["arguments"]) == {"command": "echo hi"}
+
+
+async def test_a_file_that_cannot_be_written_is_one_warning_and_the_hook_still_runs(
+    make_agent, scripted_server, tmp_path
+):
+    folder = tmp_path / "hooks"
+    blocker = data_dir() / "hook-transcripts"
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("not a folder", encoding="utf-8")
+    agent, rec = make_agent(hooks=on("Stop", recording(folder, "stop")))
+    scripted_server.enqueue(Reply.text("hi"))
+    assert (await agent.run_turn("hello")).ok
+    [sent] = inputs(folder, "stop")
+    assert sent["transcript_path"] == str(transcript_file(agent.session_id))
+    warnings = [n.text for n in rec.of(ev.Notice) if n.severity == "warning"]
+    assert len(warnings) == 1 and warnings[0].startswith("The transcript file for hooks could not be written: ")
