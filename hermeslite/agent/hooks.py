@@ -10,6 +10,8 @@ transcript, redacted like tool output, under a line naming the event, so the
 model knows where it came from and a resumed session replays it unchanged.
 Each hook that failed, timed out or answered something unreadable is one
 warning line (a Notice), and its event goes on as if it had said nothing.
+Before any hook runs, the session's transcript file (`transcript_path`,
+store/hook_transcript.py) is brought up to date from the agent's messages.
 """
 
 from __future__ import annotations
