@@ -10,6 +10,8 @@ transcript, redacted like tool output, under a line naming the event, so the
 model knows where it came from and a resumed session replays it unchanged.
 Each hook that failed, timed out or answered something unreadable is one
 warning line (a Notice), and its event goes on as if it had said nothing.
+Before any hook runs, the session's transcript file (`transcript_path`,
+store/hook_transcript.py) is brought up to date from the agent's messages.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.context.clip import clip_line
+from hermeslite.context.messages import Message
 from hermeslite.context.redact import redact_secrets
+from hermeslite.store.hook_transcript import HookTranscript
 from hermeslite.tools.base import ApprovalRequest, ToolContext, ToolResult, deny_all
 from hermeslite.tools.environment import tool_environment
 from hermeslite.tools.hooks.matcher import matches
@@ -57,8 +61,14 @@ def _nowhere(event: ev.Event) -> None:
     """Where events go before an agent takes the hooks on."""
 
 
+def _no_messages() -> list[Message]:
+    """The transcript before an agent takes the hooks on."""
+    return []
+
+
 class Hooks:
-    """One session's hooks; `emit` is the agent's event stream (set by the agent)."""
+    """One session's hooks; `emit` is the agent's event stream and `messages` its transcript (both set
+    by the agent)."""
 
     def __init__(
         self,
@@ -80,6 +90,8 @@ class Hooks:
         self.model = model
         self.opened = opened  # SessionStart's source: startup (a new session) or resume
         self.emit: ev.Subscriber = _nowhere
+        self.messages: Callable[[], list[Message]] = _no_messages
+        self._transcript = HookTranscript(session_id)  # the `transcript_path` file, written when a hook runs
         self._started = False  # SessionStart has run
         self._pending: str | None = None  # SessionStart's context, waiting for a prompt that is let through
         self._halt: str | None = None  # a tool hook's `continue: false`, until the agent takes it
@@ -194,11 +206,13 @@ class Hooks:
         commands = self._commands(event, target)
         if not commands:
             return []
-        data = json.dumps(self._common(event) | fields).encode()
+        transcript = self._current_transcript()
+        data = json.dumps(self._common(event) | {"transcript_path": transcript} | fields).encode()
         env = tool_environment(os.environ, hidden=self.hidden_env, passed=self.pass_env) | {
             "HERMESLITE_PROJECT_DIR": str(self.cwd),
             "CLAUDE_PROJECT_DIR": str(self.cwd),
             "HERMESLITE_SESSION_ID": self.session_id,
+            "HERMESLITE_TRANSCRIPT_PATH": transcript,
         }
         runs = await asyncio.gather(
             *(run_hook(c.argv(), data, cwd=self.cwd, env=env, timeout=c.timeout) for c in commands)
@@ -207,6 +221,15 @@ class Hooks:
         for command, reply in zip(commands, replies, strict=True):
             self._report(event, command, reply, goes_on)
         return replies
+
+    def _current_transcript(self) -> str:
+        """The path of the transcript file, brought up to date for the hooks about to run. A file that
+        cannot be written is one warning line; the hooks still run and get its path."""
+        try:
+            return str(self._transcript.write(self.messages()))
+        except OSError as exc:
+            self.emit(ev.Notice(f"The transcript file for hooks could not be written: {exc}", "warning"))
+            return str(self._transcript.path)
 
     def _commands(self, event: str, target: str | None) -> list[HookCommand]:
         """The commands to run, each once however many groups name it (as Claude Code dedupes)."""

@@ -90,6 +90,7 @@ class Agent:
         if interactive:
             deps.tool_ctx.approve = self._ask_approval
         deps.hooks.emit = self.emit
+        deps.hooks.messages = lambda: self.messages
 
     # -- events ----------------------------------------------------------------
 

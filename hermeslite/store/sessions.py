@@ -42,6 +42,7 @@ from .archive_search import ArchiveHit
 from .compactions import SELECT_RECORDS, CompactionRecord, insert_record
 from .database import Database
 from .errors import StoreError
+from .hook_transcript import remove_transcript
 from .listing import SessionInfo, SessionNotFound
 from .locks import SessionBusy
 from .schema import SCHEMA_VERSION, SchemaTooNew
@@ -181,6 +182,7 @@ class SessionStore:
         with self._tx(session_id) as conn:
             deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
         self.release(session_id)
+        remove_transcript(session_id)  # the copy hooks read goes with the session
         return deleted
 
     # ------------------------------------------------------------------ transcript

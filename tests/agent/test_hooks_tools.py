@@ -13,6 +13,7 @@ import tempfile
 import pytest
 
 from hermeslite.agent import events as ev
+from hermeslite.store.hook_transcript import transcript_file
 from tests.envelope import sent_tool_results
 from tests.hook_scripts import inputs, live_in_group, on, recording, replying, script
 from tests.server import Reply, ScriptedServer
@@ -102,6 +103,7 @@ async def test_pre_tool_use_is_sent_the_call_as_claude_code_sends_it(make_agent,
     [sent] = inputs(tmp_path / "hooks", "seen")
     assert sent == {
         "session_id": agent.session_id,
+        "transcript_path": str(transcript_file(agent.session_id)),
         "cwd": str(tmp_path),
         "permission_mode": "default",
         "hook_event_name": "PreToolUse",
