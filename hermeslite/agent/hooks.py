@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hermeslite.context.clip import clip_line
+from hermeslite.context.hook_context import framed, with_parts
 from hermeslite.context.messages import Message
 from hermeslite.context.redact import redact_secrets
 from hermeslite.store.hook_transcript import HookTranscript
@@ -108,15 +109,15 @@ class Hooks:
             fields = {"source": self.opened, "model": self.model()}
             started = await self._fire("SessionStart", self.opened, fields)
             self._tell_user("SessionStart", started)
-            self._pending = _framed("SessionStart", _joined(r.context for r in started))
+            self._pending = framed("SessionStart", _joined(r.context for r in started))
         replies = await self._fire("UserPromptSubmit", None, {"prompt": prompt}, goes_on="the prompt goes on")
         if blocking := [r for r in replies if r.block is not None or r.halt is not None]:
             reason = _joined(r.block if r.block is not None else r.halt for r in blocking) or "no reason given"
             self.emit(ev.Notice(f"A UserPromptSubmit hook blocked this prompt: {reason}", "warning"))
             return PromptGate(prompt, block=reason)
-        added = [self._pending, _framed("UserPromptSubmit", _joined(r.context for r in replies))]
+        added = [self._pending, framed("UserPromptSubmit", _joined(r.context for r in replies))]
         self._pending = None
-        return PromptGate("\n\n".join([prompt, *(text for text in added if text)]))
+        return PromptGate(with_parts(prompt, added))
 
     # -- tool calls --------------------------------------------------------------
 
@@ -137,16 +138,15 @@ class Hooks:
         base = {"tool_name": name, "tool_input": tool_input, "tool_use_id": call_id}
         before = await self._fire("PreToolUse", name, base, plain=False, goes_on=f"the {name} call goes on")
         self._take_halts(before)
-        notes = [_framed("PreToolUse", _joined(r.context for r in before))]
+        notes = [framed("PreToolUse", _joined(r.context for r in before))]
         result = await _refusal(before, ctx, name, tool_input)
         if result is None:
             result = await execute()
             response = {"output": result.content, "is_error": result.is_error, "exit_code": result.exit_code}
             after = await self._fire("PostToolUse", name, {**base, "tool_response": response}, plain=False)
             self._take_halts(after)
-            notes.append(_framed("PostToolUse", _joined(text for r in after for text in (r.block, r.context))))
-        added = [note for note in notes if note]
-        return replace(result, content="\n\n".join([result.content, *added])) if added else result
+            notes.append(framed("PostToolUse", _joined(text for r in after for text in (r.block, r.context))))
+        return replace(result, content=with_parts(result.content, notes)) if any(notes) else result
 
     def take_halt(self) -> str | None:
         """The stop reason of a tool hook that said `continue: false` since the last call, if one did."""
@@ -177,7 +177,7 @@ class Hooks:
             return None
         self._stop_blocks += 1
         self.emit(ev.Notice(f"A Stop hook sends the model back to work: {clip_line(reason, 200)}"))
-        return _framed("Stop", reason, head="[a Stop hook asks you to go on before you end the turn]")
+        return framed("Stop", reason, head="[a Stop hook asks you to go on before you end the turn]")
 
     # -- compaction --------------------------------------------------------------
 
@@ -266,13 +266,6 @@ class Hooks:
 
 def _joined(texts: Iterable[str | None]) -> str:
     return "\n".join(text for text in texts if text)
-
-
-def _framed(event: str, text: str, *, head: str | None = None) -> str | None:
-    """What a hook adds for the model, under a line that says where it came from; secrets masked."""
-    if not text:
-        return None
-    return f"{head or f'[from a {event} hook]'}\n{redact_secrets(text)}"
 
 
 def _compact_kind(trigger: str) -> str:

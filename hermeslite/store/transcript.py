@@ -25,6 +25,7 @@ from typing import Any
 from hermeslite.context.attachments import split_attachments
 from hermeslite.context.call_ids import unique_call_ids
 from hermeslite.context.clip import clip_end
+from hermeslite.context.hook_context import split_hook_context
 from hermeslite.context.messages import ARCHIVE_KEY, SUMMARY_KEY, Message, call_id, is_summary, text_of, tool_calls_of
 from hermeslite.context.prune import RECALL_MARK
 from hermeslite.context.sanitize import sanitize_tool_pairs
@@ -153,11 +154,12 @@ def _json_default(value: Any) -> Any:
 
 def title_from(message: Message) -> str | None:
     """A session title from a real user message (not a summary, no todo snapshot, no attached
-    files' text), or None."""
+    files' text, no hook's context), or None."""
     if message.get("role") != "user" or message.get(SUMMARY_KEY):
         return None
     command = user_command_of(message)
     typed = split_attachments(text_of(message.get("content")).split(SNAPSHOT_OPEN)[0])[0]
+    typed = split_hook_context(typed)[0]
     source = f"!{command[0]}" if command else plain_text(typed)
     text = " ".join(source.split())
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot be stored as TEXT

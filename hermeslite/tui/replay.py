@@ -9,11 +9,11 @@ sees in place of the older turns).
 from __future__ import annotations
 
 import json
-import re
 
 from hermeslite.context.attachments import file_label, split_attachments
 from hermeslite.context.exit_codes import exit_code_of
 from hermeslite.context.handoff import has_handoff, split_handoff
+from hermeslite.context.hook_context import split_hook_context
 from hermeslite.context.messages import call_arguments, call_id, call_name, text_of, tool_calls_of
 from hermeslite.context.user_command import user_command_of
 from hermeslite.display import clip
@@ -22,9 +22,6 @@ from hermeslite.store.todos import strip_snapshots
 from .widgets.chat_view import ChatView
 from .widgets.message import NoteLine
 
-# How agent/hooks.py frames what SessionStart and UserPromptSubmit hooks add after the prompt
-# (`_framed`); tests/tui/test_hooks.py runs a real hook and resumes, so a change there fails here.
-HOOK_FRAME = re.compile(r"\n\n\[from a (SessionStart|UserPromptSubmit) hook\]\n")
 HOOK_NOTE_CHARS = 160
 
 
@@ -79,10 +76,3 @@ async def _user_message(chat: ChatView, content: str) -> None:
         await chat.add_note(f"context from a {event} hook: {clip(context, HOOK_NOTE_CHARS)}")
     if files:
         await chat.add_note("attached: " + ", ".join(file_label(path, lines) for path, lines in files))
-
-
-def split_hook_context(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """The prompt as typed, and the (hook event, context) pairs that followed it in the message."""
-    parts = HOOK_FRAME.split(text)
-    typed, rest = parts[0], parts[1:]
-    return typed, [(rest[i], rest[i + 1].strip()) for i in range(0, len(rest), 2)]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hermeslite.context.attachments import attachment
+from hermeslite.context.hook_context import framed, with_parts
 from hermeslite.context.result import CompressionResult
 from hermeslite.context.sanitize import sanitize_tool_pairs
 from hermeslite.store.schema import SCHEMA_VERSION, SchemaTooNew
@@ -485,4 +486,13 @@ def test_a_title_leaves_out_the_files_a_mention_attached(store: SessionStore):
     store.append_message(
         sid, {"role": "user", "content": typed + attachment("calc.py", 2, "def add(a, b):\n    return a + b")}
     )
+    assert store.get_session(sid).title == typed
+
+
+def test_a_title_leaves_out_what_prompt_hooks_added(store: SessionStore):
+    """A UserPromptSubmit hook's ticket text ran into the title shown by /resume and the header."""
+    sid = store.create_session("m", "/w")
+    typed = "look at the flaky test"
+    added = [framed("SessionStart", "branch: main"), framed("UserPromptSubmit", "ticket ABC-12: flaky CI")]
+    store.append_message(sid, {"role": "user", "content": with_parts(typed, added)})
     assert store.get_session(sid).title == typed
