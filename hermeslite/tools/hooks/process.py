@@ -21,6 +21,7 @@ import os
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from hermeslite.tools import process_groups
 
@@ -67,21 +68,33 @@ async def run_hook(argv: list[str], data: bytes, *, cwd: Path, env: dict[str, st
         for fd in (stdin_read, out_write, err_write):
             os.close(fd)
     process_groups.track(proc.pid)
+    # Wrapped at once: a cancellation before `_supervise` attaches them leaves objects that close
+    # their descriptors, not bare numbers.
+    stdin = os.fdopen(stdin_write, "wb", buffering=0)
+    stdout = os.fdopen(out_read, "rb", buffering=0)
+    stderr = os.fdopen(err_read, "rb", buffering=0)
     try:
-        return await _supervise(proc, data, stdin_write, out_read, err_read, timeout)
+        return await _supervise(proc, data, stdin, stdout, stderr, timeout)
+    except asyncio.CancelledError:
+        # Wherever the cancel lands, setting up the pipes included: on a loaded machine the hook can
+        # be well under way before the first of those awaits returns.
+        await asyncio.shield(_kill_group(proc))
+        raise
     finally:
         if not process_groups.alive(proc.pid):
             process_groups.untrack(proc.pid)
 
 
 async def _supervise(
-    proc: asyncio.subprocess.Process, data: bytes, stdin_fd: int, out_fd: int, err_fd: int, timeout: float
+    proc: asyncio.subprocess.Process, data: bytes, stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, timeout: float
 ) -> HookRun:
+    """Feed the hook its input and read its output until it exits, floods or times out (then its
+    group is killed); a cancellation is `run_hook`'s to answer."""
     loop = asyncio.get_running_loop()
     too_much = asyncio.Event()
     out, err = _Capture("stdout", too_much), _Capture("stderr", too_much)
-    writer, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(stdin_fd, "wb", buffering=0))
-    readers = [await out.attach(loop, out_fd), await err.attach(loop, err_fd)]
+    writer, _ = await loop.connect_write_pipe(asyncio.Protocol, stdin)
+    readers = [await out.attach(loop, stdout), await err.attach(loop, stderr)]
     writer.write(data)
     writer.close()  # after the buffer drains; a hook that never reads its input is not waited for
     exited = asyncio.ensure_future(proc.wait())
@@ -100,9 +113,6 @@ async def _supervise(
         if failure is not None or not all(reader.done() for reader in readers):
             await _kill_group(proc)  # a child left holding the output open goes too
             await asyncio.wait(readers, timeout=DRAIN_GRACE)
-    except asyncio.CancelledError:
-        await asyncio.shield(_kill_group(proc))
-        raise
     finally:
         for task in (exited, flooded, *readers):
             task.cancel()
@@ -125,11 +135,9 @@ class _Capture:
         self.overflowed: str | None = None
         self.transport: asyncio.ReadTransport | None = None
 
-    async def attach(self, loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.Task[None]:
+    async def attach(self, loop: asyncio.AbstractEventLoop, pipe: BinaryIO) -> asyncio.Task[None]:
         stream = asyncio.StreamReader(limit=CHUNK * 2)
-        self.transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(fd, "rb", buffering=0)
-        )
+        self.transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), pipe)
         return asyncio.ensure_future(self._pump(stream))
 
     async def _pump(self, stream: asyncio.StreamReader) -> None:
@@ -156,16 +164,21 @@ def _exit_code(returncode: int | None) -> int:
 
 
 async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the hook's group, SIGKILL what is left after KILL_GRACE, and reap the hook."""
+    """SIGTERM the hook's group, SIGKILL what is left after KILL_GRACE, and reap the hook; then wait
+    (KILL_GRACE at most) until nothing of the group runs, so a cancelled turn returns with the
+    hook's children gone: on a loaded machine a killed child can take a moment to exit."""
     _signal_group(proc.pid, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + KILL_GRACE
     while loop.time() < deadline:
         if proc.returncode is not None and not process_groups.alive(proc.pid):
-            break
+            return
         await asyncio.sleep(0.05)
     _signal_group(proc.pid, signal.SIGKILL)
     await proc.wait()
+    deadline = loop.time() + KILL_GRACE
+    while process_groups.alive(proc.pid) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
