@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import pty
@@ -66,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -288,6 +290,37 @@ class FastLLM(LLMClient):
         return Completion({"role": "assistant", "content": "ok"})
 
 
+class StallProbe:
+    """How late the app's event loop wakes from a 5 ms sleep, sample after sample: the longest a
+    key or a frame would have waited. `tell(at, stall)` hears each sample as it is taken."""
+
+    SLEEP_S = 0.005
+
+    def __init__(self, tell: Callable[[float, float], None] | None = None) -> None:
+        self.stalls: list[float] = []
+        self._tell = tell
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> list[float]:
+        """Stop sampling; the stalls seen so far."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        return self.stalls
+
+    async def _run(self) -> None:
+        while True:
+            at = time.perf_counter()
+            await asyncio.sleep(self.SLEEP_S)
+            self.stalls.append(time.perf_counter() - at - self.SLEEP_S)
+            if self._tell is not None:
+                self._tell(at, self.stalls[-1])
+
+
 async def _stream_bench() -> dict:
     from hermeslite.config import Settings
     from hermeslite.store.sessions import SessionStore
@@ -305,20 +338,14 @@ async def _stream_bench() -> dict:
         async with app.run_test(size=(80, 24)) as pilot:
             await app.host.ready()
             await pilot.pause()
-            stalls: list[float] = []
             keys: list[float] = []
             running = True
 
-            async def probe() -> None:
-                while running:
-                    t = time.perf_counter()
-                    await asyncio.sleep(0.005)
-                    stalls.append(time.perf_counter() - t - 0.005)
-                    if os.environ.get("TUI_BENCH_DEBUG") and stalls[-1] > 0.04:
-                        print(
-                            f"stall {stalls[-1] * 1000:.0f} ms at {t - (llm.first_token_at or t):.3f} s",
-                            file=sys.stderr,
-                        )
+            def tell(at: float, stall: float) -> None:
+                if os.environ.get("TUI_BENCH_DEBUG") and stall > 0.04:
+                    print(f"stall {stall * 1000:.0f} ms at {at - (llm.first_token_at or at):.3f} s", file=sys.stderr)
+
+            probe = StallProbe(tell)
 
             async def typist() -> None:
                 n = 0
@@ -335,7 +362,8 @@ async def _stream_bench() -> dict:
                     n += 1
 
             app.prompt.text = "stream please"
-            tasks = [asyncio.create_task(probe()), asyncio.create_task(typist())]
+            probe.start()
+            typing = asyncio.create_task(typist())
             await pilot.press("enter")
             while not (
                 app.chat.query(AssistantMessage)
@@ -345,7 +373,8 @@ async def _stream_bench() -> dict:
                 await asyncio.sleep(0.01)
             done = time.perf_counter()
             running = False
-            await asyncio.gather(*tasks)
+            await typing
+            stalls = await probe.stop()
             await app.workers.wait_for_complete()
             await pilot.pause()  # let the last simulated key land before the app closes
     elapsed = done - (llm.first_token_at or done)
@@ -390,17 +419,9 @@ async def _mentions_bench(root: Path) -> dict:
             while mentions.listed_at is None:
                 await asyncio.sleep(0.01)
             await pilot.pause()
-            stalls: list[float] = []
             keys: list[float] = []
-            running = True
-
-            async def probe() -> None:
-                while running:
-                    t = time.perf_counter()
-                    await asyncio.sleep(0.005)
-                    stalls.append(time.perf_counter() - t - 0.005)
-
-            task = asyncio.create_task(probe())
+            probe = StallProbe()
+            probe.start()
             for char in "@" + MENTION_QUERY:
                 await asyncio.sleep(KEY_INTERVAL)
                 before = len(app.prompt.text)
@@ -411,8 +432,7 @@ async def _mentions_bench(root: Path) -> dict:
                 keys.append(time.perf_counter() - t)
             await app.workers.wait_for_complete()
             await pilot.pause()
-            running = False
-            await task
+            stalls = await probe.stop()
             listed = mentions.shown_count
     return {"keys": keys, "max_stall": max(stalls), "listed": listed, "files": len(mentions.index.paths)}
 
