@@ -192,12 +192,14 @@ def _build(
     model = resolve_model(settings.model)
     llm = llm or make_client(model, max_retries=settings.agent.max_retries)
     notes: list[str] = []
+    record: SessionInfo | None = None  # a resumed session's saved record (model, endpoint, folder)
     if new:
         loaded: list[dict] | None = None
     else:
         store.claim(session_id)  # one writer per session: "in use by pid N" before anything else
         restored = store.open_transcript(session_id)
         loaded, notes = restored.messages, restored.notes
+        record = store.get_session(session_id)
     todos = TodoList.from_json(store.load_todos(session_id))
     memory = MemoryStore.from_config(settings.memory)
     memory_tool = MemoryTool(memory)
@@ -220,7 +222,7 @@ def _build(
         spill_dir=store.path.parent,  # a long output waits on the disk that holds the sessions, not in RAM
     )
     saver = SessionSaver(store, session_id, lambda event: agent.emit(event))  # the agent is built below
-    if not new and not _recorded_with(store.get_session(session_id), model):
+    if not new and not _recorded_with(record, model):
         saver.using_model(model.name or "", model.api_base)  # recorded once a request on it is answered
     usage = UsageMeter(store, session_id, saver)
     settle_window(llm, saver, settings.compression)
@@ -267,7 +269,7 @@ def _build(
         messages = [deps.system_message()]
         store.append_message(session_id, messages[0])
     else:
-        messages = _resumed(loaded, deps, same_place=_started_in(store, session_id, cwd))
+        messages = _resumed(loaded, deps, same_place=record is not None and record.cwd == str(cwd))
     notes = [*notes, *_instruction_notes(deps, messages[0])]
     agent = Agent(deps, session_id, messages, saver, interactive=interactive, notes=notes)
     if loaded is not None:
@@ -318,11 +320,6 @@ def build_successor(
 def _recorded_with(info: SessionInfo | None, model: ModelConfig) -> bool:
     """Whether the session's record already names `model` at its endpoint (under any spelling)."""
     return info is not None and same_model(info.model, model.name) and info.api_base == model.api_base
-
-
-def _started_in(store: SessionStore, session_id: str, cwd: Path) -> bool:
-    info = store.get_session(session_id)
-    return info is not None and info.cwd == str(cwd)
 
 
 def _resumed(loaded: list[dict], deps: AgentDeps, *, same_place: bool) -> list[dict]:
